@@ -1,0 +1,79 @@
+// Package job defines the jobs that flow through backfill: the Request a
+// scheduler sees, the Job the simulator knows (the Request plus its actual
+// runtime), and the Outcome of running it.
+//
+// The split is deliberate: policies receive *Request only, so a policy
+// cannot read a job's actual runtime before the job ends. The same policy
+// code therefore runs unchanged in the simulator and in a live service.
+package job
+
+// Request is everything a real scheduler knows about a job at submission.
+type Request struct {
+	// ID is a dense index 0..N-1 in submission order, assigned at ingestion.
+	// Ties between otherwise equal jobs are always broken by ID.
+	ID int
+	// SWFID is the job number in the source trace (field 1 of SWF).
+	SWFID int64
+	// Submit is the submission time in seconds.
+	Submit int64
+	// Procs is the number of processors requested (≥ 1).
+	Procs int
+	// Estimate is the user's runtime estimate in seconds (≥ 1). In kill
+	// mode the job is killed when it has run this long.
+	Estimate int64
+	// User, Group, Queue and Partition are the trace's identifiers (SWF
+	// fields 12, 13, 15, 16); -1 when unknown.
+	User, Group, Queue, Partition int32
+}
+
+// Job is a Request together with what only the simulator knows.
+type Job struct {
+	Request
+	// Runtime is the actual run time in seconds (≥ 0). Hidden from policies.
+	Runtime int64
+	// Line is the line of the source file the job came from (0 if generated).
+	Line int
+}
+
+// Outcome is what happened to one job in a schedule.
+type Outcome struct {
+	Job
+	// Start and End are the simulated start and end times.
+	Start, End int64
+	// Killed is true when the job was killed at its estimate before its
+	// runtime was reached.
+	Killed bool
+	// Bound is the upper bound on the start time that the policy promised
+	// at submission (conservative backfilling's first reservation), or -1
+	// when the policy promises none.
+	Bound int64
+}
+
+// Wait is the time from submission to start.
+func (o *Outcome) Wait() int64 { return o.Start - o.Submit }
+
+// Run is the time the job actually held its processors.
+func (o *Outcome) Run() int64 { return o.End - o.Start }
+
+// Response is the time from submission to end (wait + run).
+func (o *Outcome) Response() int64 { return o.End - o.Submit }
+
+// Tau is the bounded-slowdown threshold in seconds (Feitelson's slides: 10 s).
+const Tau = 10
+
+// BoundedSlowdown is max(1, (wait+run)/max(run, tau)).
+func (o *Outcome) BoundedSlowdown(tau int64) float64 {
+	run := o.Run()
+	den := run
+	if den < tau {
+		den = tau
+	}
+	if den <= 0 {
+		return 1
+	}
+	s := float64(o.Wait()+run) / float64(den)
+	if s < 1 {
+		return 1
+	}
+	return s
+}
