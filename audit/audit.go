@@ -1,0 +1,447 @@
+// Package audit checks a finished schedule from its outcomes alone.
+//
+// It needs nothing but the []job.Outcome a simulator produced (or that was
+// read back from a foreign SWF file), so it can audit schedules made by any
+// simulator: it re-derives processor usage over time by sweeping start and
+// end events, and checks every job against the rules of the model (no start
+// before submission, run lengths consistent with the kill mode, promised
+// start bounds kept, FCFS order, every job present exactly once).
+//
+// All checks together cost O(n log n) time for n outcomes.
+package audit
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"backfill/job"
+)
+
+// Violation kinds. Each Violation carries exactly one of these in Kind.
+const (
+	// KindCapacity: more processors busy at some instant than the machine has.
+	KindCapacity = "capacity"
+	// KindProcs: a job requests fewer than 1 or more than Options.Procs processors.
+	KindProcs = "procs"
+	// KindEarlyStart: a job starts before it was submitted.
+	KindEarlyStart = "early-start"
+	// KindNegativeRun: a job ends before it starts.
+	KindNegativeRun = "negative-run"
+	// KindRunLength: End−Start disagrees with the job's runtime/estimate
+	// under the kill mode.
+	KindRunLength = "run-length"
+	// KindKilledFlag: Outcome.Killed disagrees with Runtime > Estimate
+	// (kill mode) or is set although jobs are never killed.
+	KindKilledFlag = "killed-flag"
+	// KindBound: a job starts after the start bound promised to it.
+	KindBound = "bound"
+	// KindFCFS: a job starts before a job that arrived earlier
+	// (by Submit, then ID).
+	KindFCFS = "fcfs-order"
+	// KindDuplicateID: the same ID appears in more than one outcome.
+	KindDuplicateID = "duplicate-id"
+	// KindUnknownID: an ID outside 0..Expect-1.
+	KindUnknownID = "unknown-id"
+	// KindMissing: an ID in 0..Expect-1 with no outcome.
+	KindMissing = "missing"
+)
+
+// DefaultLimit is the number of violations of each kind kept in a Report
+// when Options.Limit is 0. All violations are counted regardless.
+const DefaultLimit = 1000
+
+// Options describe the model a schedule must obey.
+type Options struct {
+	// Procs is the number of processors of the machine. When Procs ≤ 0 the
+	// machine size is unknown and neither the capacity check nor the upper
+	// bound of the per-job processor check is made.
+	Procs int
+	// Kill is true when jobs are killed at their estimate.
+	Kill bool
+	// KnownRuntime is true when outcomes carry the true Runtime (schedules
+	// from our simulator); false for schedules read from foreign SWF files,
+	// where only End−Start ≤ Estimate can be checked (in kill mode).
+	KnownRuntime bool
+	// FCFS requests the check that, for jobs ordered by (Submit, ID),
+	// start times are non-decreasing.
+	FCFS bool
+	// Expect is the number of jobs that must be present, with IDs
+	// 0..Expect-1, or -1 to skip the completeness check (duplicate IDs are
+	// reported either way).
+	Expect int
+	// Limit is the number of violations of each kind kept in the report
+	// (the earliest ones in report order); 0 means DefaultLimit and a
+	// negative value keeps all. Every violation is counted regardless.
+	Limit int
+}
+
+// Violation is one broken rule.
+type Violation struct {
+	// Kind is one of the Kind* constants.
+	Kind string
+	// JobID is the job concerned (for capacity: the lowest ID among the
+	// jobs starting at the overloaded instant), or -1 when none.
+	JobID int
+	// SWFID is that job's number in the source trace, or -1 when unknown.
+	SWFID int64
+	// Time is the instant the violation is about: the overloaded instant for
+	// capacity, the job's Submit for the ID checks, 0 for missing jobs, and
+	// the job's Start for every other kind.
+	Time int64
+	// Msg explains the violation with the numbers involved.
+	Msg string
+}
+
+// String renders the violation on one line, e.g.
+// "t=120 capacity job 3 (SWF 17): 130 processors busy > 128; starting: 3 4".
+func (v Violation) String() string {
+	var b strings.Builder
+	b.WriteString("t=")
+	b.WriteString(strconv.FormatInt(v.Time, 10))
+	b.WriteByte(' ')
+	b.WriteString(v.Kind)
+	if v.JobID >= 0 {
+		fmt.Fprintf(&b, " job %d", v.JobID)
+		if v.SWFID >= 0 {
+			fmt.Fprintf(&b, " (SWF %d)", v.SWFID)
+		}
+	}
+	b.WriteString(": ")
+	b.WriteString(v.Msg)
+	return b.String()
+}
+
+// Report is the result of an audit.
+type Report struct {
+	// Violations are the kept violations, sorted by (Time, Kind, JobID),
+	// at most Options.Limit of each kind.
+	Violations []Violation
+	// Counts is the number of violations of each kind found, including
+	// those not kept in Violations. Kinds with no violation are absent.
+	Counts map[string]int
+}
+
+// OK reports whether the schedule has no violation at all.
+func (r *Report) OK() bool { return r.Total() == 0 }
+
+// Total is the number of violations found, kept or not.
+func (r *Report) Total() int {
+	n := 0
+	for _, c := range r.Counts {
+		n += c
+	}
+	return n
+}
+
+// Kinds returns the kinds with at least one violation, sorted.
+func (r *Report) Kinds() []string {
+	ks := make([]string, 0, len(r.Counts))
+	for k, c := range r.Counts {
+		if c > 0 {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// String summarises the counts in kind order, e.g.
+// "3 violations: bound=1 capacity=2", or "no violations".
+func (r *Report) String() string {
+	total := r.Total()
+	if total == 0 {
+		return "no violations"
+	}
+	var b strings.Builder
+	if total == 1 {
+		b.WriteString("1 violation:")
+	} else {
+		fmt.Fprintf(&b, "%d violations:", total)
+	}
+	for _, k := range r.Kinds() {
+		fmt.Fprintf(&b, " %s=%d", k, r.Counts[k])
+	}
+	return b.String()
+}
+
+// Write prints the summary line, every kept violation on its own line, and
+// for each kind whose violations were not all kept, how many were left out.
+func (r *Report) Write(w io.Writer) error {
+	if _, err := fmt.Fprintln(w, r.String()); err != nil {
+		return err
+	}
+	for _, v := range r.Violations {
+		if _, err := fmt.Fprintln(w, "  "+v.String()); err != nil {
+			return err
+		}
+	}
+	kept := make(map[string]int)
+	for _, v := range r.Violations {
+		kept[v.Kind]++
+	}
+	for _, k := range r.Kinds() {
+		if more := r.Counts[k] - kept[k]; more > 0 {
+			if _, err := fmt.Fprintf(w, "  ... and %d more %s violations not shown\n", more, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Check audits outcomes against opt and returns the kept violations in
+// deterministic order (by time, then kind, then job). It is Audit(...).Violations.
+func Check(outcomes []job.Outcome, opt Options) []Violation {
+	r := Audit(outcomes, opt)
+	return r.Violations
+}
+
+// Audit audits outcomes against opt and returns the full report: the kept
+// violations (at most opt.Limit per kind, earliest first) and the count of
+// every kind. The input slice is not modified.
+func Audit(outcomes []job.Outcome, opt Options) Report {
+	a := auditor{opt: opt, counts: make(map[string]int)}
+	a.capacity(outcomes)
+	for i := range outcomes {
+		a.perJob(&outcomes[i])
+	}
+	if opt.FCFS {
+		a.fcfs(outcomes)
+	}
+	a.ids(outcomes)
+
+	slices.SortStableFunc(a.vs, compareViolations)
+	limit := opt.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	kept := a.vs
+	if limit > 0 {
+		kept = kept[:0]
+		perKind := make(map[string]int)
+		for _, v := range a.vs {
+			if perKind[v.Kind] < limit {
+				perKind[v.Kind]++
+				kept = append(kept, v)
+			}
+		}
+	}
+	return Report{Violations: slices.Clip(kept), Counts: a.counts}
+}
+
+func compareViolations(x, y Violation) int {
+	return cmp.Or(
+		cmp.Compare(x.Time, y.Time),
+		cmp.Compare(x.Kind, y.Kind),
+		cmp.Compare(x.JobID, y.JobID),
+		cmp.Compare(x.SWFID, y.SWFID),
+		cmp.Compare(x.Msg, y.Msg),
+	)
+}
+
+type auditor struct {
+	opt    Options
+	vs     []Violation
+	counts map[string]int
+}
+
+func (a *auditor) add(kind string, o *job.Outcome, t int64, format string, args ...any) {
+	v := Violation{Kind: kind, JobID: -1, SWFID: -1, Time: t, Msg: fmt.Sprintf(format, args...)}
+	if o != nil {
+		v.JobID, v.SWFID = o.ID, o.SWFID
+	}
+	a.vs = append(a.vs, v)
+	a.counts[kind]++
+}
+
+// maxListed is how many starting jobs a capacity violation names.
+const maxListed = 20
+
+// capacity sweeps start and end events in time order and reports every
+// instant after which more than opt.Procs processors are busy. All events
+// of an instant are applied before the count is checked, which is the same
+// as processing ends before starts: a job may start exactly when another
+// ends on the same processors. Jobs with End ≤ Start or Procs ≤ 0 occupy
+// nothing.
+func (a *auditor) capacity(outcomes []job.Outcome) {
+	if a.opt.Procs <= 0 {
+		return
+	}
+	type event struct {
+		t     int64
+		start bool
+		idx   int
+	}
+	evs := make([]event, 0, 2*len(outcomes))
+	for i := range outcomes {
+		o := &outcomes[i]
+		if o.End <= o.Start || o.Procs <= 0 {
+			continue
+		}
+		evs = append(evs, event{o.Start, true, i}, event{o.End, false, i})
+	}
+	slices.SortFunc(evs, func(x, y event) int {
+		// Within an instant the order only matters for listing the
+		// starting jobs, which are named in ID order.
+		return cmp.Or(
+			cmp.Compare(x.t, y.t),
+			cmp.Compare(outcomes[x.idx].ID, outcomes[y.idx].ID),
+			cmp.Compare(x.idx, y.idx))
+	})
+	var busy int64
+	capacity := int64(a.opt.Procs)
+	for i := 0; i < len(evs); {
+		t := evs[i].t
+		j := i
+		var starting []int // indices into outcomes, in ID order
+		for ; j < len(evs) && evs[j].t == t; j++ {
+			o := &outcomes[evs[j].idx]
+			if evs[j].start {
+				busy += int64(o.Procs)
+				starting = append(starting, evs[j].idx)
+			} else {
+				busy -= int64(o.Procs)
+			}
+		}
+		if busy > capacity && len(starting) > 0 {
+			var ids strings.Builder
+			for k, idx := range starting {
+				if k == maxListed {
+					fmt.Fprintf(&ids, " ... (%d jobs)", len(starting))
+					break
+				}
+				fmt.Fprintf(&ids, " %d", outcomes[idx].ID)
+			}
+			a.add(KindCapacity, &outcomes[starting[0]], t,
+				"%d processors busy > %d; starting:%s", busy, capacity, ids.String())
+		}
+		i = j
+	}
+}
+
+func (a *auditor) perJob(o *job.Outcome) {
+	opt := a.opt
+	if o.Procs < 1 || (opt.Procs > 0 && o.Procs > opt.Procs) {
+		a.add(KindProcs, o, o.Start, "requests %d processors, machine has %d", o.Procs, opt.Procs)
+	}
+	if o.Start < o.Submit {
+		a.add(KindEarlyStart, o, o.Start, "starts at %d before its submission at %d", o.Start, o.Submit)
+	}
+	run := o.End - o.Start
+	if run < 0 {
+		a.add(KindNegativeRun, o, o.Start, "ends at %d before it starts at %d", o.End, o.Start)
+	}
+	switch {
+	case opt.KnownRuntime && opt.Kill:
+		want := min(o.Runtime, o.Estimate)
+		if run != want {
+			a.add(KindRunLength, o, o.Start, "ran %d s, want min(runtime %d, estimate %d) = %d",
+				run, o.Runtime, o.Estimate, want)
+		}
+		if wantKilled := o.Runtime > o.Estimate; o.Killed != wantKilled {
+			a.add(KindKilledFlag, o, o.Start, "killed=%t, want %t (runtime %d, estimate %d)",
+				o.Killed, wantKilled, o.Runtime, o.Estimate)
+		}
+	case opt.KnownRuntime:
+		if run != o.Runtime {
+			a.add(KindRunLength, o, o.Start, "ran %d s, want runtime %d (no kill)", run, o.Runtime)
+		}
+		if o.Killed {
+			a.add(KindKilledFlag, o, o.Start, "killed although jobs are never killed")
+		}
+	case opt.Kill:
+		if run > o.Estimate {
+			a.add(KindRunLength, o, o.Start, "ran %d s, beyond its estimate %d", run, o.Estimate)
+		}
+	}
+	if o.Bound >= 0 && o.Start > o.Bound {
+		a.add(KindBound, o, o.Start, "starts at %d after its promised bound %d (late by %d s)",
+			o.Start, o.Bound, o.Start-o.Bound)
+	}
+}
+
+// fcfs reports every job that starts before some job that arrived before
+// it, in (Submit, ID) order; the message names the earlier job holding the
+// latest start so far.
+func (a *auditor) fcfs(outcomes []job.Outcome) {
+	order := make([]int, len(outcomes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		return cmp.Or(
+			cmp.Compare(outcomes[x].Submit, outcomes[y].Submit),
+			cmp.Compare(outcomes[x].ID, outcomes[y].ID))
+	})
+	latest := -1 // index of the earlier-arrived job with the latest start
+	for _, i := range order {
+		o := &outcomes[i]
+		if latest >= 0 {
+			p := &outcomes[latest]
+			if o.Start < p.Start {
+				a.add(KindFCFS, o, o.Start,
+					"starts at %d, before job %d (submitted %d) that arrived earlier and starts at %d",
+					o.Start, p.ID, p.Submit, p.Start)
+				continue
+			}
+		}
+		latest = i
+	}
+}
+
+// ids checks uniqueness of IDs and, when opt.Expect ≥ 0, that they are
+// exactly 0..Expect-1.
+func (a *auditor) ids(outcomes []job.Outcome) {
+	order := make([]int, len(outcomes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		return cmp.Compare(outcomes[x].ID, outcomes[y].ID)
+	})
+	expect := a.opt.Expect
+	limit := a.opt.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	next := 0                   // when expect ≥ 0: the lowest ID in 0..expect-1 not yet seen
+	missing := func(upTo int) { // report IDs next..upTo-1 as missing
+		for id := next; id < upTo; id++ {
+			if limit > 0 && id-next >= limit {
+				// Missing jobs all sort at Time 0 by ID, so only the lowest
+				// limit of each gap can be kept; count the rest directly.
+				a.counts[KindMissing] += upTo - id
+				break
+			}
+			a.vs = append(a.vs, Violation{Kind: KindMissing, JobID: id, SWFID: -1,
+				Msg: fmt.Sprintf("no outcome for job %d of %d", id, expect)})
+			a.counts[KindMissing]++
+		}
+	}
+	for k := 0; k < len(order); {
+		o := &outcomes[order[k]]
+		n := 1
+		for k+n < len(order) && outcomes[order[k+n]].ID == o.ID {
+			n++
+		}
+		if n > 1 {
+			a.add(KindDuplicateID, o, o.Submit, "ID %d appears in %d outcomes", o.ID, n)
+		}
+		if expect >= 0 {
+			if o.ID < 0 || o.ID >= expect {
+				a.add(KindUnknownID, o, o.Submit, "ID %d outside 0..%d", o.ID, expect-1)
+			} else {
+				missing(o.ID)
+				next = o.ID + 1
+			}
+		}
+		k += n
+	}
+	if expect >= 0 {
+		missing(expect)
+	}
+}
