@@ -1,0 +1,167 @@
+// Package conservative is conservative backfilling as Talby & Feitelson
+// §3.2 define it: every waiting job holds a reservation in the
+// availability profile. A new job takes the earliest slot where it fits
+// for its whole estimate without moving any existing reservation; that
+// first reservation is an upper bound on its start (requirement IX), which
+// the policy reports through policy.Guarantor.
+//
+// When a running job ends before its estimate (or a waiting job is
+// cancelled) the schedule is compressed, as the paper prefers: all
+// reservations are removed from the profile and the waiting jobs are
+// re-inserted one by one in the order of their current reservations (ties
+// by arrival). A job is never re-placed later than it was, since its old
+// slot is still free when its turn comes (the jobs re-placed before it
+// only moved earlier).
+//
+// Cost: Insert is one earliest-fit query and one profile update. A
+// compression is O(Q) of them for Q waiting jobs.
+package conservative
+
+import (
+	"slices"
+
+	"backfill/job"
+	"backfill/policy"
+)
+
+func init() {
+	policy.Register(policy.Info{
+		Name: "conservative",
+		Doc:  "conservative backfilling: every waiting job holds a reservation, guaranteed at submission; compression when a job ends early",
+		New: func(procs int, _ policy.Params) (policy.Scheduler, error) {
+			return New(procs), nil
+		},
+	})
+}
+
+type entry struct {
+	j     *job.Request
+	start int64 // current reservation
+	first int64 // reservation given at submission (the guarantee)
+}
+
+// Conservative is conservative backfilling with compression.
+type Conservative struct {
+	run  *policy.Running
+	wait []*entry // sorted by (start, ID)
+	// guarantee of the last inserted jobs, looked up by Guarantee
+	byID map[int]*entry
+}
+
+var (
+	_ policy.Scheduler = (*Conservative)(nil)
+	_ policy.Guarantor = (*Conservative)(nil)
+)
+
+// New returns conservative backfilling for a machine of procs processors.
+func New(procs int) *Conservative {
+	return &Conservative{run: policy.NewRunning(procs), byID: make(map[int]*entry)}
+}
+
+// Name implements policy.Scheduler.
+func (c *Conservative) Name() string { return "conservative" }
+
+func cmpEntry(a, b *entry) int {
+	if a.start != b.start {
+		if a.start < b.start {
+			return -1
+		}
+		return 1
+	}
+	return a.j.ID - b.j.ID
+}
+
+// place puts e at its earliest fit from now and holds it in the profile.
+func (c *Conservative) place(now int64, e *entry) {
+	prof := c.run.Prof
+	e.start = prof.EarliestFit(now, e.j.Estimate, e.j.Procs)
+	if err := prof.Add(e.start, e.start+e.j.Estimate, e.j.Procs); err != nil {
+		panic("conservative: " + err.Error()) // unreachable: EarliestFit found room
+	}
+}
+
+func (c *Conservative) unplace(e *entry) {
+	_ = c.run.Prof.Remove(e.start, e.start+e.j.Estimate, e.j.Procs)
+}
+
+// Insert implements policy.Scheduler.
+func (c *Conservative) Insert(now int64, j *job.Request) {
+	e := &entry{j: j}
+	c.place(now, e)
+	e.first = e.start
+	i, _ := slices.BinarySearchFunc(c.wait, e, cmpEntry)
+	c.wait = slices.Insert(c.wait, i, e)
+	c.byID[j.ID] = e
+}
+
+// Guarantee implements policy.Guarantor.
+func (c *Conservative) Guarantee(j *job.Request) int64 {
+	if e, ok := c.byID[j.ID]; ok {
+		return e.first
+	}
+	return -1
+}
+
+// Remove implements policy.Scheduler.
+func (c *Conservative) Remove(now int64, j *job.Request) {
+	if running, early := c.run.End(now, j); running {
+		if early {
+			c.replan(now)
+		}
+		return
+	}
+	e, ok := c.byID[j.ID]
+	if !ok {
+		return
+	}
+	delete(c.byID, j.ID)
+	c.unplace(e)
+	i, _ := slices.BinarySearchFunc(c.wait, e, cmpEntry)
+	c.wait = slices.Delete(c.wait, i, i+1)
+	c.replan(now)
+}
+
+// replan removes every reservation and re-inserts the waiting jobs in the
+// order of their current reservations. Before re-inserting it lets the
+// running jobs that overran their estimate (possible only without kills)
+// extend their hold, so in that case jobs may move later.
+func (c *Conservative) replan(now int64) {
+	for _, e := range c.wait {
+		c.unplace(e)
+	}
+	if c.run.Overrunning(now) {
+		if err := c.run.Extend(now); err != nil {
+			panic("conservative: " + err.Error()) // unreachable: no reservations held
+		}
+	}
+	for _, e := range c.wait {
+		c.place(now, e)
+	}
+	slices.SortFunc(c.wait, cmpEntry)
+}
+
+// Tick implements policy.Scheduler: start every job whose reservation is
+// now.
+func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
+	c.run.Prof.Forget(now)
+	if c.run.Overrunning(now) {
+		c.replan(now)
+	}
+	n := 0
+	for n < len(c.wait) && c.wait[n].start <= now {
+		e := c.wait[n]
+		// the reservation [now, now+estimate) becomes the running hold
+		c.unplace(e)
+		if err := c.run.Start(now, e.j); err != nil {
+			panic("conservative: " + err.Error()) // unreachable: reserved room
+		}
+		delete(c.byID, e.j.ID)
+		start(e.j)
+		n++
+	}
+	c.wait = slices.Delete(c.wait, 0, n)
+	if len(c.wait) > 0 {
+		return c.wait[0].start
+	}
+	return policy.NoWake
+}

@@ -1,0 +1,158 @@
+// Package easy is EASY (aggressive) backfilling, and its generalization to
+// reservations for the first k waiting jobs.
+//
+// EASY, as Talby & Feitelson §3.1 and Feitelson's slides define it: jobs
+// start in arrival order while they fit; the first waiting job that does
+// not fit gets a reservation at the shadow time (the earliest time enough
+// processors will be free, by the running jobs' estimates), and the
+// processors left over at that time are the extra nodes. A later job is
+// backfilled — started now — if it fits now and either (1) ends, by its
+// estimate, by the shadow time, or (2) uses no more than min(free nodes,
+// extra nodes). Candidates are scanned in arrival order, and every start
+// is taken into account for the following candidates.
+//
+// Implementation: the running jobs are held in the shared availability
+// profile; at each scheduling pass the reservation is a temporary hold
+// [shadow, shadow+estimate) in that profile, and a candidate starts iff
+// its whole estimate [now, now+estimate) fits in the profile. This is
+// exactly criterion (1) or (2): before the shadow time free capacity only
+// grows, and from the shadow time on it never falls below the extra nodes.
+//
+// With depth k > 1, the first k waiting jobs that cannot start get
+// reservations (each placed at its earliest fit given the reservations
+// before it), and backfilled jobs may delay none of them. The reservations
+// are recomputed at every pass, in queue order, as production schedulers
+// (Maui/Moab's RESERVATIONDEPTH, Slurm's backfill) do; depth=all therefore
+// differs from conservative backfilling, which keeps each job's first
+// reservation as a guarantee and only compresses it.
+package easy
+
+import (
+	"fmt"
+	"math"
+
+	"backfill/job"
+	"backfill/policy"
+)
+
+func init() {
+	policy.Register(policy.Info{
+		Name: "easy",
+		Doc:  "EASY backfilling: a reservation for the first waiting job (shadow time, extra nodes); later jobs backfill if they do not delay it",
+		Params: []policy.Param{
+			{Name: "depth", Default: "1", Doc: "number of waiting jobs that get a reservation (1 = EASY, all = reservations for every waiting job, recomputed each pass)"},
+		},
+		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
+			d, err := p.Int("depth", 1, math.MaxInt)
+			if err != nil {
+				return nil, err
+			}
+			if d < 1 {
+				return nil, fmt.Errorf("easy: depth must be at least 1, got %d", d)
+			}
+			return New(procs, d), nil
+		},
+	})
+}
+
+// EASY is EASY backfilling with reservations for the first Depth waiting
+// jobs.
+type EASY struct {
+	depth int
+	run   *policy.Running
+	queue []*job.Request // waiting jobs in arrival order
+	// scratch for the pass
+	held []hold
+}
+
+type hold struct {
+	start, end int64
+	n          int
+}
+
+var _ policy.Scheduler = (*EASY)(nil)
+
+// New returns EASY backfilling with reservation depth (1 = classic EASY).
+func New(procs, depth int) *EASY {
+	return &EASY{depth: depth, run: policy.NewRunning(procs)}
+}
+
+// Name implements policy.Scheduler.
+func (e *EASY) Name() string {
+	switch {
+	case e.depth == 1:
+		return "easy"
+	case e.depth == math.MaxInt:
+		return "easy:depth=all"
+	}
+	return fmt.Sprintf("easy:depth=%d", e.depth)
+}
+
+// Insert implements policy.Scheduler.
+func (e *EASY) Insert(now int64, j *job.Request) { e.queue = append(e.queue, j) }
+
+// Remove implements policy.Scheduler.
+func (e *EASY) Remove(now int64, j *job.Request) {
+	if running, _ := e.run.End(now, j); running {
+		return
+	}
+	for i, q := range e.queue {
+		if q == j {
+			e.queue = append(e.queue[:i], e.queue[i+1:]...)
+			return
+		}
+	}
+}
+
+// Tick implements policy.Scheduler: one scheduling pass over the queue.
+func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
+	prof := e.run.Prof
+	prof.Forget(now)
+	if e.run.Overrunning(now) {
+		// no reservations are held between passes, so there is room
+		if err := e.run.Extend(now); err != nil {
+			panic("easy: " + err.Error()) // unreachable: running jobs fit by construction
+		}
+	}
+	free := prof.FreeAt(now)
+	reserved := 0
+	kept := e.queue[:0]
+	e.held = e.held[:0]
+	for i, j := range e.queue {
+		if free == 0 {
+			kept = append(kept, e.queue[i:]...)
+			break
+		}
+		startNow := false
+		if reserved < e.depth {
+			t := prof.EarliestFit(now, j.Estimate, j.Procs)
+			if t == now {
+				startNow = true
+			} else {
+				// temporary reservation for this pass
+				_ = prof.Add(t, t+j.Estimate, j.Procs)
+				e.held = append(e.held, hold{t, t + j.Estimate, j.Procs})
+				reserved++
+			}
+		} else if j.Procs <= free && prof.Fits(now, j.Estimate, j.Procs) {
+			startNow = true
+		}
+		if startNow {
+			if err := e.run.Start(now, j); err != nil {
+				panic("easy: " + err.Error()) // unreachable: it fits
+			}
+			free -= j.Procs
+			start(j)
+		} else {
+			kept = append(kept, j)
+		}
+	}
+	for i := len(kept); i < len(e.queue); i++ {
+		e.queue[i] = nil
+	}
+	e.queue = kept
+	for _, h := range e.held {
+		_ = prof.Remove(h.start, h.end, h.n)
+	}
+	return policy.NoWake
+}

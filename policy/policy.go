@@ -1,0 +1,151 @@
+// Package policy defines the small interface every scheduling policy
+// implements, mirroring the event-driven scheduler of the papers (Talby &
+// Feitelson §2.1: Insert(j), Remove(j), Tick()), and a registry through
+// which the CLI, experiments and the live service find policies by name.
+//
+// A policy sees only what a real scheduler sees: the *job.Request (submit
+// time, size, estimate, user, group, queue). It never sees a job's actual
+// runtime; it learns that a job ended when Remove is called.
+package policy
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"backfill/job"
+)
+
+// NoWake is returned by Tick when the policy needs no wake-up call.
+const NoWake int64 = math.MaxInt64
+
+// Scheduler is a scheduling policy driven by events. The caller (the
+// simulation engine, or the live service) guarantees, for each instant now:
+// first Remove for every job that ended at now, then Insert for every job
+// submitted at now, then exactly one Tick(now). Time never goes backwards.
+type Scheduler interface {
+	// Name is the policy's name with its parameters, e.g. "easy" or
+	// "easy:depth=4".
+	Name() string
+	// Insert tells the policy that j was submitted at now.
+	Insert(now int64, j *job.Request)
+	// Remove tells the policy that j left the system at now: a running
+	// job ended (completed, or killed at its estimate), or a waiting job
+	// was cancelled.
+	Remove(now int64, j *job.Request)
+	// Tick asks the policy which waiting jobs start now; it calls start
+	// for each, in the order they start, and returns the next time it
+	// wants to be called even if no event happens (NoWake for none).
+	Tick(now int64, start func(j *job.Request)) (wake int64)
+}
+
+// Guarantor is implemented by policies that promise each job, at
+// submission, an upper bound on its start time (requirement IX of Talby &
+// Feitelson). The bound holds when jobs are killed at their estimates.
+type Guarantor interface {
+	// Guarantee is the bound promised to j when it was inserted, or -1.
+	Guarantee(j *job.Request) int64
+}
+
+// Params are a policy's parameters, parsed from "name:key=value:key=value".
+type Params map[string]string
+
+// Int returns parameter key as an int, def when absent. The special value
+// "all" (or "inf") maps to allValue.
+func (p Params) Int(key string, def, allValue int) (int, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	if v == "all" || v == "inf" {
+		return allValue, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("parameter %s: expected an integer or \"all\", found %q", key, v)
+	}
+	return n, nil
+}
+
+// Param documents one parameter of a policy.
+type Param struct {
+	Name, Default, Doc string
+}
+
+// Info describes a registered policy.
+type Info struct {
+	Name   string
+	Doc    string
+	Params []Param
+	New    func(procs int, p Params) (Scheduler, error)
+}
+
+var registry = map[string]Info{}
+
+// Register makes a policy available by name. It is called from the init
+// functions of the policy packages; registering a name twice panics (a
+// programming error, caught by any test).
+func Register(info Info) {
+	if _, dup := registry[info.Name]; dup {
+		panic("policy: duplicate registration of " + info.Name)
+	}
+	registry[info.Name] = info
+}
+
+// List returns the registered policies sorted by name.
+func List() []Info {
+	out := make([]Info, 0, len(registry))
+	for _, i := range registry {
+		out = append(out, i)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	return out
+}
+
+// Parse splits a policy spec "name:key=value:key=value" into name and
+// parameters.
+func Parse(spec string) (string, Params, error) {
+	parts := strings.Split(strings.TrimSpace(spec), ":")
+	name := parts[0]
+	p := Params{}
+	for _, kv := range parts[1:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return "", nil, fmt.Errorf("policy %q: expected key=value after ':', found %q", spec, kv)
+		}
+		p[k] = v
+	}
+	return name, p, nil
+}
+
+// New builds the policy described by spec for a machine of procs
+// processors. Unknown names and unknown parameters are errors.
+func New(spec string, procs int) (Scheduler, error) {
+	name, params, err := Parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	info, ok := registry[name]
+	if !ok {
+		names := make([]string, 0, len(registry))
+		for _, i := range List() {
+			names = append(names, i.Name)
+		}
+		return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(names, ", "))
+	}
+	for k := range params {
+		known := false
+		for _, pp := range info.Params {
+			known = known || pp.Name == k
+		}
+		if !known {
+			return nil, fmt.Errorf("policy %s has no parameter %q", name, k)
+		}
+	}
+	if procs < 1 {
+		return nil, fmt.Errorf("policy %s: machine size must be at least 1, got %d", name, procs)
+	}
+	return info.New(procs, params)
+}

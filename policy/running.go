@@ -1,0 +1,148 @@
+package policy
+
+import (
+	"fmt"
+
+	"backfill/job"
+	"backfill/profile"
+)
+
+// Running tracks the running jobs of a reservation-based policy in an
+// availability profile: a job started at s with estimate e holds its
+// processors over [s, s+e). A job still running at the end of its hold
+// (possible only when jobs are not killed at their estimates) is an
+// overrun: Extend lengthens its hold to now+1, i.e. the policy assumes it
+// may end at any moment, which is the only assumption a scheduler that
+// cannot see the runtime can make.
+type Running struct {
+	Prof *profile.Profile
+	heap []runItem // min-heap on (end, id)
+	pos  map[int]int
+	// holds reservation end per running job
+}
+
+type runItem struct {
+	end  int64
+	id   int
+	size int
+}
+
+// NewRunning returns a tracker with an empty profile of procs processors.
+func NewRunning(procs int) *Running {
+	return &Running{Prof: profile.New(procs), pos: make(map[int]int)}
+}
+
+// Len is the number of running jobs.
+func (r *Running) Len() int { return len(r.heap) }
+
+// Start records that j started at now and holds its processors in the
+// profile until now+estimate.
+func (r *Running) Start(now int64, j *job.Request) error {
+	end := now + j.Estimate
+	if err := r.Prof.Add(now, end, j.Procs); err != nil {
+		return fmt.Errorf("start of job %d at %d: %w", j.SWFID, now, err)
+	}
+	r.push(runItem{end, j.ID, j.Procs})
+	return nil
+}
+
+// End records that running job j ended at now, releasing the rest of its
+// hold. It reports whether j was running, and whether it ended before the
+// end of its hold (an early end, which frees capacity in the future).
+func (r *Running) End(now int64, j *job.Request) (running, early bool) {
+	i, ok := r.pos[j.ID]
+	if !ok {
+		return false, false
+	}
+	it := r.heap[i]
+	r.remove(i)
+	if it.end > now {
+		// cannot fail: the hold [now, end) is part of what Start added
+		_ = r.Prof.Remove(now, it.end, it.size)
+		return true, true
+	}
+	return true, false
+}
+
+// Overrunning reports whether some running job has reached the end of its
+// hold at now.
+func (r *Running) Overrunning(now int64) bool {
+	return len(r.heap) > 0 && r.heap[0].end <= now
+}
+
+// Extend lengthens the hold of every overrunning job to now+1. The caller
+// must first make room (remove reservations that start before now+1);
+// Extend returns an error if the profile has no room.
+func (r *Running) Extend(now int64) error {
+	for len(r.heap) > 0 && r.heap[0].end <= now {
+		it := r.heap[0]
+		if err := r.Prof.Add(it.end, now+1, it.size); err != nil {
+			return fmt.Errorf("extending overrunning job %d: %w", it.id, err)
+		}
+		r.heap[0].end = now + 1
+		r.down(0)
+	}
+	return nil
+}
+
+func (r *Running) less(a, b int) bool {
+	x, y := r.heap[a], r.heap[b]
+	return x.end < y.end || (x.end == y.end && x.id < y.id)
+}
+
+func (r *Running) swap(a, b int) {
+	r.heap[a], r.heap[b] = r.heap[b], r.heap[a]
+	r.pos[r.heap[a].id] = a
+	r.pos[r.heap[b].id] = b
+}
+
+func (r *Running) push(it runItem) {
+	r.heap = append(r.heap, it)
+	i := len(r.heap) - 1
+	r.pos[it.id] = i
+	r.up(i)
+}
+
+func (r *Running) remove(i int) {
+	last := len(r.heap) - 1
+	delete(r.pos, r.heap[i].id)
+	if i != last {
+		r.heap[i] = r.heap[last]
+		r.pos[r.heap[i].id] = i
+		r.heap = r.heap[:last]
+		r.down(i)
+		r.up(i)
+	} else {
+		r.heap = r.heap[:last]
+	}
+}
+
+func (r *Running) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !r.less(i, p) {
+			return
+		}
+		r.swap(i, p)
+		i = p
+	}
+}
+
+func (r *Running) down(i int) {
+	n := len(r.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if l+1 < n && r.less(l+1, l) {
+			m = l + 1
+		}
+		if !r.less(m, i) {
+			return
+		}
+		r.swap(i, m)
+		i = m
+	}
+}

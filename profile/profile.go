@@ -1,0 +1,289 @@
+// Package profile keeps the availability profile: the number of free
+// processors over future time. It is the one place where capacity
+// arithmetic lives; every reservation-based policy (EASY, conservative,
+// k-depth backfilling, and the policies built on them) uses it.
+//
+// The profile is a step function free(t), stored as breakpoints
+// t0 < t1 < … < tm with free(t) = free_i on [t_i, t_{i+1}); before t0 and
+// after tm everything is free. A job that holds n processors over [s, e)
+// lowers free(t) by n on [s, e).
+//
+// Representation and complexity (B = number of breakpoints, which is at
+// most twice the number of jobs held in the profile): breakpoints live in
+// two parallel sorted slices. Locating a time is a binary search,
+// O(log B). Add and Remove insert at most two breakpoints (a slice insert,
+// O(B) memmove, but memmove of a few kilobytes is cheaper than pointer
+// chasing for the profile sizes that occur) and update the steps they
+// cover, O(log B + k) for k covered steps. EarliestFit scans forward from
+// the query time and jumps past every blocking step, O(log B + k) for the
+// k steps it visits. MaxFree and MinFree are O(log B + k) range scans.
+package profile
+
+import (
+	"fmt"
+	"math"
+)
+
+// Infinity is a time after every event (used for open-ended queries).
+const Infinity int64 = math.MaxInt64
+
+// Profile is the free capacity of a machine of Procs() processors over time.
+// The zero value is not usable; call New.
+type Profile struct {
+	procs int
+	times []int64 // breakpoints, strictly increasing
+	free  []int   // free[i] holds on [times[i], times[i+1]); last is always procs
+}
+
+// New returns an empty profile (all processors free at all times).
+func New(procs int) *Profile {
+	return &Profile{procs: procs}
+}
+
+// Procs is the machine size.
+func (p *Profile) Procs() int { return p.procs }
+
+// Len is the number of breakpoints (the B in the complexity bounds).
+func (p *Profile) Len() int { return len(p.times) }
+
+// Reset empties the profile, keeping its storage.
+func (p *Profile) Reset() {
+	p.times = p.times[:0]
+	p.free = p.free[:0]
+}
+
+// seg returns the index of the step containing t, or -1 if t is before the
+// first breakpoint.
+func (p *Profile) seg(t int64) int {
+	// first index with times[i] > t, minus one
+	lo, hi := 0, len(p.times)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if p.times[m] <= t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1
+}
+
+// FreeAt is the number of free processors at time t.
+func (p *Profile) FreeAt(t int64) int {
+	i := p.seg(t)
+	if i < 0 {
+		return p.procs
+	}
+	return p.free[i]
+}
+
+// split makes sure a breakpoint exists at t and returns its index.
+func (p *Profile) split(t int64) int {
+	i := p.seg(t)
+	if i >= 0 && p.times[i] == t {
+		return i
+	}
+	f := p.procs
+	if i >= 0 {
+		f = p.free[i]
+	}
+	i++
+	p.times = append(p.times, 0)
+	p.free = append(p.free, 0)
+	copy(p.times[i+1:], p.times[i:])
+	copy(p.free[i+1:], p.free[i:])
+	p.times[i] = t
+	p.free[i] = f
+	return i
+}
+
+// update adds delta to free(t) on [start, end) and re-merges equal steps at
+// the two boundaries.
+func (p *Profile) update(start, end int64, delta int) {
+	if end <= start || delta == 0 {
+		return
+	}
+	i := p.split(start)
+	j := p.split(end)
+	for k := i; k < j; k++ {
+		p.free[k] += delta
+	}
+	// merge at end first so index i stays valid
+	p.mergeAt(j)
+	p.mergeAt(i)
+}
+
+// mergeAt removes breakpoint i if it does not change the step value.
+func (p *Profile) mergeAt(i int) {
+	if i < 0 || i >= len(p.times) {
+		return
+	}
+	prev := p.procs
+	if i > 0 {
+		prev = p.free[i-1]
+	}
+	if p.free[i] != prev {
+		return
+	}
+	p.times = append(p.times[:i], p.times[i+1:]...)
+	p.free = append(p.free[:i], p.free[i+1:]...)
+}
+
+// Add occupies n processors over [start, end). It returns an error, and
+// changes nothing, if that would leave fewer than zero free processors at
+// some instant.
+func (p *Profile) Add(start, end int64, n int) error {
+	if end <= start || n == 0 {
+		return nil
+	}
+	if n < 0 || n > p.procs {
+		return fmt.Errorf("profile: cannot hold %d processors on a %d-processor machine", n, p.procs)
+	}
+	if m := p.MinFree(start, end); m < n {
+		return fmt.Errorf("profile: %d processors over [%d, %d) exceed the %d free", n, start, end, m)
+	}
+	p.update(start, end, -n)
+	return nil
+}
+
+// Remove releases n processors over [start, end) that an earlier Add held.
+// It returns an error, and changes nothing, if that would leave more than
+// Procs() free at some instant (releasing what was never held).
+func (p *Profile) Remove(start, end int64, n int) error {
+	if end <= start || n == 0 {
+		return nil
+	}
+	if n < 0 {
+		return fmt.Errorf("profile: cannot release %d processors", n)
+	}
+	if m := p.MaxFree(start, end); m+n > p.procs {
+		return fmt.Errorf("profile: releasing %d processors over [%d, %d) exceeds the machine (%d free of %d)", n, start, end, m, p.procs)
+	}
+	p.update(start, end, n)
+	return nil
+}
+
+// MinFree is the least number of free processors at any instant of
+// [start, end); Procs() for an empty interval.
+func (p *Profile) MinFree(start, end int64) int {
+	m := p.procs
+	if end <= start {
+		return m
+	}
+	i := p.seg(start)
+	if i < 0 {
+		i = 0
+		if len(p.times) == 0 || p.times[0] >= end {
+			return m
+		}
+	}
+	for k := i; k < len(p.times) && p.times[k] < end; k++ {
+		if p.free[k] < m {
+			m = p.free[k]
+		}
+	}
+	return m
+}
+
+// MaxFree is the largest number of free processors at any instant of
+// [start, end); 0 for an empty interval.
+func (p *Profile) MaxFree(start, end int64) int {
+	if end <= start {
+		return 0
+	}
+	i := p.seg(start)
+	m := 0
+	if i < 0 {
+		// the part before the first breakpoint is fully free
+		return p.procs
+	}
+	for k := i; k < len(p.times) && p.times[k] < end; k++ {
+		if p.free[k] > m {
+			m = p.free[k]
+		}
+	}
+	return m
+}
+
+// Fits reports whether n processors are free over all of [start, start+dur).
+func (p *Profile) Fits(start, dur int64, n int) bool {
+	return p.MinFree(start, start+dur) >= n
+}
+
+// EarliestFit is the earliest time t ≥ after at which n processors are free
+// over all of [t, t+dur). n must be at most Procs(); the answer then always
+// exists, because every hold in the profile ends. A non-positive dur fits
+// wherever FreeAt(t) ≥ n would, and is treated as dur = 1.
+func (p *Profile) EarliestFit(after, dur int64, n int) int64 {
+	if n > p.procs {
+		return Infinity
+	}
+	if dur < 1 {
+		dur = 1
+	}
+	t := after
+	i := p.seg(t)
+	if i < 0 {
+		// before the first breakpoint: free until times[0]
+		if len(p.times) == 0 || t+dur <= p.times[0] || n <= 0 {
+			return t
+		}
+		i = 0
+		// the window reaches into the steps; check from step 0
+	}
+	// invariant: step i contains or follows t; scan the window [t, t+dur)
+	k := i
+	for k < len(p.times) {
+		if p.times[k] >= t+dur && k > i {
+			return t
+		}
+		if p.free[k] < n {
+			// blocked on step k: the window must start after it
+			if k+1 >= len(p.times) {
+				// unreachable: the last step is always fully free
+				return Infinity
+			}
+			t = p.times[k+1]
+			i = k + 1
+			k = i
+			continue
+		}
+		k++
+	}
+	return t
+}
+
+// Step is one step of the profile: Free processors from At until the next
+// step's At.
+type Step struct {
+	At   int64
+	Free int
+}
+
+// Steps returns a copy of the profile's steps, for tests and displays.
+func (p *Profile) Steps() []Step {
+	s := make([]Step, len(p.times))
+	for i := range p.times {
+		s[i] = Step{p.times[i], p.free[i]}
+	}
+	return s
+}
+
+// Forget drops the breakpoints before t that no longer matter: the value at
+// t is kept. Policies call it as time advances so that B stays proportional
+// to the jobs still held.
+func (p *Profile) Forget(t int64) {
+	i := p.seg(t)
+	if i <= 0 {
+		return
+	}
+	// keep step i (which contains t) but move its start to t
+	n := copy(p.times, p.times[i:])
+	copy(p.free, p.free[i:])
+	p.times = p.times[:n]
+	p.free = p.free[:n]
+	p.times[0] = t
+	if p.free[0] == p.procs {
+		p.mergeAt(0)
+	}
+}

@@ -1,0 +1,157 @@
+package profile
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// model is a brute-force profile: free processors per second on [0, horizon).
+type model struct {
+	procs int
+	free  []int
+}
+
+func newModel(procs, horizon int) *model {
+	m := &model{procs: procs, free: make([]int, horizon)}
+	for i := range m.free {
+		m.free[i] = procs
+	}
+	return m
+}
+
+func (m *model) minFree(s, e int64) int {
+	r := m.procs
+	for t := s; t < e; t++ {
+		if t >= 0 && t < int64(len(m.free)) && m.free[t] < r {
+			r = m.free[t]
+		}
+	}
+	return r
+}
+
+func (m *model) earliest(after, dur int64, n int) int64 {
+	for t := after; ; t++ {
+		if m.minFree(t, t+dur) >= n {
+			return t
+		}
+	}
+}
+
+func TestEarliestFitWorkedExample(t *testing.T) {
+	// 10 processors; 6 busy on [0,10), 8 busy on [10,20).
+	p := New(10)
+	mustAdd(t, p, 0, 10, 6)
+	mustAdd(t, p, 10, 20, 8)
+	cases := []struct {
+		after, dur int64
+		n          int
+		want       int64
+	}{
+		{0, 5, 4, 0},   // fits now
+		{0, 15, 4, 20}, // the second hold blocks 4 from 10 to 20
+		{0, 15, 2, 0},  // 2 fit throughout
+		{0, 1, 5, 20},  // 5 never free before 20
+		{3, 7, 4, 3},   // fits exactly up to the breakpoint
+		{0, 1, 10, 20},
+		{25, 100, 10, 25},
+	}
+	for _, c := range cases {
+		if got := p.EarliestFit(c.after, c.dur, c.n); got != c.want {
+			t.Errorf("EarliestFit(%d,%d,%d) = %d, want %d", c.after, c.dur, c.n, got, c.want)
+		}
+	}
+	if err := p.Add(5, 12, 3); err == nil {
+		t.Errorf("Add over capacity succeeded")
+	}
+	if err := p.Remove(0, 30, 1); err == nil {
+		t.Errorf("Remove of never-held capacity succeeded")
+	}
+}
+
+func mustAdd(t *testing.T, p *Profile, s, e int64, n int) {
+	t.Helper()
+	if err := p.Add(s, e, n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAgainstModel applies random holds and releases to the profile and to a
+// per-second model and compares every query.
+func TestAgainstModel(t *testing.T) {
+	const horizon = 400
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		procs := 1 + r.IntN(16)
+		p := New(procs)
+		m := newModel(procs, horizon+4000)
+		type hold struct {
+			s, e int64
+			n    int
+		}
+		var held []hold
+		for step := 0; step < 60; step++ {
+			if len(held) > 0 && r.IntN(3) == 0 {
+				k := r.IntN(len(held))
+				h := held[k]
+				held = append(held[:k], held[k+1:]...)
+				if err := p.Remove(h.s, h.e, h.n); err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				for x := h.s; x < h.e; x++ {
+					m.free[x] += h.n
+				}
+			} else {
+				n := 1 + r.IntN(procs)
+				dur := int64(1 + r.IntN(50))
+				after := int64(r.IntN(100))
+				s := p.EarliestFit(after, dur, n)
+				if want := m.earliest(after, dur, n); s != want {
+					t.Fatalf("seed %d: EarliestFit(%d,%d,%d)=%d want %d\n%v", seed, after, dur, n, s, want, p.Steps())
+				}
+				if err := p.Add(s, s+dur, n); err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				for x := s; x < s+dur; x++ {
+					m.free[x] -= n
+				}
+				held = append(held, hold{s, s + dur, n})
+			}
+			for q := 0; q < 5; q++ {
+				a := int64(r.IntN(horizon))
+				b := a + int64(r.IntN(60))
+				if got, want := p.MinFree(a, b), m.minFree(a, b); got != want {
+					t.Fatalf("seed %d: MinFree(%d,%d)=%d want %d", seed, a, b, got, want)
+				}
+				if got, want := p.FreeAt(a), m.free[a]; got != want {
+					t.Fatalf("seed %d: FreeAt(%d)=%d want %d", seed, a, got, want)
+				}
+			}
+			// steps are canonical: strictly increasing, no equal neighbours
+			st := p.Steps()
+			for i := range st {
+				if i > 0 && (st[i].At <= st[i-1].At || st[i].Free == st[i-1].Free) {
+					t.Fatalf("seed %d: non-canonical steps %v", seed, st)
+				}
+			}
+			if len(st) > 0 && st[len(st)-1].Free != procs {
+				t.Fatalf("seed %d: last step not fully free: %v", seed, st)
+			}
+		}
+	}
+}
+
+func TestForget(t *testing.T) {
+	p := New(4)
+	mustAdd(t, p, 0, 10, 2)
+	mustAdd(t, p, 5, 20, 1)
+	p.Forget(7)
+	if got := p.FreeAt(7); got != 1 {
+		t.Fatalf("FreeAt(7) after Forget = %d, want 1", got)
+	}
+	if got := p.FreeAt(12); got != 3 {
+		t.Fatalf("FreeAt(12) = %d, want 3", got)
+	}
+	if p.Steps()[0].At != 7 {
+		t.Fatalf("first step at %d, want 7", p.Steps()[0].At)
+	}
+}

@@ -1,0 +1,237 @@
+// Package sim is the discrete-event simulation engine. It replays jobs
+// (sorted by submit time) on a machine of P identical processors, and lets
+// a policy.Scheduler decide who starts when.
+//
+// Events and their order. Time is int64 seconds. At each instant t the
+// engine processes, in this order:
+//
+//  1. ends: every running job whose end is t — completion at start+runtime,
+//     or, in kill mode, kill at start+estimate when the runtime exceeds the
+//     estimate — in increasing job ID, each followed by policy.Remove;
+//  2. submissions: every job submitted at t, in increasing job ID, each
+//     followed by policy.Insert (and, for a policy.Guarantor, the bound it
+//     promises);
+//  3. one scheduling pass: policy.Tick(t), which starts jobs.
+//
+// A pass also happens at any time the policy asked to be woken at. Nothing
+// depends on map order or goroutines: the same input gives the same
+// schedule, byte for byte.
+package sim
+
+import (
+	"fmt"
+
+	"backfill/job"
+	"backfill/policy"
+)
+
+// Options control a simulation.
+type Options struct {
+	// Procs is the machine size P.
+	Procs int
+	// NoKill lets jobs run past their estimate to their full runtime. By
+	// default (as in the papers' simulations) a job is killed when it has
+	// run for its estimate.
+	NoKill bool
+	// Progress, if set, is called with the number of ended jobs from time
+	// to time (every 8192 ends) and at the end.
+	Progress func(done int)
+}
+
+// Result is a finished simulation.
+type Result struct {
+	Policy   string
+	Procs    int
+	NoKill   bool
+	Outcomes []job.Outcome // indexed by job ID
+	Killed   int
+	Passes   int // scheduling passes (Tick calls)
+}
+
+const (
+	stWaiting = iota + 1
+	stRunning
+	stDone
+)
+
+// Run simulates jobs under sched. jobs must have IDs 0..len-1 in order and
+// non-decreasing submit times, sizes in [1, Procs] and estimates ≥ 1 (as
+// package workload produces them). It returns an error, never panics, if
+// the policy misbehaves (starts a job twice, over capacity, or leaves jobs
+// waiting on an idle machine).
+func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
+	P := opt.Procs
+	if P < 1 {
+		return nil, fmt.Errorf("sim: machine size must be at least 1, got %d", P)
+	}
+	for i := range jobs {
+		j := &jobs[i]
+		switch {
+		case j.ID != i:
+			return nil, fmt.Errorf("sim: job at index %d has ID %d (IDs must be 0..N-1 in order)", i, j.ID)
+		case i > 0 && j.Submit < jobs[i-1].Submit:
+			return nil, fmt.Errorf("sim: job %d submitted at %d, before the previous job (%d)", j.SWFID, j.Submit, jobs[i-1].Submit)
+		case j.Procs < 1 || j.Procs > P:
+			return nil, fmt.Errorf("sim: job %d needs %d processors; the machine has %d", j.SWFID, j.Procs, P)
+		case j.Estimate < 1:
+			return nil, fmt.Errorf("sim: job %d has estimate %d (must be at least 1 s)", j.SWFID, j.Estimate)
+		case j.Runtime < 0:
+			return nil, fmt.Errorf("sim: job %d has negative runtime %d", j.SWFID, j.Runtime)
+		}
+	}
+	guar, _ := sched.(policy.Guarantor)
+	res := &Result{Policy: sched.Name(), Procs: P, NoKill: opt.NoKill, Outcomes: make([]job.Outcome, len(jobs))}
+	state := make([]uint8, len(jobs))
+	var ends endHeap
+	free := P
+	next := 0 // next job to submit
+	done := 0
+	waiting := 0
+	wake := policy.NoWake
+	var now int64
+	var startErr error
+
+	startFn := func(r *job.Request) {
+		if startErr != nil {
+			return
+		}
+		id := r.ID
+		if id < 0 || id >= len(jobs) || &jobs[id].Request != r {
+			startErr = fmt.Errorf("sim: policy %s started an unknown job", res.Policy)
+			return
+		}
+		if state[id] != stWaiting {
+			startErr = fmt.Errorf("sim: policy %s started job %d at %d, which is not waiting", res.Policy, r.SWFID, now)
+			return
+		}
+		if r.Procs > free {
+			startErr = fmt.Errorf("sim: policy %s started job %d (%d processors) at %d with only %d free", res.Policy, r.SWFID, r.Procs, now, free)
+			return
+		}
+		j := &jobs[id]
+		free -= r.Procs
+		state[id] = stRunning
+		waiting--
+		o := &res.Outcomes[id]
+		o.Start = now
+		run := j.Runtime
+		if !opt.NoKill && run > j.Estimate {
+			run = j.Estimate
+			o.Killed = true
+		}
+		o.End = now + run
+		ends.push(endItem{o.End, int32(id)})
+	}
+
+	for {
+		// next instant
+		t := wake
+		if next < len(jobs) && jobs[next].Submit < t {
+			t = jobs[next].Submit
+		}
+		if len(ends) > 0 && ends[0].t < t {
+			t = ends[0].t
+		}
+		if t == policy.NoWake {
+			break
+		}
+		now = t
+		// 1. ends
+		for len(ends) > 0 && ends[0].t == now {
+			id := int(ends.pop().id)
+			state[id] = stDone
+			free += jobs[id].Procs
+			done++
+			if res.Outcomes[id].Killed {
+				res.Killed++
+			}
+			sched.Remove(now, &jobs[id].Request)
+			if opt.Progress != nil && done&8191 == 0 {
+				opt.Progress(done)
+			}
+		}
+		// 2. submissions
+		for next < len(jobs) && jobs[next].Submit == now {
+			j := &jobs[next]
+			res.Outcomes[next] = job.Outcome{Job: *j, Start: -1, End: -1, Bound: -1}
+			state[next] = stWaiting
+			waiting++
+			sched.Insert(now, &j.Request)
+			if guar != nil && !opt.NoKill {
+				res.Outcomes[next].Bound = guar.Guarantee(&j.Request)
+			}
+			next++
+		}
+		// 3. one pass
+		wake = sched.Tick(now, startFn)
+		res.Passes++
+		if startErr != nil {
+			return nil, startErr
+		}
+		if wake <= now {
+			return nil, fmt.Errorf("sim: policy %s asked to be woken at %d, not after now (%d)", res.Policy, wake, now)
+		}
+		if waiting > 0 && len(ends) == 0 && next == len(jobs) && wake == policy.NoWake {
+			return nil, fmt.Errorf("sim: policy %s leaves %d jobs waiting on an idle machine at %d", res.Policy, waiting, now)
+		}
+	}
+	if opt.Progress != nil {
+		opt.Progress(done)
+	}
+	if done != len(jobs) {
+		return nil, fmt.Errorf("sim: only %d of %d jobs completed", done, len(jobs))
+	}
+	return res, nil
+}
+
+type endItem struct {
+	t  int64
+	id int32
+}
+
+// endHeap is a binary min-heap on (time, job ID).
+type endHeap []endItem
+
+func (h endHeap) less(a, b int) bool {
+	return h[a].t < h[b].t || (h[a].t == h[b].t && h[a].id < h[b].id)
+}
+
+func (h *endHeap) push(it endItem) {
+	*h = append(*h, it)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *endHeap) pop() endItem {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= len(s) {
+			break
+		}
+		m := l
+		if l+1 < len(s) && s.less(l+1, l) {
+			m = l + 1
+		}
+		if !s.less(m, i) {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}
