@@ -1,0 +1,154 @@
+package metrics
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Row is one labelled Summary, typically one policy, in a comparison.
+type Row struct {
+	Label string
+	S     Summary
+}
+
+// Fixed-decimal formatting shared by the table and the CSV.
+func secs(x float64) string  { return strconv.FormatFloat(x, 'f', 1, 64) }
+func ratio(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+func pct(x float64) string   { return strconv.FormatFloat(100*x, 'f', 2, 64) }
+func itoa(x int) string      { return strconv.Itoa(x) }
+func i64(x int64) string     { return strconv.FormatInt(x, 10) }
+
+// WriteTable prints rows as an aligned text table: a first block with the
+// overall metrics (policy, jobs, mean/median/p90/p99/max wait, mean
+// response, mean bounded slowdown, utilization in %, makespan, killed) and,
+// after a blank line, a second block with the short/long split (jobs, mean
+// wait, mean response and mean bounded slowdown per class). Seconds are
+// printed with one decimal, slowdowns and utilization with two. The label
+// column is left-aligned, the others right-aligned.
+func WriteTable(w io.Writer, rows []Row) error {
+	overall := [][]string{{"policy", "jobs", "mean wait", "median wait", "p90 wait", "p99 wait",
+		"max wait", "mean resp", "mean bsld", "util %", "makespan", "killed"}}
+	split := [][]string{{"policy", "short jobs", "short wait", "short resp", "short bsld",
+		"long jobs", "long wait", "long resp", "long bsld"}}
+	for _, r := range rows {
+		a, sh, lo := r.S.All, r.S.Short, r.S.Long
+		overall = append(overall, []string{r.Label, itoa(a.Jobs), secs(a.MeanWait), secs(a.MedianWait),
+			secs(a.P90Wait), secs(a.P99Wait), i64(a.MaxWait), secs(a.MeanResponse), ratio(a.MeanBSLD),
+			pct(r.S.Utilization), i64(r.S.Makespan), itoa(a.Killed)})
+		split = append(split, []string{r.Label,
+			itoa(sh.Jobs), secs(sh.MeanWait), secs(sh.MeanResponse), ratio(sh.MeanBSLD),
+			itoa(lo.Jobs), secs(lo.MeanWait), secs(lo.MeanResponse), ratio(lo.MeanBSLD)})
+	}
+	bw := bufio.NewWriter(w)
+	writeAligned(bw, overall)
+	bw.WriteByte('\n')
+	writeAligned(bw, split)
+	return bw.Flush()
+}
+
+// writeAligned writes cells with two spaces between columns, the first
+// column left-aligned and padded, the others right-aligned, no trailing
+// blanks. Widths count runes.
+func writeAligned(w *bufio.Writer, cells [][]string) {
+	var width []int
+	for _, row := range cells {
+		for j, c := range row {
+			if j >= len(width) {
+				width = append(width, 0)
+			}
+			width[j] = max(width[j], len([]rune(c)))
+		}
+	}
+	for _, row := range cells {
+		for j, c := range row {
+			pad := strings.Repeat(" ", width[j]-len([]rune(c)))
+			switch {
+			case j == 0 && j == len(row)-1:
+				w.WriteString(c)
+			case j == 0:
+				w.WriteString(c + pad)
+			default:
+				w.WriteString("  " + pad + c)
+			}
+		}
+		w.WriteByte('\n')
+	}
+}
+
+// jsonRow is the JSON form of a Row: the label under "policy", followed by
+// the Summary's fields.
+type jsonRow struct {
+	Policy string `json:"policy"`
+	Summary
+}
+
+// WriteJSON writes rows as an indented JSON array, one object per row with
+// the key "policy" (the label) followed by the Summary fields in snake_case
+// ("all", "short" and "long" Stats objects, "utilization" as a fraction,
+// "makespan", "first_submit", "last_end", "excluded"). Numbers keep full
+// precision; the output is deterministic.
+func WriteJSON(w io.Writer, rows []Row) error {
+	out := make([]jsonRow, len(rows))
+	for i, r := range rows {
+		out[i] = jsonRow{Policy: r.Label, Summary: r.S}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// statsColumns names the CSV columns of one Stats, without class prefix.
+var statsColumns = []string{"jobs", "mean_wait", "median_wait", "p90_wait", "p99_wait",
+	"max_wait", "mean_response", "mean_bsld", "killed"}
+
+func statsCells(s Stats) []string {
+	return []string{itoa(s.Jobs), secs(s.MeanWait), secs(s.MedianWait), secs(s.P90Wait),
+		secs(s.P99Wait), i64(s.MaxWait), secs(s.MeanResponse), ratio(s.MeanBSLD), itoa(s.Killed)}
+}
+
+// CSVHeader returns the columns WriteCSV writes: policy; the all-jobs
+// Stats (jobs, mean_wait, median_wait, p90_wait, p99_wait, max_wait,
+// mean_response, mean_bsld, killed); utilization_pct, makespan,
+// first_submit, last_end, excluded; then the same Stats columns prefixed
+// short_ and long_.
+func CSVHeader() []string {
+	h := []string{"policy"}
+	h = append(h, statsColumns...)
+	h = append(h, "utilization_pct", "makespan", "first_submit", "last_end", "excluded")
+	for _, class := range []string{"short_", "long_"} {
+		for _, c := range statsColumns {
+			h = append(h, class+c)
+		}
+	}
+	return h
+}
+
+// WriteCSV writes a header line (CSVHeader) and one line per row, with the
+// same fixed decimals as WriteTable.
+func WriteCSV(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader()); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		rec := []string{r.Label}
+		rec = append(rec, statsCells(r.S.All)...)
+		rec = append(rec, pct(r.S.Utilization), i64(r.S.Makespan), i64(r.S.FirstSubmit),
+			i64(r.S.LastEnd), itoa(r.S.Excluded))
+		rec = append(rec, statsCells(r.S.Short)...)
+		rec = append(rec, statsCells(r.S.Long)...)
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
