@@ -287,3 +287,48 @@ func (p *Profile) Forget(t int64) {
 		p.mergeAt(0)
 	}
 }
+
+// PrefixMax walks the profile forward from a time and answers "the largest
+// number of free processors at any instant of [from, x)" for
+// non-decreasing x, in O(1) amortized per step walked. It is invalidated by
+// any change to the profile (start a new one).
+type PrefixMax struct {
+	p    *Profile
+	from int64
+	i    int // next step to fold in
+	max  int
+}
+
+// PrefixMax starts a forward walk at from.
+func (p *Profile) PrefixMax(from int64) PrefixMax {
+	i := p.seg(from)
+	pm := PrefixMax{p: p, from: from}
+	if i < 0 {
+		// [from, times[0]) is fully free (or everything is, if empty)
+		pm.max = p.procs
+		pm.i = 0
+	} else {
+		pm.i = i
+	}
+	return pm
+}
+
+// Before is the largest free count over [from, x); x must not decrease
+// between calls. It is 0 for an empty interval.
+func (pm *PrefixMax) Before(x int64) int {
+	if x <= pm.from {
+		return 0
+	}
+	p := pm.p
+	for pm.i < len(p.times) && p.times[pm.i] < x {
+		if p.free[pm.i] > pm.max {
+			pm.max = p.free[pm.i]
+		}
+		pm.i++
+	}
+	if pm.i == len(p.times) && len(p.times) > 0 {
+		// past the last breakpoint everything is free
+		pm.max = p.procs
+	}
+	return pm.max
+}

@@ -155,3 +155,27 @@ func TestForget(t *testing.T) {
 		t.Fatalf("first step at %d, want 7", p.Steps()[0].At)
 	}
 }
+
+func TestPrefixMax(t *testing.T) {
+	for seed := uint64(1); seed <= 100; seed++ {
+		r := rand.New(rand.NewPCG(seed, 11))
+		p := New(8)
+		for k := 0; k < 20; k++ {
+			s := int64(r.IntN(200))
+			d := int64(1 + r.IntN(40))
+			n := 1 + r.IntN(8)
+			if p.MinFree(s, s+d) >= n {
+				mustAdd(t, p, s, s+d, n)
+			}
+		}
+		from := int64(r.IntN(100))
+		pm := p.PrefixMax(from)
+		x := from
+		for k := 0; k < 30; k++ {
+			x += int64(r.IntN(20))
+			if got, want := pm.Before(x), p.MaxFree(from, x); got != want {
+				t.Fatalf("seed %d: PrefixMax(%d).Before(%d)=%d, MaxFree=%d; steps %v", seed, from, x, got, want, p.Steps())
+			}
+		}
+	}
+}

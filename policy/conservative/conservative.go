@@ -46,6 +46,9 @@ type Conservative struct {
 	wait []*entry // sorted by (start, ID)
 	// guarantee of the last inserted jobs, looked up by Guarantee
 	byID map[int]*entry
+	// literal selects the paper's literal compression (remove every
+	// reservation, re-insert all); tests check compress against it.
+	literal bool
 }
 
 var (
@@ -106,7 +109,7 @@ func (c *Conservative) Guarantee(j *job.Request) int64 {
 func (c *Conservative) Remove(now int64, j *job.Request) {
 	if running, early := c.run.End(now, j); running {
 		if early {
-			c.replan(now)
+			c.compress(now)
 		}
 		return
 	}
@@ -118,7 +121,67 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 	c.unplace(e)
 	i, _ := slices.BinarySearchFunc(c.wait, e, cmpEntry)
 	c.wait = slices.Delete(c.wait, i, i+1)
-	c.replan(now)
+	c.compress(now)
+}
+
+// compress re-places the waiting jobs after capacity was freed. Its result
+// is exactly that of replan (remove every reservation, re-insert in the
+// order of the current reservations), computed without touching the jobs
+// that cannot move:
+//
+// When job k's turn comes, the jobs after it in the order start at or after
+// its start s, so they hold nothing in [now, s); and k can only move
+// earlier if some instant of [now, s) has ≥ n free processors. A forward
+// walk over the profile (PrefixMax) answers that for all jobs in one pass,
+// O(B+Q). Only a job that passes the test is re-placed: the later jobs
+// whose reservations start in [s, s+estimate) — the only ones that could
+// touch a window starting before s — are lifted from the profile, the job
+// takes its earliest fit (≤ s), and they are put back, which always
+// succeeds because a job re-placed earlier overlaps their slots no more
+// than it did before.
+func (c *Conservative) compress(now int64) {
+	if c.literal {
+		c.replan(now)
+		return
+	}
+	if c.run.Overrunning(now) {
+		c.replan(now)
+		return
+	}
+	prof := c.run.Prof
+	pm := prof.PrefixMax(now)
+	moved := false
+	for k, e := range c.wait {
+		if e.start <= now || pm.Before(e.start) < e.j.Procs {
+			continue
+		}
+		old := e.start
+		rest := c.wait[k+1:]
+		hi, _ := slices.BinarySearchFunc(rest, old+e.j.Estimate, func(x *entry, t int64) int {
+			if x.start < t {
+				return -1
+			}
+			return 1
+		})
+		lifted := rest[:hi]
+		c.unplace(e)
+		for _, l := range lifted {
+			c.unplace(l)
+		}
+		c.place(now, e)
+		for _, l := range lifted {
+			if err := prof.Add(l.start, l.start+l.j.Estimate, l.j.Procs); err != nil {
+				panic("conservative: compression: " + err.Error()) // unreachable, see above
+			}
+		}
+		if e.start != old {
+			moved = true
+		}
+		pm = prof.PrefixMax(now)
+	}
+	if moved {
+		slices.SortFunc(c.wait, cmpEntry)
+	}
 }
 
 // replan removes every reservation and re-inserts the waiting jobs in the
