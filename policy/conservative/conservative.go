@@ -126,58 +126,43 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 
 // compress re-places the waiting jobs after capacity was freed. Its result
 // is exactly that of replan (remove every reservation, re-insert in the
-// order of the current reservations), computed without touching the jobs
-// that cannot move:
+// order of the current reservations), computed job by job while the other
+// reservations stay in the profile:
 //
-// When job k's turn comes, the jobs after it in the order start at or after
-// its start s, so they hold nothing in [now, s); and k can only move
-// earlier if some instant of [now, s) has ≥ n free processors. A forward
-// walk over the profile (PrefixMax) answers that for all jobs in one pass,
-// O(B+Q). Only a job that passes the test is re-placed: the later jobs
-// whose reservations start in [s, s+estimate) — the only ones that could
-// touch a window starting before s — are lifted from the profile, the job
-// takes its earliest fit (≤ s), and they are put back, which always
-// succeeds because a job re-placed earlier overlaps their slots no more
-// than it did before.
+// When job k (start s, size n, estimate d) is re-placed, a candidate window
+// [t, t+d) with t ≤ s meets the later jobs only at instants x ≥ s, all
+// inside k's old slot. At such x, k coexisted with every later job before
+// the early end; the jobs re-placed before k cover x only where they did
+// before (they moved earlier and x is past their old start); and the early
+// end only added free capacity. So ≥ n processors are free at x whether or
+// not the later jobs are held, and the earliest fit is the same either way.
+// The equivalence is checked job by job by a randomized test.
+//
+// The later jobs hold nothing in [now, s), so k can only move if some
+// instant of [now, s) has ≥ n free processors. A forward walk over the
+// profile (PrefixMax) answers that for all jobs in one pass, O(B+Q); only
+// the jobs that pass are re-placed, at O(log B + k) for the query and O(B)
+// for the profile update.
 func (c *Conservative) compress(now int64) {
-	if c.literal {
-		c.replan(now)
-		return
-	}
-	if c.run.Overrunning(now) {
+	if c.literal || c.run.Overrunning(now) {
 		c.replan(now)
 		return
 	}
 	prof := c.run.Prof
 	pm := prof.PrefixMax(now)
 	moved := false
-	for k, e := range c.wait {
+	for _, e := range c.wait {
 		if e.start <= now || pm.Before(e.start) < e.j.Procs {
 			continue
 		}
 		old := e.start
-		rest := c.wait[k+1:]
-		hi, _ := slices.BinarySearchFunc(rest, old+e.j.Estimate, func(x *entry, t int64) int {
-			if x.start < t {
-				return -1
-			}
-			return 1
-		})
-		lifted := rest[:hi]
 		c.unplace(e)
-		for _, l := range lifted {
-			c.unplace(l)
-		}
 		c.place(now, e)
-		for _, l := range lifted {
-			if err := prof.Add(l.start, l.start+l.j.Estimate, l.j.Procs); err != nil {
-				panic("conservative: compression: " + err.Error()) // unreachable, see above
-			}
-		}
 		if e.start != old {
 			moved = true
+			pm = prof.PrefixMax(now)
 		}
-		pm = prof.PrefixMax(now)
+		// else the profile is back as it was and the walk stays valid
 	}
 	if moved {
 		slices.SortFunc(c.wait, cmpEntry)
@@ -185,9 +170,9 @@ func (c *Conservative) compress(now int64) {
 }
 
 // replan removes every reservation and re-inserts the waiting jobs in the
-// order of their current reservations. Before re-inserting it lets the
-// running jobs that overran their estimate (possible only without kills)
-// extend their hold, so in that case jobs may move later.
+// order of their current reservations: the paper's compression, used as is
+// when running jobs overran their estimate (possible only without kills),
+// since their holds must first be extended, and then jobs may move later.
 func (c *Conservative) replan(now int64) {
 	for _, e := range c.wait {
 		c.unplace(e)
