@@ -17,8 +17,7 @@ import (
 type Running struct {
 	Prof *profile.Profile
 	heap []runItem // min-heap on (end, id)
-	pos  map[int]int
-	// holds reservation end per running job
+	pos  []int32   // job ID → index in heap + 1 (0: not running); grows on demand
 }
 
 type runItem struct {
@@ -29,7 +28,7 @@ type runItem struct {
 
 // NewRunning returns a tracker with an empty profile of procs processors.
 func NewRunning(procs int) *Running {
-	return &Running{Prof: profile.New(procs), pos: make(map[int]int)}
+	return &Running{Prof: profile.New(procs)}
 }
 
 // Len is the number of running jobs.
@@ -50,10 +49,10 @@ func (r *Running) Start(now int64, j *job.Request) error {
 // hold. It reports whether j was running, and whether it ended before the
 // end of its hold (an early end, which frees capacity in the future).
 func (r *Running) End(now int64, j *job.Request) (running, early bool) {
-	i, ok := r.pos[j.ID]
-	if !ok {
+	if j.ID >= len(r.pos) || r.pos[j.ID] == 0 {
 		return false, false
 	}
+	i := int(r.pos[j.ID]) - 1
 	it := r.heap[i]
 	r.remove(i)
 	if it.end > now {
@@ -92,23 +91,26 @@ func (r *Running) less(a, b int) bool {
 
 func (r *Running) swap(a, b int) {
 	r.heap[a], r.heap[b] = r.heap[b], r.heap[a]
-	r.pos[r.heap[a].id] = a
-	r.pos[r.heap[b].id] = b
+	r.pos[r.heap[a].id] = int32(a + 1)
+	r.pos[r.heap[b].id] = int32(b + 1)
 }
 
 func (r *Running) push(it runItem) {
 	r.heap = append(r.heap, it)
 	i := len(r.heap) - 1
-	r.pos[it.id] = i
+	for it.id >= len(r.pos) {
+		r.pos = append(r.pos, 0)
+	}
+	r.pos[it.id] = int32(i + 1)
 	r.up(i)
 }
 
 func (r *Running) remove(i int) {
 	last := len(r.heap) - 1
-	delete(r.pos, r.heap[i].id)
+	r.pos[r.heap[i].id] = 0
 	if i != last {
 		r.heap[i] = r.heap[last]
-		r.pos[r.heap[i].id] = i
+		r.pos[r.heap[i].id] = int32(i + 1)
 		r.heap = r.heap[:last]
 		r.down(i)
 		r.up(i)
