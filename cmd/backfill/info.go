@@ -1,0 +1,169 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"backfill/audit"
+	"backfill/job"
+	"backfill/policy"
+	"backfill/workload"
+)
+
+func newInfo() *cobra.Command {
+	f := &traceFlags{}
+	cmd := &cobra.Command{
+		Use:   "info [FILE]",
+		Short: "Describe a workload: jobs, machine size, span, offered load, estimate accuracy, skipped records",
+		Example: `  backfill info ../shared/traces/SDSC-SP2-1998-4.2-cln.swf.gz
+  backfill info            # the embedded KTH SP2 trace`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := ""
+			if len(args) == 1 {
+				path = args[0]
+			}
+			tr, err := f.load(path)
+			if err != nil {
+				return err
+			}
+			return workload.Summarize(tr).WriteText(cmd.OutOrStdout())
+		},
+	}
+	f.register(cmd, false)
+	return cmd
+}
+
+func newCheck() *cobra.Command {
+	var procs int
+	var noKill, fcfs, lenient bool
+	cmd := &cobra.Command{
+		Use:   "check SCHEDULE.swf",
+		Short: "Audit an SWF schedule (ours or another simulator's) and list every violation",
+		Long: `check reads a schedule in SWF (start = submit + wait, end = start + run time,
+size = allocated processors, else requested) and audits it: at no instant more
+than P processors busy; no start before submission; in kill mode no job runs
+longer than its requested time; with --fcfs, starts in arrival order. It
+exits with status 1 when there is a violation.`,
+		Example: `  backfill simulate --policy easy --out out/ && backfill check out/easy.swf
+  backfill check other-simulator.swf --procs 128 --no-kill`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			outs, P, skipped, err := readSchedule(args[0], procs, lenient)
+			if err != nil {
+				return err
+			}
+			rep := audit.Audit(outs, audit.Options{Procs: P, Kill: !noKill, FCFS: fcfs, Expect: -1})
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%s: %d jobs on %d processors", args[0], len(outs), P)
+			if skipped.Total() > 0 {
+				fmt.Fprintf(w, "; not checked: %s", skipped.String())
+			}
+			fmt.Fprintln(w)
+			if err := rep.Write(w); err != nil {
+				return err
+			}
+			if !rep.OK() {
+				return fmt.Errorf("%d violations", rep.Total())
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVarP(&procs, "procs", "p", 0, "machine size P (default: the schedule's MaxProcs header, else MaxNodes)")
+	fl.BoolVar(&noKill, "no-kill", false, "jobs were allowed to run past their requested time")
+	fl.BoolVar(&fcfs, "fcfs", false, "also check that jobs start in arrival order")
+	fl.BoolVar(&lenient, "lenient", false, "count malformed lines as warnings instead of failing")
+	return cmd
+}
+
+// readSchedule reads an SWF schedule into outcomes. Records whose wait or
+// run time is unknown cannot be placed in time; they are counted, not
+// checked.
+func readSchedule(path string, procs int, lenient bool) ([]job.Outcome, int, workload.Counts, error) {
+	var skipped workload.Counts
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, 0, skipped, err
+	}
+	defer fh.Close()
+	rd, err := workload.NewReader(fh, path, lenient)
+	if err != nil {
+		return nil, 0, skipped, err
+	}
+	var outs []job.Outcome
+	for {
+		rec, err := rd.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, 0, skipped, err
+		}
+		size := rec.AllocProcs
+		if size <= 0 {
+			size = rec.ReqProcs
+		}
+		switch {
+		case rec.Submit < 0:
+			skipped.Add("submit time unknown", 1)
+			continue
+		case rec.Wait < 0:
+			skipped.Add("wait time unknown", 1)
+			continue
+		case rec.Run < 0:
+			skipped.Add("run time unknown", 1)
+			continue
+		case size <= 0:
+			skipped.Add("size unknown", 1)
+			continue
+		}
+		est := rec.ReqTime
+		if est <= 0 {
+			est = 1<<62 - 1 // no requested time: nothing to check against
+		}
+		start := rec.Submit + rec.Wait
+		outs = append(outs, job.Outcome{
+			Job: job.Job{Request: job.Request{ID: len(outs), SWFID: rec.JobNumber, Submit: rec.Submit,
+				Procs: int(size), Estimate: est}, Runtime: rec.Run, Line: rec.Line},
+			Start: start, End: start + rec.Run, Killed: rec.Status == 0, Bound: -1,
+		})
+	}
+	if procs <= 0 {
+		h := rd.Header()
+		switch {
+		case h.MaxProcs > 0:
+			procs = int(h.MaxProcs)
+		case h.MaxNodes > 0:
+			procs = int(h.MaxNodes)
+		default:
+			return nil, 0, skipped, fmt.Errorf("%s: no MaxProcs or MaxNodes in the header; give --procs", path)
+		}
+	}
+	return outs, procs, skipped, nil
+}
+
+func newPolicies() *cobra.Command {
+	return &cobra.Command{
+		Use:   "policies",
+		Short: "List the scheduling policies and their parameters",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := cmd.OutOrStdout()
+			for _, p := range policy.List() {
+				fmt.Fprintf(w, "%s\n    %s\n", p.Name, p.Doc)
+				for _, pp := range p.Params {
+					fmt.Fprintf(w, "    %s:%s=… (default %s): %s\n", p.Name, pp.Name, pp.Default, pp.Doc)
+				}
+			}
+			fmt.Fprintln(w, strings.TrimSpace(`
+Parameters follow the name after colons, e.g. easy:depth=4.`))
+			return nil
+		},
+	}
+}

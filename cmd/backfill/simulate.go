@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"backfill/audit"
+	"backfill/metrics"
+	"backfill/policy"
+	_ "backfill/policy/all" // register every policy
+	"backfill/sim"
+	"backfill/workload"
+)
+
+type simulateFlags struct {
+	traceFlags
+	policies []string
+	out      string
+	format   string
+	noKill   bool
+	warmUp   int64
+	drain    int64
+	tau      int64
+	workers  int
+	noAudit  bool
+}
+
+func newSimulate() *cobra.Command {
+	f := &simulateFlags{}
+	cmd := &cobra.Command{
+		Use:   "simulate",
+		Short: "Simulate policies on a trace and compare their metrics",
+		Example: `  # FCFS vs EASY vs conservative on the embedded KTH SP2 trace
+  backfill simulate
+
+  # a real trace, on 128 processors, as JSON
+  backfill simulate --trace CTC-SP2-1996-3.1-cln.swf.gz --policy easy,conservative --format json
+
+  # EASY with reservations for the first 4 jobs; per-job CSV and SWF schedules in out/
+  backfill simulate --policy easy,easy:depth=4 --out out/`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, f) },
+	}
+	f.register(cmd, true)
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.policies, "policy", []string{"fcfs", "easy", "conservative"}, "policies to compare, comma-separated, each name[:key=value...] (see 'backfill policies')")
+	fl.StringVarP(&f.out, "out", "o", "", "directory for per-job CSV (Batsim jobs.csv columns), SWF schedules and the summary")
+	fl.StringVarP(&f.format, "format", "f", "table", "summary format: table, json or csv")
+	fl.BoolVar(&f.noKill, "no-kill", false, "let jobs run past their estimate (default: kill at the estimate, as the papers' simulations)")
+	fl.Int64Var(&f.warmUp, "warmup", 0, "exclude jobs submitted in the first S seconds from the averages")
+	fl.Int64Var(&f.drain, "drain", 0, "exclude jobs submitted in the last S seconds from the averages")
+	fl.Int64Var(&f.tau, "tau", 10, "bounded-slowdown threshold τ in seconds")
+	fl.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "policies simulated in parallel")
+	fl.BoolVar(&f.noAudit, "no-audit", false, "skip the schedule audit after each simulation")
+	return cmd
+}
+
+type simRun struct {
+	spec string
+	res  *sim.Result
+	sum  metrics.Summary
+	err  error
+}
+
+func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
+	switch f.format {
+	case "table", "json", "csv":
+	default:
+		return fmt.Errorf("--format: expected table, json or csv, found %q", f.format)
+	}
+	if len(f.policies) == 0 {
+		return fmt.Errorf("--policy: no policy given")
+	}
+	tr, err := f.load(f.trace)
+	if err != nil {
+		return err
+	}
+	// build every policy first so that a bad spec fails before any work
+	for _, spec := range f.policies {
+		if _, err := policy.New(spec, tr.Procs); err != nil {
+			return err
+		}
+	}
+	runs := make([]simRun, len(f.policies))
+	bar := newProgress(int64(len(tr.Jobs)*len(runs)), "simulating")
+	workers := max(1, f.workers)
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for i, spec := range f.policies {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			runs[i] = simulateOne(tr, spec, f, bar)
+		}()
+	}
+	wg.Wait()
+	bar.finish()
+	for _, r := range runs {
+		if r.err != nil {
+			return r.err
+		}
+	}
+	rows := make([]metrics.Row, len(runs))
+	for i, r := range runs {
+		rows[i] = metrics.Row{Label: r.res.Policy, S: r.sum}
+	}
+	header := runHeader(tr, f)
+	if f.out != "" {
+		if err := writeOutputs(f.out, tr, runs, rows, header, f); err != nil {
+			return err
+		}
+	}
+	return writeSummary(cmd.OutOrStdout(), f.format, tr, rows, header)
+}
+
+func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progress) simRun {
+	s, err := policy.New(spec, tr.Procs)
+	if err != nil {
+		return simRun{spec: spec, err: err}
+	}
+	last := 0
+	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, NoKill: f.noKill, Progress: func(done int) {
+		bar.add(int64(done - last))
+		last = done
+	}})
+	if err != nil {
+		return simRun{spec: spec, err: fmt.Errorf("%s on %s: %w", spec, tr.Name, err)}
+	}
+	if !f.noAudit {
+		rep := audit.Audit(res.Outcomes, audit.Options{
+			Procs: tr.Procs, Kill: !f.noKill, KnownRuntime: true,
+			FCFS: spec == "fcfs", Expect: len(tr.Jobs),
+		})
+		if !rep.OK() {
+			return simRun{spec: spec, err: fmt.Errorf("%s on %s: the schedule fails the audit (a bug in the policy or the engine):\n%s", spec, tr.Name, rep.String())}
+		}
+	}
+	sum := metrics.Summarize(res.Outcomes, metrics.Options{Procs: tr.Procs, Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain})
+	return simRun{spec: spec, res: res, sum: sum}
+}
+
+// runHeader is the provenance written into every output: the trace, the
+// ingestion rules in force, and the simulation settings.
+func runHeader(tr *workload.Trace, f *simulateFlags) []string {
+	h := []string{
+		"trace: " + tr.Name,
+		fmt.Sprintf("machine: %d processors (%s)", tr.Procs, tr.ProcsSource),
+		fmt.Sprintf("jobs simulated: %d", len(tr.Jobs)),
+	}
+	for _, r := range tr.Rules {
+		h = append(h, "rule: "+r)
+	}
+	kill := "jobs are killed at their estimate"
+	if f.noKill {
+		kill = "jobs run past their estimate (--no-kill)"
+	}
+	h = append(h, "kill: "+kill, fmt.Sprintf("bounded slowdown tau: %d s", f.tau))
+	if f.warmUp > 0 || f.drain > 0 {
+		h = append(h, fmt.Sprintf("averages exclude jobs submitted in the first %d s and the last %d s", f.warmUp, f.drain))
+	}
+	return h
+}
+
+func writeSummary(w io.Writer, format string, tr *workload.Trace, rows []metrics.Row, header []string) error {
+	switch format {
+	case "json":
+		var buf bytes.Buffer
+		if err := metrics.WriteJSON(&buf, rows); err != nil {
+			return err
+		}
+		env := struct {
+			Trace   string          `json:"trace"`
+			Procs   int             `json:"procs"`
+			Header  []string        `json:"header"`
+			Results json.RawMessage `json:"results"`
+		}{tr.Name, tr.Procs, header, json.RawMessage(bytes.TrimSpace(buf.Bytes()))}
+		b, err := json.MarshalIndent(env, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	case "csv":
+		for _, h := range header {
+			fmt.Fprintf(w, "# %s\n", h)
+		}
+		return metrics.WriteCSV(w, rows)
+	default:
+		for _, h := range header {
+			fmt.Fprintf(w, "# %s\n", h)
+		}
+		fmt.Fprintln(w)
+		return metrics.WriteTable(w, rows)
+	}
+}
+
+// fileName turns a policy spec into a file-name-safe stem.
+func fileName(spec string) string {
+	r := strings.NewReplacer(":", "_", "=", "-", "/", "_", " ", "_")
+	return r.Replace(spec)
+}
+
+func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.Row, header []string, f *simulateFlags) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, r := range runs {
+		stem := filepath.Join(dir, fileName(r.res.Policy))
+		comments := append([]string{"policy: " + r.res.Policy}, header...)
+		if err := writeFile(stem+".jobs.csv", func(w io.Writer) error {
+			return metrics.WriteJobsCSV(w, r.res.Outcomes, tr.Name, f.tau, comments)
+		}); err != nil {
+			return err
+		}
+		if err := writeFile(stem+".swf", func(w io.Writer) error {
+			return workload.WriteSchedule(w, tr, r.res.Outcomes, comments)
+		}); err != nil {
+			return err
+		}
+	}
+	for _, format := range []string{"table", "json", "csv"} {
+		ext := map[string]string{"table": "txt", "json": "json", "csv": "csv"}[format]
+		if err := writeFile(filepath.Join(dir, "summary."+ext), func(w io.Writer) error {
+			return writeSummary(w, format, tr, rows, header)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFile(path string, fill func(io.Writer) error) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := newBufWriter(fh)
+	if err := fill(bw); err != nil {
+		fh.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		fh.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return fh.Close()
+}
