@@ -97,22 +97,6 @@ func (p *Profile) split(t int64) int {
 	return i
 }
 
-// update adds delta to free(t) on [start, end) and re-merges equal steps at
-// the two boundaries.
-func (p *Profile) update(start, end int64, delta int) {
-	if end <= start || delta == 0 {
-		return
-	}
-	i := p.split(start)
-	j := p.split(end)
-	for k := i; k < j; k++ {
-		p.free[k] += delta
-	}
-	// merge at end first so index i stays valid
-	p.mergeAt(j)
-	p.mergeAt(i)
-}
-
 // mergeAt removes breakpoint i if it does not change the step value.
 func (p *Profile) mergeAt(i int) {
 	if i < 0 || i >= len(p.times) {
@@ -139,10 +123,9 @@ func (p *Profile) Add(start, end int64, n int) error {
 	if n < 0 || n > p.procs {
 		return fmt.Errorf("profile: cannot hold %d processors on a %d-processor machine", n, p.procs)
 	}
-	if m := p.MinFree(start, end); m < n {
-		return fmt.Errorf("profile: %d processors over [%d, %d) exceed the %d free", n, start, end, m)
+	if !p.apply(start, end, -n) {
+		return fmt.Errorf("profile: %d processors over [%d, %d) exceed the %d free", n, start, end, p.MinFree(start, end))
 	}
-	p.update(start, end, -n)
 	return nil
 }
 
@@ -156,11 +139,36 @@ func (p *Profile) Remove(start, end int64, n int) error {
 	if n < 0 {
 		return fmt.Errorf("profile: cannot release %d processors", n)
 	}
-	if m := p.MaxFree(start, end); m+n > p.procs {
-		return fmt.Errorf("profile: releasing %d processors over [%d, %d) exceeds the machine (%d free of %d)", n, start, end, m, p.procs)
+	if !p.apply(start, end, n) {
+		return fmt.Errorf("profile: releasing %d processors over [%d, %d) exceeds the machine (%d free of %d)", n, start, end, p.MaxFree(start, end), p.procs)
 	}
-	p.update(start, end, n)
 	return nil
+}
+
+// apply adds delta to free(t) on [start, end) if every step stays within
+// [0, procs], in one pass; otherwise it restores the profile and reports
+// false.
+func (p *Profile) apply(start, end int64, delta int) bool {
+	i := p.split(start)
+	j := p.split(end)
+	ok := true
+	k := i
+	for ; k < j; k++ {
+		f := p.free[k] + delta
+		if f < 0 || f > p.procs {
+			ok = false
+			break
+		}
+		p.free[k] = f
+	}
+	if !ok {
+		for k--; k >= i; k-- {
+			p.free[k] -= delta
+		}
+	}
+	p.mergeAt(j)
+	p.mergeAt(i)
+	return ok
 }
 
 // MinFree is the least number of free processors at any instant of
@@ -331,4 +339,54 @@ func (pm *PrefixMax) Before(x int64) int {
 		pm.max = p.procs
 	}
 	return pm.max
+}
+
+// EarliestFitMoving is EarliestFit for a job that already holds n
+// processors over [own, own+dur) and may only move earlier: its own hold
+// counts as free, and the answer is own when no earlier start fits. The
+// profile is not changed, and the scan stops by own+dur. Conservative
+// backfilling's compression uses it to learn, without touching the
+// profile, whether a reservation can move. O(log B + k) for k steps
+// visited.
+func (p *Profile) EarliestFitMoving(after, dur int64, n int, own int64) int64 {
+	if dur < 1 {
+		dur = 1
+	}
+	ownEnd := own + dur
+	t := after
+	x := t
+	k := p.seg(x)
+	for {
+		if t >= own {
+			return own
+		}
+		if x >= t+dur {
+			return t
+		}
+		for k+1 < len(p.times) && p.times[k+1] <= x {
+			k++
+		}
+		v := p.procs
+		next := Infinity
+		if k >= 0 {
+			v = p.free[k]
+		}
+		if k+1 < len(p.times) {
+			next = p.times[k+1]
+		}
+		// split the step at the own hold's boundaries
+		if x < own {
+			next = min(next, own)
+		} else if x < ownEnd {
+			v += n
+			next = min(next, ownEnd)
+		}
+		if next == Infinity {
+			return t
+		}
+		if v < n {
+			t = next
+		}
+		x = next
+	}
 }

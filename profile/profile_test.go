@@ -179,3 +179,38 @@ func TestPrefixMax(t *testing.T) {
 		}
 	}
 }
+
+// TestEarliestFitMoving: equal to removing the own hold, EarliestFit, and
+// capping at the own start, on random profiles with many coincident
+// boundaries.
+func TestEarliestFitMoving(t *testing.T) {
+	for seed := uint64(1); seed <= 2000; seed++ {
+		r := rand.New(rand.NewPCG(seed, 13))
+		procs := 1 + r.IntN(10)
+		p := New(procs)
+		for k := 0; k < 1+r.IntN(15); k++ {
+			s := int64(r.IntN(20) * 5)
+			d := int64(1+r.IntN(8)) * 5
+			n := 1 + r.IntN(procs)
+			if p.MinFree(s, s+d) >= n {
+				mustAdd(t, p, s, s+d, n)
+			}
+		}
+		n := 1 + r.IntN(procs)
+		dur := int64(1+r.IntN(8)) * 5
+		own := p.EarliestFit(int64(r.IntN(20)*5), dur, n)
+		mustAdd(t, p, own, own+dur, n)
+		after := int64(r.IntN(20) * 5)
+		if after > own {
+			after = own
+		}
+		got := p.EarliestFitMoving(after, dur, n, own)
+		if err := p.Remove(own, own+dur, n); err != nil {
+			t.Fatal(err)
+		}
+		want := min(p.EarliestFit(after, dur, n), own)
+		if got != want {
+			t.Fatalf("seed %d: EarliestFitMoving(%d,%d,%d,own=%d)=%d want %d; steps %v", seed, after, dur, n, own, got, want, p.Steps())
+		}
+	}
+}

@@ -141,8 +141,9 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 // The later jobs hold nothing in [now, s), so k can only move if some
 // instant of [now, s) has ≥ n free processors. A forward walk over the
 // profile (PrefixMax) answers that for all jobs in one pass, O(B+Q); only
-// the jobs that pass are re-placed, at O(log B + k) for the query and O(B)
-// for the profile update.
+// the jobs that pass are queried (EarliestFitMoving, which counts the job's
+// own hold as free and changes nothing), O(log B + k) for k steps visited,
+// and only the jobs that really move update the profile, O(B).
 func (c *Conservative) compress(now int64) {
 	if c.literal || c.run.Overrunning(now) {
 		c.replan(now)
@@ -155,14 +156,16 @@ func (c *Conservative) compress(now int64) {
 		if e.start <= now || pm.Before(e.start) < e.j.Procs {
 			continue
 		}
-		old := e.start
-		c.unplace(e)
-		c.place(now, e)
-		if e.start != old {
+		t := prof.EarliestFitMoving(now, e.j.Estimate, e.j.Procs, e.start)
+		if t < e.start {
+			c.unplace(e)
+			e.start = t
+			if err := prof.Add(t, t+e.j.Estimate, e.j.Procs); err != nil {
+				panic("conservative: " + err.Error()) // unreachable: EarliestFitMoving found room
+			}
 			moved = true
 			pm = prof.PrefixMax(now)
 		}
-		// else the profile is back as it was and the walk stays valid
 	}
 	if moved {
 		slices.SortFunc(c.wait, cmpEntry)

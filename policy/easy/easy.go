@@ -63,6 +63,9 @@ type EASY struct {
 	queue []*job.Request // waiting jobs in arrival order
 	// scratch for the pass
 	held []hold
+	// viaProfile makes depth 1 use the general profile route instead of
+	// the paper's criteria (tests check that the two agree).
+	viaProfile bool
 }
 
 type hold struct {
@@ -115,6 +118,9 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 		}
 	}
 	free := prof.FreeAt(now)
+	if e.depth == 1 && !e.viaProfile {
+		return e.tickEASY(now, free, start)
+	}
 	reserved := 0
 	kept := e.queue[:0]
 	e.held = e.held[:0]
@@ -154,5 +160,55 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 	for _, h := range e.held {
 		_ = prof.Remove(h.start, h.end, h.n)
 	}
+	return policy.NoWake
+}
+
+// tickEASY is the pass for depth 1, with the paper's two criteria taken
+// literally: the first job that does not fit now gets the shadow time S
+// (its earliest fit) and the extra nodes X (processors free at S once it
+// starts); a later job starts now iff it fits now and ends by S, or uses
+// no more than min(free, X). Each start updates free, and X when the job
+// runs past S. O(1) per candidate after one earliest-fit query.
+func (e *EASY) tickEASY(now int64, free int, start func(*job.Request)) int64 {
+	prof := e.run.Prof
+	var shadow int64
+	extra := 0
+	reserved := false
+	kept := e.queue[:0]
+	for i, j := range e.queue {
+		if free == 0 {
+			kept = append(kept, e.queue[i:]...)
+			break
+		}
+		ok := false
+		if !reserved {
+			t := prof.EarliestFit(now, j.Estimate, j.Procs)
+			if t == now {
+				ok = true
+			} else {
+				reserved = true
+				shadow = t
+				extra = prof.FreeAt(t) - j.Procs
+			}
+		} else if j.Procs <= free && (now+j.Estimate <= shadow || j.Procs <= extra) {
+			ok = true
+			if now+j.Estimate > shadow {
+				extra -= j.Procs
+			}
+		}
+		if ok {
+			if err := e.run.Start(now, j); err != nil {
+				panic("easy: " + err.Error()) // unreachable: it fits
+			}
+			free -= j.Procs
+			start(j)
+		} else {
+			kept = append(kept, j)
+		}
+	}
+	for i := len(kept); i < len(e.queue); i++ {
+		e.queue[i] = nil
+	}
+	e.queue = kept
 	return policy.NoWake
 }
