@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"backfill/job"
 )
@@ -140,7 +141,9 @@ const (
 //     (field 5) when the requested count is ≤ 0;
 //   - runtime = run time (field 4); jobs with runtime 0 are kept;
 //   - P = opts.Procs if > 0, else the header's MaxProcs if > 0, else its
-//     MaxNodes if > 0, else the largest job size (at least 1);
+//     MaxNodes if > 0, else, for a known archive log whose header was
+//     stripped (see KnownMachines), the machine size the Parallel
+//     Workloads Archive publishes, else the largest job size (at least 1);
 //   - records are skipped, and counted by reason, when submit < 0, run
 //     time < 0, size ≤ 0, or size > P (unless opts.Clamp);
 //   - kept jobs must have non-decreasing submit times (an error naming
@@ -249,7 +252,11 @@ func Read(r io.Reader, name string, opts Options) (*Trace, error) {
 	case tr.Header.MaxNodes > 0:
 		p, tr.ProcsSource = tr.Header.MaxNodes, ProcsFromMaxNodes
 	default:
-		p, tr.ProcsSource = max(maxSize, 1), ProcsFromJobs
+		if k, ok := knownMachine(name); ok && int64(k.procs) >= maxSize {
+			p, tr.ProcsSource = int64(k.procs), k.source
+		} else {
+			p, tr.ProcsSource = max(maxSize, 1), ProcsFromJobs
+		}
 	}
 	if p > math.MaxInt32 {
 		return nil, &ParseError{File: name, Msg: fmt.Sprintf("machine size %d (%s) is too large", p, tr.ProcsSource)}
@@ -400,4 +407,35 @@ func rules(tr *Trace, fallback int64, fallbackReason string) []string {
 		"adjusted: " + tr.Adjusted.String(),
 		"warnings: " + tr.Warnings.String(),
 	}
+}
+
+// KnownMachine is the published machine size of a Parallel Workloads
+// Archive log, used when a copy of the log has lost its header.
+type KnownMachine struct {
+	// Prefix is matched against the start of the file's base name.
+	Prefix string
+	procs  int
+	source string
+}
+
+// KnownMachines lists the archive logs that circulate without their
+// header, with the processor counts from their archive pages. They apply
+// only when the header gives neither MaxProcs nor MaxNodes and --procs is
+// not set, and only if no job is larger.
+var KnownMachines = []KnownMachine{
+	{"METACENTRUM-2009", 806, "PWA page for METACENTRUM-2009 (806 processors in 14 clusters; header missing)"},
+	{"RICC-2010", 8192, "PWA page for RICC-2010 (8192 cores, massively parallel cluster; header missing)"},
+}
+
+func knownMachine(name string) (KnownMachine, bool) {
+	base := name
+	if i := strings.LastIndexAny(base, "/\\"); i >= 0 {
+		base = base[i+1:]
+	}
+	for _, k := range KnownMachines {
+		if strings.HasPrefix(base, k.Prefix) {
+			return k, true
+		}
+	}
+	return KnownMachine{}, false
 }

@@ -78,8 +78,14 @@ func TestRealTraces(t *testing.T) {
 				t.Errorf("no skips, want %v", exp)
 			}
 			noHeader := strings.Contains(name, "noheader")
-			if noHeader != (tr.ProcsSource == ProcsFromJobs) {
+			fromHeader := tr.ProcsSource == ProcsFromMaxProcs || tr.ProcsSource == ProcsFromMaxNodes
+			if noHeader == fromHeader {
 				t.Errorf("P = %d from %s", tr.Procs, tr.ProcsSource)
+			}
+			// the two headerless archive logs get their published sizes
+			wantP := map[string]int{"METACENTRUM-2009-2.noheader.swf.gz": 806, "RICC-2010-2.noheader.swf.gz": 8192}
+			if w, ok := wantP[filepath.Base(name)]; ok && tr.Procs != w {
+				t.Errorf("P = %d from %s, want the archive's %d", tr.Procs, tr.ProcsSource, w)
 			}
 			for i, j := range tr.Jobs {
 				if j.ID != i || j.Procs < 1 || j.Procs > tr.Procs || j.Estimate < 1 || j.Runtime < 0 ||
