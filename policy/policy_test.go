@@ -1,0 +1,60 @@
+package policy_test
+
+import (
+	"strings"
+	"testing"
+
+	"backfill/policy"
+	_ "backfill/policy/all"
+)
+
+func TestParse(t *testing.T) {
+	name, p, err := policy.Parse("easy:depth=4")
+	if err != nil || name != "easy" || p["depth"] != "4" {
+		t.Fatalf("Parse: %q %v %v", name, p, err)
+	}
+	if _, _, err := policy.Parse("easy:depth"); err == nil {
+		t.Fatal("Parse accepted a parameter without '='")
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	var names []string
+	for _, i := range policy.List() {
+		names = append(names, i.Name)
+	}
+	if got := strings.Join(names, ","); got != "conservative,easy,fcfs" {
+		t.Fatalf("registered policies %s", got)
+	}
+	for _, spec := range []string{"fcfs", "easy", "easy:depth=1", "easy:depth=all", "conservative"} {
+		s, err := policy.New(spec, 10)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if spec != "easy:depth=1" && s.Name() != spec {
+			t.Errorf("New(%q).Name() = %q", spec, s.Name())
+		}
+	}
+	for _, bad := range []string{"", "x", "easy:depth=0", "easy:depth=-1", "easy:depth=z", "fcfs:depth=1", "easy:=1"} {
+		if _, err := policy.New(bad, 10); err == nil {
+			t.Errorf("New(%q) succeeded", bad)
+		}
+	}
+	if _, err := policy.New("easy", 0); err == nil {
+		t.Error("New with 0 processors succeeded")
+	}
+}
+
+// FuzzNew: any spec either builds a policy or gives an error; never a
+// panic.
+func FuzzNew(f *testing.F) {
+	for _, s := range []string{"easy", "easy:depth=3", "conservative", "fcfs", "easy:depth=all", "a:b=c:d=e", ":", "easy::"} {
+		f.Add(s, 16)
+	}
+	f.Fuzz(func(t *testing.T, spec string, procs int) {
+		s, err := policy.New(spec, procs)
+		if err == nil && s.Name() == "" {
+			t.Fatal("policy with an empty name")
+		}
+	})
+}
