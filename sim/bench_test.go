@@ -3,6 +3,7 @@ package sim_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"backfill/policy"
@@ -18,6 +19,8 @@ var benchTraces = []string{
 	"SDSC-SP2-1998-4.2-cln.swf.gz",
 	"HPC2N-2002-2.2-cln.swf.gz",
 	"CEA-Curie-2011-2.1-cln.swf.gz",
+	"LCG-2005-1.swf.gz",
+	"RICC-2010-2.noheader.swf.gz",
 }
 
 func loadBench(b *testing.B, name string) *workload.Trace {
@@ -37,7 +40,7 @@ func loadBench(b *testing.B, name string) *workload.Trace {
 func BenchmarkPolicies(b *testing.B) {
 	for _, name := range benchTraces {
 		for _, spec := range []string{"fcfs", "easy", "conservative"} {
-			b.Run(name[:len(name)-7]+"/"+spec, func(b *testing.B) {
+			b.Run(strings.TrimSuffix(name, ".swf.gz")+"/"+spec, func(b *testing.B) {
 				tr := loadBench(b, name)
 				b.ReportAllocs()
 				b.ResetTimer()

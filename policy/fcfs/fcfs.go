@@ -20,9 +20,10 @@ func init() {
 
 // FCFS is the first-come first-served policy.
 type FCFS struct {
-	free  int
-	queue []*job.Request // waiting jobs in arrival order; head at index head
-	head  int
+	free    int
+	queue   []*job.Request // waiting jobs in arrival order; head at index head
+	head    int
+	waiting []bool // by job ID: still in the queue (grows on demand)
 }
 
 var _ policy.Scheduler = (*FCFS)(nil)
@@ -34,11 +35,22 @@ func New(procs int) *FCFS { return &FCFS{free: procs} }
 func (f *FCFS) Name() string { return "fcfs" }
 
 // Insert implements policy.Scheduler.
-func (f *FCFS) Insert(now int64, j *job.Request) { f.queue = append(f.queue, j) }
+func (f *FCFS) Insert(now int64, j *job.Request) {
+	f.queue = append(f.queue, j)
+	for j.ID >= len(f.waiting) {
+		f.waiting = append(f.waiting, false)
+	}
+	f.waiting[j.ID] = true
+}
 
 // Remove implements policy.Scheduler: a running job's processors are
 // freed; a waiting job is dropped from the queue.
 func (f *FCFS) Remove(now int64, j *job.Request) {
+	if j.ID >= len(f.waiting) || !f.waiting[j.ID] {
+		f.free += j.Procs // a running job ended
+		return
+	}
+	f.waiting[j.ID] = false
 	for i := f.head; i < len(f.queue); i++ {
 		if f.queue[i] == j {
 			copy(f.queue[i:], f.queue[i+1:])
@@ -46,7 +58,6 @@ func (f *FCFS) Remove(now int64, j *job.Request) {
 			return
 		}
 	}
-	f.free += j.Procs
 }
 
 // Tick implements policy.Scheduler.
@@ -54,6 +65,7 @@ func (f *FCFS) Tick(now int64, start func(*job.Request)) int64 {
 	for f.head < len(f.queue) && f.queue[f.head].Procs <= f.free {
 		j := f.queue[f.head]
 		f.queue[f.head] = nil
+		f.waiting[j.ID] = false
 		f.head++
 		f.free -= j.Procs
 		start(j)
