@@ -60,7 +60,10 @@ func init() {
 type EASY struct {
 	depth int
 	run   *policy.Running
-	queue []*job.Request // waiting jobs in arrival order
+	queue []*job.Request // waiting jobs in arrival order; nil = started (a hole)
+	first int            // index of the first non-hole
+	holes int            // holes after first
+	idx   minIndex       // sizes by queue position, for the backfill scan
 	// scratch for the pass
 	held []hold
 	// viaProfile makes depth 1 use the general profile route instead of
@@ -92,19 +95,47 @@ func (e *EASY) Name() string {
 }
 
 // Insert implements policy.Scheduler.
-func (e *EASY) Insert(now int64, j *job.Request) { e.queue = append(e.queue, j) }
+func (e *EASY) Insert(now int64, j *job.Request) {
+	e.queue = append(e.queue, j)
+	if len(e.queue) > e.idx.n {
+		e.rebuild()
+	} else {
+		e.idx.set(len(e.queue)-1, j.Procs)
+	}
+}
 
 // Remove implements policy.Scheduler.
 func (e *EASY) Remove(now int64, j *job.Request) {
 	if running, _ := e.run.End(now, j); running {
 		return
 	}
-	for i, q := range e.queue {
-		if q == j {
-			e.queue = append(e.queue[:i], e.queue[i+1:]...)
+	for i := e.first; i < len(e.queue); i++ {
+		if e.queue[i] == j {
+			e.queue[i] = nil
+			e.idx.set(i, hole)
+			e.holes++
+			e.compact()
 			return
 		}
 	}
+}
+
+// squeeze removes every hole from the queue.
+func (e *EASY) squeeze() {
+	if e.first == 0 && e.holes == 0 {
+		return
+	}
+	n := 0
+	for _, j := range e.queue[e.first:] {
+		if j != nil {
+			e.queue[n] = j
+			n++
+		}
+	}
+	clear(e.queue[n:])
+	e.queue = e.queue[:n]
+	e.first, e.holes = 0, 0
+	e.rebuild()
 }
 
 // Tick implements policy.Scheduler: one scheduling pass over the queue.
@@ -121,6 +152,7 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 	if e.depth == 1 && !e.viaProfile {
 		return e.tickEASY(now, free, start)
 	}
+	e.squeeze()
 	reserved := 0
 	kept := e.queue[:0]
 	e.held = e.held[:0]
@@ -168,47 +200,92 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 // (its earliest fit) and the extra nodes X (processors free at S once it
 // starts); a later job starts now iff it fits now and ends by S, or uses
 // no more than min(free, X). Each start updates free, and X when the job
-// runs past S. O(1) per candidate after one earliest-fit query.
+// runs past S. O(1) per candidate after one earliest-fit query; started
+// jobs leave holes in the queue, compacted when they outnumber the jobs.
 func (e *EASY) tickEASY(now int64, free int, start func(*job.Request)) int64 {
 	prof := e.run.Prof
 	var shadow int64
 	extra := 0
-	reserved := false
-	kept := e.queue[:0]
-	for i, j := range e.queue {
-		if free == 0 {
-			kept = append(kept, e.queue[i:]...)
+	launch := func(i int, j *job.Request) {
+		if err := e.run.Start(now, j); err != nil {
+			panic("easy: " + err.Error()) // unreachable: it fits
+		}
+		free -= j.Procs
+		e.queue[i] = nil
+		e.idx.set(i, hole)
+		e.holes++
+		start(j)
+	}
+	// jobs start in order while they fit; the first that does not is the
+	// head and gets the reservation
+	i := e.first
+	for ; i < len(e.queue) && free > 0; i++ {
+		j := e.queue[i]
+		if j == nil {
+			continue
+		}
+		t := prof.EarliestFit(now, j.Estimate, j.Procs)
+		if t == now {
+			launch(i, j)
+			continue
+		}
+		shadow = t
+		extra = prof.FreeAt(t) - j.Procs
+		break
+	}
+	// backfill: jump from one job no larger than the free processors to
+	// the next
+	for i++; free > 0; i++ {
+		i = e.idx.firstAtMost(i, free)
+		if i < 0 || i >= len(e.queue) {
 			break
 		}
-		ok := false
-		if !reserved {
-			t := prof.EarliestFit(now, j.Estimate, j.Procs)
-			if t == now {
-				ok = true
-			} else {
-				reserved = true
-				shadow = t
-				extra = prof.FreeAt(t) - j.Procs
-			}
-		} else if j.Procs <= free && (now+j.Estimate <= shadow || j.Procs <= extra) {
-			ok = true
-			if now+j.Estimate > shadow {
-				extra -= j.Procs
-			}
-		}
-		if ok {
-			if err := e.run.Start(now, j); err != nil {
-				panic("easy: " + err.Error()) // unreachable: it fits
-			}
-			free -= j.Procs
-			start(j)
-		} else {
-			kept = append(kept, j)
+		j := e.queue[i]
+		if now+j.Estimate <= shadow {
+			launch(i, j)
+		} else if j.Procs <= extra {
+			extra -= j.Procs
+			launch(i, j)
 		}
 	}
-	for i := len(kept); i < len(e.queue); i++ {
-		e.queue[i] = nil
-	}
-	e.queue = kept
+	e.compact()
 	return policy.NoWake
+}
+
+// compact advances past leading holes, and squeezes the queue when holes
+// are the majority (amortized O(1) per removed job).
+func (e *EASY) compact() {
+	for e.first < len(e.queue) && e.queue[e.first] == nil {
+		e.first++
+		e.holes--
+	}
+	if e.first == len(e.queue) {
+		e.queue = e.queue[:0]
+		e.first, e.holes = 0, 0
+		e.rebuild()
+		return
+	}
+	if e.holes+e.first > 64 && 2*(e.holes+e.first) > len(e.queue) {
+		n := 0
+		for _, j := range e.queue[e.first:] {
+			if j != nil {
+				e.queue[n] = j
+				n++
+			}
+		}
+		clear(e.queue[n:])
+		e.queue = e.queue[:n]
+		e.first, e.holes = 0, 0
+		e.rebuild()
+	}
+}
+
+// rebuild makes the size index match the queue, with room to grow.
+func (e *EASY) rebuild() {
+	e.idx.reset(max(64, 2*len(e.queue)))
+	for i, j := range e.queue {
+		if j != nil {
+			e.idx.set(i, j.Procs)
+		}
+	}
 }
