@@ -24,6 +24,10 @@ type Request struct {
 	// User, Group, Queue and Partition are the trace's identifiers (SWF
 	// fields 12, 13, 15, 16); -1 when unknown.
 	User, Group, Queue, Partition int32
+	// UP and PP are the user and political priorities of Talby &
+	// Feitelson §2.3, in [0, 1]; PP is -Inf when the user exceeded a quota.
+	// Both are 0 unless a priority source sets them (workload.Priorities).
+	UP, PP float64
 }
 
 // Job is a Request together with what only the simulator knows.
@@ -47,6 +51,13 @@ type Outcome struct {
 	// at submission (conservative backfilling's first reservation), or -1
 	// when the policy promises none.
 	Bound int64
+	// Predicted is the runtime the policy first predicted for the job and
+	// planned with instead of the estimate (package predict), or 0 when it
+	// planned with the estimate. Corrections is the number of times that
+	// prediction was corrected because the job was still running at its
+	// predicted end.
+	Predicted   int64
+	Corrections int
 }
 
 // Wait is the time from submission to start.

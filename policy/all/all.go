@@ -7,4 +7,5 @@ import (
 	_ "backfill/policy/conservative"
 	_ "backfill/policy/easy"
 	_ "backfill/policy/fcfs"
+	_ "backfill/policy/slack"
 )

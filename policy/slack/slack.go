@@ -1,0 +1,423 @@
+// Package slack is slack-based priority backfilling (Talby & Feitelson,
+// "Supporting priorities and improving utilization of the IBM SP2
+// scheduler using slack-based backfilling", §4).
+//
+// Every waiting job j has a scheduled start te, a priority p, an initial
+// slack s0 and a current slack s. Priority p = (UP + PP + SP)/3 from the
+// user, political and scheduler priorities; SP starts at 1/2, and once the
+// job is first placed SP = min((te − CT)/(2·AWT), 1) and p and s0 are
+// recomputed once (§4.3). s0 = (1 − p)·SF·AWT, infinite when PP = −∞.
+// A delay of x seconds lowers s by x and a move earlier by x raises it;
+// no schedule may make any s negative, so te0 + s0 (te0 the first
+// placement) bounds the job's start.
+//
+// insert(j) (§4.2, §4.5, §4.6): for each time slot ts from the current
+// time CT on, delay every waiting job scheduled at or after ts by j's
+// estimate, put j at ts, and compress the delayed jobs — each moves to its
+// earliest fit, never later than its delayed slot — in the order the
+// heuristic gives (AST, AAT, DU, DC or DP). Price the schedule:
+//
+//	price = (te − CT)^αt · n^αu + Σ cost(ji, ti, j)
+//	cost(ji, ti, j) = ni^αu · ti^αt · (pi/p)^αp · (s0i/si)^(αp·αf)  if ti ≤ si, else ∞
+//
+// and keep the cheapest; ties go to the schedule that moves the fewest
+// jobs, then to the earliest ts. remove(j) (early end or cancellation)
+// runs the same search with a dummy job of zero size and time, which
+// yields a profit (a negative price) when jobs can move earlier. tick()
+// starts the jobs whose te is now.
+//
+// Conventions the paper leaves open (docs/policies.md):
+//   - ti^αt for negative ti is −|ti|^αt; a job with ti = 0 costs 0 and does
+//     not count as moved.
+//   - the fairness factor s0i/si uses max(si, 1) (seconds), so a job that
+//     has used all its slack is very expensive to keep late but never
+//     infinite; when s0i = 0 (SF = 0, or p = 1) the factor is 1.
+//   - a job with p = −∞ (quota exceeded) costs nothing to move, and a new
+//     job with p = −∞ may delay nobody (it runs only where it disturbs no
+//     other job).
+//   - the dummy of remove(j) has p = 1 and no price term of its own; since
+//     its p scales every cost alike, it does not change the choice.
+package slack
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"backfill/job"
+	"backfill/policy"
+)
+
+// Heuristic chooses the one permutation of the delayed jobs that is priced
+// at each slot (§4.6).
+type Heuristic int
+
+// The five heuristics of §4.6.
+const (
+	AST Heuristic = iota // ascending scheduled time (before the delay)
+	AAT                  // ascending arrival time
+	DU                   // descending utilization n × t
+	DC                   // descending cost of a one-second delay
+	DP                   // descending priority, then ascending arrival
+	// All prices every permutation of the delayed jobs: the exact
+	// (exponential) algorithm of §4.5, for up to MaxExhaustive delayed
+	// jobs per slot (AST beyond). For worked examples and small studies.
+	All
+)
+
+var heuristicNames = []string{"ast", "aat", "du", "dc", "dp", "all"}
+
+func (h Heuristic) String() string { return heuristicNames[h] }
+
+// ParseHeuristic reads a heuristic name (ast, aat, du, dc, dp).
+func ParseHeuristic(s string) (Heuristic, error) {
+	for i, n := range heuristicNames {
+		if n == s {
+			return Heuristic(i), nil
+		}
+	}
+	return 0, fmt.Errorf("slack: unknown heuristic %q (ast, aat, du, dc, dp, all)", s)
+}
+
+// Params are the scheduler's parameters, with the paper's names.
+type Params struct {
+	// Au, At, Ap, Af are the weights αu, αt, αp, αf ∈ [0, 1] of
+	// utilization, time, priority and fairness (requirement XV).
+	Au, At, Ap, Af float64
+	// SF is the slack factor: how many AWTs of slack a job of priority 0
+	// gets.
+	SF float64
+	// AWT is the system's average wait time in seconds.
+	AWT float64
+	// Heuristic picks the permutation priced at each slot.
+	Heuristic Heuristic
+}
+
+// DefaultParams are the paper's §5.2 settings: αu = αt = αp = αf = 1,
+// SF = 3, AWT = 2401 s, AST.
+func DefaultParams() Params {
+	return Params{Au: 1, At: 1, Ap: 1, Af: 1, SF: 3, AWT: 2401, Heuristic: AST}
+}
+
+func init() {
+	d := DefaultParams()
+	policy.Register(policy.Info{
+		Name: "slack",
+		Doc:  "slack-based priority backfilling (Talby & Feitelson): price every schedule, keep the cheapest that delays no job beyond its slack",
+		Params: []policy.Param{
+			{Name: "au", Default: "1", Doc: "αu, weight of utilization (job size), in [0,1]"},
+			{Name: "at", Default: "1", Doc: "αt, weight of time (delays), in [0,1]"},
+			{Name: "ap", Default: "1", Doc: "αp, weight of priorities, in [0,1]"},
+			{Name: "af", Default: "1", Doc: "αf, weight of fairness (slack already used), in [0,1]"},
+			{Name: "sf", Default: "3", Doc: "SF, slack factor: initial slack = (1−p)·SF·AWT"},
+			{Name: "awt", Default: "2401", Doc: "AWT, the system's average wait time in seconds (simulate accepts awt=auto: the mean wait of a conservative run)"},
+			{Name: "h", Default: "ast", Doc: "heuristic: ast, aat, du, dc or dp (§4.6); all = every permutation (§4.5's exact algorithm, up to 7 delayed jobs)"},
+		},
+		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
+			prm := d
+			for _, f := range []struct {
+				key string
+				dst *float64
+				lo  float64
+				hi  float64
+			}{{"au", &prm.Au, 0, 1}, {"at", &prm.At, 0, 1}, {"ap", &prm.Ap, 0, 1}, {"af", &prm.Af, 0, 1},
+				{"sf", &prm.SF, 0, math.Inf(1)}, {"awt", &prm.AWT, 0, math.Inf(1)}} {
+				v, ok := p[f.key]
+				if !ok {
+					continue
+				}
+				x, err := strconv.ParseFloat(v, 64)
+				if err != nil || math.IsNaN(x) || x < f.lo || x > f.hi {
+					return nil, fmt.Errorf("slack: parameter %s: expected a number in [%g, %g], found %q", f.key, f.lo, f.hi, v)
+				}
+				*f.dst = x
+			}
+			if prm.AWT <= 0 && prm.SF > 0 {
+				return nil, fmt.Errorf("slack: awt must be positive")
+			}
+			if v, ok := p["h"]; ok {
+				h, err := ParseHeuristic(v)
+				if err != nil {
+					return nil, err
+				}
+				prm.Heuristic = h
+			}
+			return New(procs, prm), nil
+		},
+	})
+}
+
+// sjob is a waiting job with its slack-based state.
+type sjob struct {
+	j       *job.Request
+	te, te0 int64   // scheduled start; first placement
+	sp, p   float64 // scheduler priority; weighted priority (−Inf: quota)
+	s0      float64 // initial slack (seconds, may be +Inf)
+	bound   int64   // te0 + s0 promised at submission (-1 if unbounded)
+
+	// scratch for the search
+	shifted int64 // slot after the delay of this candidate
+	cand    int64 // slot after compression in this candidate
+	key     float64
+}
+
+// slack is the current slack s = s0 − (te − te0).
+func (x *sjob) slack() float64 { return x.s0 - float64(x.te-x.te0) }
+
+func (x *sjob) setPriority(sp float64, prm *Params) {
+	x.sp = sp
+	if math.IsInf(x.j.PP, -1) {
+		x.p = math.Inf(-1)
+		x.s0 = math.Inf(1)
+		return
+	}
+	x.p = (x.j.UP + x.j.PP + sp) / 3
+	x.s0 = (1 - x.p) * prm.SF * prm.AWT
+	if x.s0 < 0 {
+		x.s0 = 0
+	}
+}
+
+// Slack is the slack-based priority scheduler.
+type Slack struct {
+	prm  Params
+	run  *policy.Running
+	wait []*sjob // sorted by (te, ID)
+	byID map[int]*sjob
+
+	// scratch
+	order []*sjob
+	slots []int64
+	best  []int64 // chosen slots of the delayed jobs, by position in wait
+	// Stats of the search, for benchmarks and tests.
+	Stats Stats
+	// onSlot, when set (tests), sees each priced slot and its permutation.
+	onSlot func(ts int64, order []*sjob)
+	// noPrune disables the lower-bound pruning of the search (tests check
+	// that pruning never changes the schedule).
+	noPrune bool
+}
+
+// Stats count the work of the search.
+type Stats struct {
+	Inserts, Removes int
+	Slots            int // candidate slots priced
+	Placements       int // compressions of single jobs
+}
+
+var (
+	_ policy.Scheduler = (*Slack)(nil)
+	_ policy.Guarantor = (*Slack)(nil)
+)
+
+// New returns the slack-based scheduler for a machine of procs processors.
+func New(procs int, prm Params) *Slack {
+	return &Slack{prm: prm, run: policy.NewRunning(procs), byID: make(map[int]*sjob)}
+}
+
+// Name implements policy.Scheduler.
+func (s *Slack) Name() string {
+	d := DefaultParams()
+	name := "slack"
+	add := func(k string, v, def float64) {
+		if v != def {
+			name += ":" + k + "=" + strconv.FormatFloat(v, 'g', -1, 64)
+		}
+	}
+	add("sf", s.prm.SF, d.SF)
+	add("awt", s.prm.AWT, d.AWT)
+	add("au", s.prm.Au, d.Au)
+	add("at", s.prm.At, d.At)
+	add("ap", s.prm.Ap, d.Ap)
+	add("af", s.prm.Af, d.Af)
+	if s.prm.Heuristic != d.Heuristic {
+		name += ":h=" + s.prm.Heuristic.String()
+	}
+	return name
+}
+
+// Guarantee implements policy.Guarantor: te0 + s0, the bound of
+// requirement IX, or -1 when the slack is infinite.
+func (s *Slack) Guarantee(j *job.Request) int64 {
+	if x, ok := s.byID[j.ID]; ok {
+		return x.bound
+	}
+	return -1
+}
+
+// powSigned is sign(t)·|t|^a, with 0 for t = 0.
+func powSigned(t float64, a float64) float64 {
+	switch {
+	case t == 0:
+		return 0
+	case a == 1:
+		return t
+	case t < 0:
+		return -math.Pow(-t, a)
+	}
+	return math.Pow(t, a)
+}
+
+// cost is cost(ji, ti, j) of §4.4 for moving x by t seconds in favour of a
+// job of priority p; +Inf when t exceeds x's current slack.
+func (s *Slack) cost(x *sjob, t int64, p float64) float64 {
+	if t == 0 {
+		return 0
+	}
+	sl := x.slack()
+	if float64(t) > sl {
+		return math.Inf(1)
+	}
+	if math.IsInf(x.p, -1) {
+		return 0
+	}
+	if math.IsInf(p, -1) {
+		if t > 0 {
+			return math.Inf(1)
+		}
+		return 0
+	}
+	prm := &s.prm
+	c := math.Pow(float64(x.j.Procs), prm.Au) * powSigned(float64(t), prm.At)
+	if prm.Ap != 0 {
+		c *= math.Pow(x.p/p, prm.Ap)
+	}
+	if e := prm.Ap * prm.Af; e != 0 && x.s0 != 0 {
+		c *= math.Pow(x.s0/math.Max(sl, 1), e)
+	}
+	return c
+}
+
+// Price is the price of one schedule (exported for the paper's worked
+// examples): the new job's own term (te−CT)^αt·n^αu plus the cost of every
+// move.
+func (s *Slack) ownTerm(te, now int64, n int) float64 {
+	return powSigned(float64(te-now), s.prm.At) * math.Pow(float64(n), s.prm.Au)
+}
+
+func cmpWait(a, b *sjob) int {
+	if a.te != b.te {
+		if a.te < b.te {
+			return -1
+		}
+		return 1
+	}
+	return a.j.ID - b.j.ID
+}
+
+func (s *Slack) hold(x *sjob, at int64) {
+	if err := s.run.Prof.Add(at, at+x.j.Estimate, x.j.Procs); err != nil {
+		panic("slack: " + err.Error()) // unreachable: slots are found free
+	}
+}
+
+func (s *Slack) unhold(x *sjob, at int64) {
+	if err := s.run.Prof.Remove(at, at+x.j.Estimate, x.j.Procs); err != nil {
+		panic("slack: " + err.Error()) // unreachable: the hold exists
+	}
+}
+
+// Insert implements policy.Scheduler: insert(j) of §4.2.
+func (s *Slack) Insert(now int64, j *job.Request) {
+	s.Stats.Inserts++
+	x := &sjob{j: j}
+	x.setPriority(0.5, &s.prm)
+	ts, found := s.search(now, x)
+	if !found {
+		// unreachable: the slot after every reservation always fits
+		panic(fmt.Sprintf("slack: no slot for job %d", j.SWFID))
+	}
+	s.apply(x, ts)
+	x.te, x.te0 = ts, ts
+	s.hold(x, ts)
+	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
+	s.wait = slices.Insert(s.wait, i, x)
+	s.byID[j.ID] = x
+	// §4.3: SP from the wait the placement implies; p and s0 once more
+	sp := float64(ts-now) / (2 * s.prm.AWT)
+	if s.prm.AWT <= 0 || sp > 1 {
+		sp = 1
+	}
+	x.setPriority(sp, &s.prm)
+	x.bound = -1
+	if !math.IsInf(x.s0, 1) {
+		x.bound = ts + int64(math.Floor(x.s0))
+	}
+}
+
+// Remove implements policy.Scheduler: remove(j) of §4.2, for a running job
+// that ended before its estimate or a waiting job that was cancelled.
+func (s *Slack) Remove(now int64, j *job.Request) {
+	if running, early := s.run.End(now, j); running {
+		if early {
+			s.reprice(now)
+		}
+		return
+	}
+	x, ok := s.byID[j.ID]
+	if !ok {
+		return
+	}
+	delete(s.byID, j.ID)
+	s.unhold(x, x.te)
+	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
+	s.wait = slices.Delete(s.wait, i, i+1)
+	s.reprice(now)
+}
+
+// reprice runs the search with the zero dummy and applies the cheapest
+// schedule.
+func (s *Slack) reprice(now int64) {
+	if len(s.wait) == 0 {
+		return
+	}
+	s.Stats.Removes++
+	dummy := &sjob{j: &job.Request{ID: -1}, p: 1}
+	ts, found := s.search(now, dummy)
+	if found {
+		s.apply(nil, ts)
+	}
+}
+
+// Tick implements policy.Scheduler: start the jobs whose slot is now.
+func (s *Slack) Tick(now int64, start func(*job.Request)) int64 {
+	s.run.Prof.Forget(now)
+	if s.run.Overrunning(now) {
+		s.replanOverrun(now)
+	}
+	n := 0
+	for n < len(s.wait) && s.wait[n].te <= now {
+		x := s.wait[n]
+		s.unhold(x, x.te)
+		if err := s.run.Start(now, x.j); err != nil {
+			panic("slack: " + err.Error()) // unreachable: reserved room
+		}
+		delete(s.byID, x.j.ID)
+		start(x.j)
+		n++
+	}
+	s.wait = slices.Delete(s.wait, 0, n)
+	if len(s.wait) > 0 {
+		return s.wait[0].te
+	}
+	return policy.NoWake
+}
+
+// replanOverrun handles running jobs past their estimate (only without
+// kills): their holds are extended to now+1 and the waiting jobs are
+// re-placed in the order of their slots, possibly later than their slack
+// allows — a scheduler that cannot kill cannot keep its promises.
+func (s *Slack) replanOverrun(now int64) {
+	for _, x := range s.wait {
+		s.unhold(x, x.te)
+	}
+	if err := s.run.Extend(now); err != nil {
+		panic("slack: " + err.Error()) // unreachable: no reservations held
+	}
+	for _, x := range s.wait {
+		x.te = s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
+		s.hold(x, x.te)
+	}
+	slices.SortFunc(s.wait, cmpWait)
+}

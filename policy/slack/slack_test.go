@@ -1,0 +1,186 @@
+package slack
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"backfill/job"
+
+	"backfill/internal/testgen"
+	"backfill/policy/conservative"
+	"backfill/sim"
+)
+
+// TestSF0VersusConservative: with SF = 0 no job has slack, so insert(j)
+// can delay nobody and takes conservative backfilling's slot. With
+// accurate estimates (no job ends early, so remove(j) never reprices) the
+// two schedules are identical job by job. With early ends they differ, as
+// the paper's algorithm says they should: remove(j) picks the most
+// profitable compression (TestRemoveSeeksProfit), and a job moved earlier
+// regains slack that later insertions may spend. The counts are logged.
+func TestSF0VersusConservative(t *testing.T) {
+	for _, exact := range []bool{false, true} {
+		diffJobs, diffRuns, runs := 0, 0, 0
+		for seed := uint64(1); seed <= 300; seed++ {
+			r := rand.New(rand.NewPCG(seed, 23))
+			spec := testgen.Random(r)
+			jobs := testgen.Jobs(r, spec)
+			if exact {
+				for i := range jobs {
+					jobs[i].Estimate = max(1, jobs[i].Runtime)
+					jobs[i].Runtime = jobs[i].Estimate
+				}
+			}
+			prm := DefaultParams()
+			prm.SF = 0
+			a, err := sim.Run(jobs, New(spec.Procs, prm), sim.Options{Procs: spec.Procs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := sim.Run(jobs, conservative.New(spec.Procs), sim.Options{Procs: spec.Procs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs++
+			d := 0
+			for i := range jobs {
+				if a.Outcomes[i].Start != b.Outcomes[i].Start {
+					d++
+				}
+			}
+			if d > 0 {
+				diffRuns++
+				diffJobs += d
+				if diffRuns <= 3 {
+					t.Logf("seed %d: %d of %d jobs differ", seed, d, len(jobs))
+				}
+			}
+		}
+		t.Logf("exact=%v: %d of %d runs differ, %d jobs", exact, diffRuns, runs, diffJobs)
+		if exact && diffRuns > 0 {
+			t.Errorf("with accurate estimates (no early ends) SF=0 must equal conservative; %d runs differ", diffRuns)
+		}
+	}
+}
+
+// TestPruningKeepsSchedule: the lower-bound pruning of the search changes
+// no decision, for every heuristic.
+func TestPruningKeepsSchedule(t *testing.T) {
+	for seed := uint64(1); seed <= 120; seed++ {
+		r := rand.New(rand.NewPCG(seed, 29))
+		spec := testgen.Random(r)
+		jobs := testgen.Jobs(r, spec)
+		for h := AST; h <= All; h++ {
+			if h == All && seed > 25 {
+				continue // exhaustive: fewer, it is slow
+			}
+			prm := DefaultParams()
+			prm.AWT = float64(1 + r.IntN(300))
+			prm.Heuristic = h
+			a := New(spec.Procs, prm)
+			b := New(spec.Procs, prm)
+			b.noPrune = true
+			ra, err := sim.Run(jobs, a, sim.Options{Procs: spec.Procs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rb, err := sim.Run(jobs, b, sim.Options{Procs: spec.Procs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range jobs {
+				if ra.Outcomes[i].Start != rb.Outcomes[i].Start {
+					t.Fatalf("seed %d %v: job %d starts at %d with pruning, %d without", seed, h, i, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
+				}
+			}
+		}
+	}
+}
+
+// TestRemoveSeeksProfit: after an early end, remove(j) prices every slot
+// with the zero dummy and keeps the most profitable compression, which
+// need not be conservative's in-order one. On 10 processors J0 (the whole
+// machine, estimate 100) ends at 10; J1..J4 (1 processor, 60 s) wait for
+// 100, and J5 (the whole machine, 20 s) waits for 160. Conservative's
+// in-order compression moves J1..J4 to 10 and J5 to 70 (profit 4·90 +
+// 10·90 = 1260 processor-seconds). Compressing from J5's slot instead
+// moves J5 to 10 (profit 10·150 = 1500) and leaves J1..J4 at 100: the
+// cheaper schedule, which slack-based backfilling picks even with SF = 0.
+func TestRemoveSeeksProfit(t *testing.T) {
+	var jobs []job.Job
+	add := func(submit int64, n int, est, run int64) {
+		id := len(jobs)
+		jobs = append(jobs, job.Job{Request: job.Request{ID: id, SWFID: int64(id), Submit: submit, Procs: n, Estimate: est}, Runtime: run})
+	}
+	add(0, 10, 100, 10)
+	for i := 0; i < 4; i++ {
+		add(1, 1, 60, 60)
+	}
+	add(2, 10, 20, 20)
+	prm := DefaultParams()
+	prm.SF = 0
+	a, err := sim.Run(jobs, New(10, prm), sim.Options{Procs: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sim.Run(jobs, conservative.New(10), sim.Options{Procs: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Outcomes[5].Start != 10 || a.Outcomes[1].Start != 100 {
+		t.Errorf("slack SF=0: J5 at %d, J1 at %d; want 10 and 100", a.Outcomes[5].Start, a.Outcomes[1].Start)
+	}
+	if b.Outcomes[1].Start != 10 || b.Outcomes[5].Start != 70 {
+		t.Errorf("conservative: J1 at %d, J5 at %d; want 10 and 70", b.Outcomes[1].Start, b.Outcomes[5].Start)
+	}
+}
+
+// checked wraps the scheduler and verifies after every event that every
+// waiting job has non-negative slack and is scheduled no later than
+// te0 + s0, and that the waiting list is sorted by slot.
+type checked struct {
+	*Slack
+	t *testing.T
+}
+
+func (c checked) check(when string) {
+	for i, x := range c.wait {
+		if x.slack() < 0 {
+			c.t.Fatalf("%s: job %d has slack %.1f", when, x.j.ID, x.slack())
+		}
+		if x.bound >= 0 && x.te > x.bound {
+			c.t.Fatalf("%s: job %d scheduled at %d after its bound %d", when, x.j.ID, x.te, x.bound)
+		}
+		if i > 0 && cmpWait(c.wait[i-1], x) >= 0 {
+			c.t.Fatalf("%s: waiting list out of order", when)
+		}
+	}
+}
+
+func (c checked) Insert(now int64, j *job.Request) { c.Slack.Insert(now, j); c.check("insert") }
+func (c checked) Remove(now int64, j *job.Request) { c.Slack.Remove(now, j); c.check("remove") }
+func (c checked) Tick(now int64, f func(*job.Request)) int64 {
+	w := c.Slack.Tick(now, f)
+	c.check("tick")
+	return w
+}
+
+func TestSlackInvariants(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 31))
+		spec := testgen.Random(r)
+		jobs := testgen.Jobs(r, spec)
+		for i := range jobs {
+			if i%5 == 0 { // every fifth job has high priority, as §5.3
+				jobs[i].UP, jobs[i].PP = 1, 1
+			}
+		}
+		prm := DefaultParams()
+		prm.AWT = float64(1 + r.IntN(500))
+		prm.SF = float64(r.IntN(10))
+		prm.Heuristic = Heuristic(r.IntN(5))
+		if _, err := sim.Run(jobs, checked{New(spec.Procs, prm), t}, sim.Options{Procs: spec.Procs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
