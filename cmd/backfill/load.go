@@ -15,6 +15,7 @@ type traceFlags struct {
 	fallback string
 	clamp    bool
 	lenient  bool
+	prio     string
 }
 
 func (f *traceFlags) register(cmd *cobra.Command, withTrace bool) {
@@ -27,6 +28,7 @@ func (f *traceFlags) register(cmd *cobra.Command, withTrace bool) {
 	fl.StringVar(&f.fallback, "estimate-fallback", "runtime", "estimate for jobs without a requested time: runtime or max (the largest requested time)")
 	fl.BoolVar(&f.clamp, "clamp", false, "give jobs larger than the machine the whole machine instead of skipping them")
 	fl.BoolVar(&f.lenient, "lenient", false, "count malformed lines as warnings instead of failing")
+	fl.StringVar(&f.prio, "priorities", "none", "user/political priorities for slack-based scheduling: none, every:N (every N-th job UP=PP=1), csv:FILE (job_id,up,pp), or user|group|queue|partition:FILE (id,up,pp)")
 }
 
 func (f *traceFlags) options() workload.Options {
@@ -42,8 +44,21 @@ func (f *traceFlags) options() workload.Options {
 // load reads the trace named by path, or the embedded default when path is
 // empty.
 func (f *traceFlags) load(path string) (*workload.Trace, error) {
+	var tr *workload.Trace
+	var err error
 	if path == "" {
-		return workload.Builtin(f.options())
+		tr, err = workload.Builtin(f.options())
+	} else {
+		tr, err = workload.Load(path, f.options())
 	}
-	return workload.Load(path, f.options())
+	if err != nil {
+		return nil, err
+	}
+	if f.prio != "" && f.prio != "none" {
+		if err := workload.ApplyPriorities(tr.Jobs, f.prio); err != nil {
+			return nil, err
+		}
+		tr.Rules = append(tr.Rules, "priorities: "+f.prio)
+	}
+	return tr, nil
 }

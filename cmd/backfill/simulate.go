@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -84,6 +86,14 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if err != nil {
 		return err
 	}
+	header := runHeader(tr, f)
+	// awt=auto: the mean wait of a conservative run on the same workload
+	specs, notes, err := resolveAuto(tr, f.policies, f.noKill)
+	if err != nil {
+		return err
+	}
+	header = append(header, notes...)
+	f.policies = specs
 	// build every policy first so that a bad spec fails before any work
 	for _, spec := range f.policies {
 		if _, err := policy.New(spec, tr.Procs); err != nil {
@@ -115,7 +125,6 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	for i, r := range runs {
 		rows[i] = metrics.Row{Label: r.res.Policy, S: r.sum}
 	}
-	header := runHeader(tr, f)
 	if f.out != "" {
 		if err := writeOutputs(f.out, tr, runs, rows, header, f); err != nil {
 			return err
@@ -255,4 +264,35 @@ func writeFile(path string, fill func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return fh.Close()
+}
+
+// resolveAuto replaces awt=auto in policy specs by the mean wait of a
+// conservative-backfilling run on the same workload (Talby & Feitelson use
+// the system's average wait time, which for a trace is best estimated this
+// way), and says so in the output header.
+func resolveAuto(tr *workload.Trace, specs []string, noKill bool) ([]string, []string, error) {
+	var notes []string
+	awt := ""
+	out := make([]string, len(specs))
+	for i, spec := range specs {
+		out[i] = spec
+		if !strings.Contains(spec, "awt=auto") {
+			continue
+		}
+		if awt == "" {
+			s, err := policy.New("conservative", tr.Procs)
+			if err != nil {
+				return nil, nil, err
+			}
+			res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, NoKill: noKill})
+			if err != nil {
+				return nil, nil, err
+			}
+			sum := metrics.Summarize(res.Outcomes, metrics.Options{Procs: tr.Procs})
+			awt = strconv.FormatFloat(math.Max(1, math.Round(sum.All.MeanWait)), 'f', 0, 64)
+			notes = append(notes, "awt=auto: AWT = "+awt+" s, the mean wait of conservative backfilling on this workload")
+		}
+		out[i] = strings.ReplaceAll(spec, "awt=auto", "awt="+awt)
+	}
+	return out, notes, nil
 }
