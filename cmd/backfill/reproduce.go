@@ -1,0 +1,21 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+// reproductions are the `backfill reproduce` subcommands; each paper's
+// reproduction adds its constructor from its own file.
+var reproductions []func() *cobra.Command
+
+func newReproduceCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "reproduce",
+		Short: "Reproduce the experiments of the papers, printed beside the published figures",
+		Args:  cobra.NoArgs,
+	}
+	for _, f := range reproductions {
+		cmd.AddCommand(f())
+	}
+	return cmd
+}
