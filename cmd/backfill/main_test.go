@@ -154,3 +154,18 @@ func TestPolicies(t *testing.T) {
 		}
 	}
 }
+
+func TestReproduceSlackTwoMonths(t *testing.T) {
+	out, err := run(t, "reproduce", "slack", "--procs", "128", "--months", "1996-09,1997-07")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"== P = 128 processors", "1997-07", "2185", "399.9", "354.1", "year", "AST, SF=3", "16.5 %", "differential priorities"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := run(t, "reproduce", "slack", "--months", "2001-01"); err == nil {
+		t.Error("unknown month accepted")
+	}
+}
