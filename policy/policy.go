@@ -49,6 +49,18 @@ type Guarantor interface {
 	Guarantee(j *job.Request) int64
 }
 
+// Predicting is implemented by policies that may plan with runtime
+// predictions instead of the users' estimates (package predict). The
+// engine asks it, when a job ends, what was predicted for the job, and
+// records the answer in the job's Outcome (Predicted, Corrections).
+type Predicting interface {
+	// Prediction reports the duration first predicted for j and how many
+	// times the prediction was corrected because j was still running at
+	// its predicted end; ok is false when the policy planned j with its
+	// estimate (no prediction).
+	Prediction(j *job.Request) (first int64, corrections int, ok bool)
+}
+
 // Params are a policy's parameters, parsed from "name:key=value:key=value".
 type Params map[string]string
 

@@ -21,9 +21,11 @@ type Running struct {
 }
 
 type runItem struct {
-	end  int64
-	id   int
-	size int
+	end   int64
+	id    int
+	size  int
+	start int64
+	j     *job.Request
 }
 
 // NewRunning returns a tracker with an empty profile of procs processors.
@@ -37,12 +39,31 @@ func (r *Running) Len() int { return len(r.heap) }
 // Start records that j started at now and holds its processors in the
 // profile until now+estimate.
 func (r *Running) Start(now int64, j *job.Request) error {
-	end := now + j.Estimate
+	return r.StartFor(now, j, j.Estimate)
+}
+
+// StartFor records that j started at now and holds its processors in the
+// profile for dur seconds, until now+dur: a policy that plans with a
+// runtime prediction (package predict) passes the predicted duration.
+// Start(now, j) is StartFor(now, j, j.Estimate). dur must be ≥ 1.
+func (r *Running) StartFor(now int64, j *job.Request, dur int64) error {
+	if dur < 1 {
+		return fmt.Errorf("start of job %d at %d: planned duration %d is not positive", j.SWFID, now, dur)
+	}
+	end := now + dur
 	if err := r.Prof.Add(now, end, j.Procs); err != nil {
 		return fmt.Errorf("start of job %d at %d: %w", j.SWFID, now, err)
 	}
-	r.push(runItem{end, j.ID, j.Procs})
+	r.push(runItem{end: end, id: j.ID, size: j.Procs, start: now, j: j})
 	return nil
+}
+
+// Started reports the start time of j if it is running.
+func (r *Running) Started(j *job.Request) (start int64, running bool) {
+	if j.ID < 0 || j.ID >= len(r.pos) || r.pos[j.ID] == 0 {
+		return 0, false
+	}
+	return r.heap[r.pos[j.ID]-1].start, true
 }
 
 // End records that running job j ended at now, releasing the rest of its
@@ -82,6 +103,32 @@ func (r *Running) Extend(now int64) error {
 		r.down(0)
 	}
 	return nil
+}
+
+// ExtendWith is Extend with a rule for the new end: the hold of every
+// running job whose hold has ended by now is lengthened to next(j, start,
+// end), where start is the job's start and end the end of its hold; a
+// value ≤ now is replaced by now+1 (Extend's rule). A policy that plans
+// with predictions passes the rule of its predict.Plan, which gives a job
+// that outlived its prediction a corrected one. It returns the number of
+// holds lengthened. As for Extend, the caller must first make room;
+// ExtendWith returns an error if the profile has none.
+func (r *Running) ExtendWith(now int64, next func(j *job.Request, start, end int64) int64) (int, error) {
+	n := 0
+	for len(r.heap) > 0 && r.heap[0].end <= now {
+		it := r.heap[0]
+		end := next(it.j, it.start, it.end)
+		if end <= now {
+			end = now + 1
+		}
+		if err := r.Prof.Add(it.end, end, it.size); err != nil {
+			return n, fmt.Errorf("extending the hold of job %d: %w", it.id, err)
+		}
+		r.heap[0].end = end
+		r.down(0)
+		n++
+	}
+	return n, nil
 }
 
 func (r *Running) less(a, b int) bool {

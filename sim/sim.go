@@ -80,6 +80,7 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 		}
 	}
 	guar, _ := sched.(policy.Guarantor)
+	pred, _ := sched.(policy.Predicting)
 	res := &Result{Policy: sched.Name(), Procs: P, NoKill: opt.NoKill, Outcomes: make([]job.Outcome, len(jobs))}
 	state := make([]uint8, len(jobs))
 	var ends endHeap
@@ -144,6 +145,11 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 			done++
 			if res.Outcomes[id].Killed {
 				res.Killed++
+			}
+			if pred != nil {
+				if first, n, ok := pred.Prediction(&jobs[id].Request); ok {
+					res.Outcomes[id].Predicted, res.Outcomes[id].Corrections = first, n
+				}
 			}
 			sched.Remove(now, &jobs[id].Request)
 			if opt.Progress != nil && done&8191 == 0 {

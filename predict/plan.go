@@ -1,0 +1,136 @@
+package predict
+
+import "backfill/job"
+
+// Plan is a policy's view of its jobs' planned durations: the prediction
+// made at submission, then the corrected value each time a running job
+// outlives it. It is indexed by job ID (dense, as the engine assigns them)
+// and grows on demand.
+//
+// Rules, for a job j with estimate e:
+//
+//   - at submission the planned duration is the predictor's value clamped
+//     to [1, e]; it never changes while j waits;
+//   - when j is still running at start + planned (its hold in the profile
+//     ended), the corrector is applied, again and again if needed, until
+//     start + planned lies after now: each application is one correction,
+//     so the count does not depend on when the policy happens to look
+//     (only passes observe the profile, and a correction at a pass gives
+//     exactly what corrections at each predicted end would have given);
+//   - once planned = e, a job still running at start + e can only be
+//     running past its estimate (no-kill mode): its hold is extended to
+//     now+1 at each pass, the rule of policy.Running.Extend, and this is
+//     not counted as a correction.
+type Plan struct {
+	P Predictor
+	C Corrector
+
+	dur   []int64 // planned duration by job ID
+	first []int64 // prediction at submission
+	corr  []int32 // corrections applied
+	now   int64   // for extend
+}
+
+// NewPlan returns a plan with predictor p and corrector c.
+func NewPlan(p Predictor, c Corrector) *Plan { return &Plan{P: p, C: c} }
+
+// Default returns the plan of a policy without predictions: the estimate
+// predictor (planned duration = estimate, so nothing is ever corrected).
+func Default() *Plan { return NewPlan(Estimate{}, ToEstimate{}) }
+
+// Exact reports whether the plan uses the estimates themselves, i.e.
+// behaves exactly as a policy without predictions.
+func (pl *Plan) Exact() bool {
+	_, ok := pl.P.(Estimate)
+	return ok
+}
+
+// Params is the plan's parameters in policy-spec form relative to the
+// defaults: "" for the default plan, else e.g. ":predict=history-2" or
+// ":predict=history-2:correct=step".
+func (pl *Plan) Params() string {
+	s := ""
+	if !pl.Exact() {
+		s += ":predict=" + pl.P.Name()
+	}
+	if _, ok := pl.C.(ToEstimate); !ok {
+		s += ":correct=" + pl.C.Name()
+	}
+	return s
+}
+
+func (pl *Plan) grow(id int) {
+	for id >= len(pl.dur) {
+		n := max(64, 2*len(pl.dur))
+		pl.dur = append(pl.dur, make([]int64, n-len(pl.dur))...)
+		pl.first = append(pl.first, make([]int64, n-len(pl.first))...)
+		pl.corr = append(pl.corr, make([]int32, n-len(pl.corr))...)
+	}
+}
+
+// Submit predicts the duration of j, submitted at now, records it and
+// returns it. Call it once per job, when the policy learns of the job.
+func (pl *Plan) Submit(now int64, j *job.Request) int64 {
+	if j.ID < 0 {
+		return max(1, j.Estimate)
+	}
+	pl.grow(j.ID)
+	d := pl.P.Predict(now, j)
+	d = max(1, min(d, j.Estimate))
+	pl.dur[j.ID], pl.first[j.ID], pl.corr[j.ID] = d, d, 0
+	return d
+}
+
+// Dur is the duration currently planned for j: its prediction, corrected
+// if it ran past it. For a job never submitted to the plan it is the
+// estimate.
+func (pl *Plan) Dur(j *job.Request) int64 {
+	if j.ID < 0 || j.ID >= len(pl.dur) || pl.dur[j.ID] == 0 {
+		return j.Estimate
+	}
+	return pl.dur[j.ID]
+}
+
+// Ended tells the predictor that running job j, started at start, ended
+// at now.
+func (pl *Plan) Ended(now, start int64, j *job.Request) {
+	pl.P.Ended(now, j, now-start)
+}
+
+// Extender returns the function to pass to policy.Running.ExtendWith at
+// now: for each running job whose hold has ended, the new end of its
+// hold.
+func (pl *Plan) Extender(now int64) func(j *job.Request, start, end int64) int64 {
+	pl.now = now
+	return pl.extend
+}
+
+func (pl *Plan) extend(j *job.Request, start, _ int64) int64 {
+	now := pl.now
+	if start+j.Estimate <= now || j.ID < 0 || j.ID >= len(pl.dur) {
+		// past its estimate (no-kill mode): it may end at any moment
+		return now + 1
+	}
+	d, n := pl.Dur(j), pl.corr[j.ID]
+	for start+d <= now {
+		n++
+		next := pl.C.Next(j, pl.first[j.ID], int(n))
+		if next <= d || next > j.Estimate {
+			next = j.Estimate
+		}
+		d = next
+	}
+	pl.dur[j.ID], pl.corr[j.ID] = d, n
+	return start + d
+}
+
+// Prediction reports the duration first predicted for j and the number
+// of corrections applied since; ok is false when the plan uses the
+// estimates (Exact) or j is unknown. It implements the
+// policy.Predicting capability for the policies that hold a Plan.
+func (pl *Plan) Prediction(j *job.Request) (first int64, corrections int, ok bool) {
+	if pl.Exact() || j.ID < 0 || j.ID >= len(pl.dur) || pl.dur[j.ID] == 0 {
+		return 0, 0, false
+	}
+	return pl.first[j.ID], int(pl.corr[j.ID]), true
+}
