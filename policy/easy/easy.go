@@ -25,6 +25,29 @@
 // (Maui/Moab's RESERVATIONDEPTH, Slurm's backfill) do; depth=all therefore
 // differs from conservative backfilling, which keeps each job's first
 // reservation as a guarantee and only compresses it.
+//
+// Variants (Feitelson's slides, after Tsafrir, Etsion & Feitelson 2007):
+//
+//   - order: the order of the backfill candidates. fcfs (default) is
+//     arrival order; sjbf (shortest job backfilled first) scans them by
+//     increasing planned duration, ties by arrival; sjf also orders the
+//     queue itself that way (jobs start, and the first that cannot start
+//     gets the reservation, in shortest-first order), keeping EASY's
+//     reservation rule.
+//   - predict / correct: plan with runtime predictions instead of the
+//     estimates (package predict): reservations, shadow time, extra nodes
+//     and backfill decisions use the planned durations, while jobs are
+//     still killed at their estimates. A job still running at its planned
+//     end gets a corrected prediction at the next pass.
+//
+// EASY++ (registered as "easy++") is EASY with sjbf order and history-2
+// predictions corrected to the estimate.
+//
+// With order sjbf or sjf and depth k > 1: jobs start in the queue's order
+// while they fit; from the first that does not, the next k jobs in that
+// order that do not fit now get reservations (placed one after the other),
+// and every other waiting job is a backfill candidate, tried shortest
+// first, that may start only if it touches no reservation.
 package easy
 
 import (
@@ -33,14 +56,73 @@ import (
 
 	"backfill/job"
 	"backfill/policy"
+	"backfill/predict"
 )
 
-func init() {
+// Order is the order in which EASY considers waiting jobs.
+type Order int
+
+const (
+	// FCFS considers every job in arrival order (the default).
+	FCFS Order = iota
+	// SJBF starts jobs and places the reservation in arrival order, and
+	// scans the backfill candidates shortest planned duration first.
+	SJBF
+	// SJF orders the whole queue shortest planned duration first (ties by
+	// arrival), for starting, reserving and backfilling alike.
+	SJF
+)
+
+var orderNames = []string{"fcfs", "sjbf", "sjf"}
+
+// String is the order's parameter value.
+func (o Order) String() string {
+	if o < 0 || int(o) >= len(orderNames) {
+		return fmt.Sprintf("order(%d)", int(o))
+	}
+	return orderNames[o]
+}
+
+// ParseOrder parses an order parameter value ("" means fcfs).
+func ParseOrder(s string) (Order, error) {
+	if s == "" {
+		return FCFS, nil
+	}
+	for i, n := range orderNames {
+		if s == n {
+			return Order(i), nil
+		}
+	}
+	return 0, fmt.Errorf("easy: unknown order %q (want fcfs, sjbf or sjf)", s)
+}
+
+// Config selects an EASY variant. The zero value is classic EASY (depth
+// 1, arrival order, planning with the estimates).
+type Config struct {
+	// Depth is the number of waiting jobs that get a reservation (≥ 1;
+	// math.MaxInt for all).
+	Depth int
+	// Order is the queue order.
+	Order Order
+	// Plan gives the planned durations; nil means the estimates.
+	Plan *predict.Plan
+}
+
+// PlusPlus is the configuration of EASY++: sjbf order, history-2
+// predictions, corrected to the estimate.
+func PlusPlus() Config {
+	return Config{Depth: 1, Order: SJBF, Plan: predict.NewPlan(predict.NewHistory(2), predict.ToEstimate{})}
+}
+
+func register(name, doc, order, pred string) {
 	policy.Register(policy.Info{
-		Name: "easy",
-		Doc:  "EASY backfilling: a reservation for the first waiting job (shadow time, extra nodes); later jobs backfill if they do not delay it",
+		Name: name,
+		Doc:  doc,
 		Params: []policy.Param{
 			{Name: "depth", Default: "1", Doc: "number of waiting jobs that get a reservation (1 = EASY, all = reservations for every waiting job, recomputed each pass)"},
+			{Name: "order", Default: order, Doc: "fcfs (arrival order), sjbf (backfill candidates shortest planned duration first) or sjf (the whole queue shortest first, keeping EASY's reservation rule)"},
+			{Name: "predict", Default: pred, Doc: predict.PredictDoc},
+			{Name: "correct", Default: "estimate", Doc: predict.CorrectDoc},
 		},
 		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
 			d, err := p.Int("depth", 1, math.MaxInt)
@@ -48,17 +130,40 @@ func init() {
 				return nil, err
 			}
 			if d < 1 {
-				return nil, fmt.Errorf("easy: depth must be at least 1, got %d", d)
+				return nil, fmt.Errorf("%s: depth must be at least 1, got %d", name, d)
 			}
-			return New(procs, d), nil
+			o, ok := p["order"]
+			if !ok {
+				o = order
+			}
+			ord, err := ParseOrder(o)
+			if err != nil {
+				return nil, err
+			}
+			pr, ok := p["predict"]
+			if !ok {
+				pr = pred
+			}
+			plan, err := predict.Parse(pr, p["correct"])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			return NewConfig(procs, Config{Depth: d, Order: ord, Plan: plan}), nil
 		},
 	})
+}
+
+func init() {
+	register("easy", "EASY backfilling: a reservation for the first waiting job (shadow time, extra nodes); later jobs backfill if they do not delay it", "fcfs", "estimate")
+	register("easy++", "EASY++ (Tsafrir, Etsion & Feitelson): EASY with shortest-job backfilled first and predictions = mean runtime of the user's last 2 jobs, corrected to the estimate when too short", "sjbf", "history-2")
 }
 
 // EASY is EASY backfilling with reservations for the first Depth waiting
 // jobs.
 type EASY struct {
 	depth int
+	order Order
+	plan  *predict.Plan
 	run   *policy.Running
 	queue []*job.Request // waiting jobs in arrival order; nil = started (a hole)
 	first int            // index of the first non-hole
@@ -69,33 +174,75 @@ type EASY struct {
 	// viaProfile makes depth 1 use the general profile route instead of
 	// the paper's criteria (tests check that the two agree).
 	viaProfile bool
+	// For order sjbf and sjf: the waiting jobs in arrival order and by
+	// (planned duration, ID), and the state of each job by ID.
+	fifo, short []*job.Request
+	state       []uint8
 }
+
+// Job states for order sjbf and sjf.
+const (
+	stWaiting uint8 = iota
+	stGone          // started or cancelled this pass, to be filtered out
+	stHeld          // holds a reservation during the current pass
+)
 
 type hold struct {
 	start, end int64
 	n          int
 }
 
-var _ policy.Scheduler = (*EASY)(nil)
+var (
+	_ policy.Scheduler  = (*EASY)(nil)
+	_ policy.Predicting = (*EASY)(nil)
+)
 
 // New returns EASY backfilling with reservation depth (1 = classic EASY).
 func New(procs, depth int) *EASY {
-	return &EASY{depth: depth, run: policy.NewRunning(procs)}
+	return NewConfig(procs, Config{Depth: depth})
 }
 
-// Name implements policy.Scheduler.
-func (e *EASY) Name() string {
-	switch {
-	case e.depth == 1:
-		return "easy"
-	case e.depth == math.MaxInt:
-		return "easy:depth=all"
+// NewConfig returns the EASY variant c for a machine of procs processors.
+func NewConfig(procs int, c Config) *EASY {
+	if c.Depth < 1 {
+		c.Depth = 1
 	}
-	return fmt.Sprintf("easy:depth=%d", e.depth)
+	if c.Plan == nil {
+		c.Plan = predict.Default()
+	}
+	return &EASY{depth: c.Depth, order: c.Order, plan: c.Plan, run: policy.NewRunning(procs)}
 }
+
+// Name implements policy.Scheduler: "easy" with the parameters that differ
+// from the defaults, or "easy++" for the EASY++ configuration.
+func (e *EASY) Name() string {
+	pp := PlusPlus()
+	if e.depth == 1 && e.order == pp.Order && e.plan.Params() == pp.Plan.Params() {
+		return "easy++"
+	}
+	s := "easy"
+	switch {
+	case e.depth == math.MaxInt:
+		s += ":depth=all"
+	case e.depth != 1:
+		s += fmt.Sprintf(":depth=%d", e.depth)
+	}
+	if e.order != FCFS {
+		s += ":order=" + e.order.String()
+	}
+	return s + e.plan.Params()
+}
+
+// Prediction implements policy.Predicting.
+func (e *EASY) Prediction(j *job.Request) (int64, int, bool) { return e.plan.Prediction(j) }
 
 // Insert implements policy.Scheduler.
 func (e *EASY) Insert(now int64, j *job.Request) {
+	e.plan.Submit(now, j)
+	if e.order != FCFS {
+		e.insertOrdered(j)
+		return
+	}
 	e.queue = append(e.queue, j)
 	if len(e.queue) > e.idx.n {
 		e.rebuild()
@@ -106,7 +253,13 @@ func (e *EASY) Insert(now int64, j *job.Request) {
 
 // Remove implements policy.Scheduler.
 func (e *EASY) Remove(now int64, j *job.Request) {
-	if running, _ := e.run.End(now, j); running {
+	if start, running := e.run.Started(j); running {
+		e.run.End(now, j)
+		e.plan.Ended(now, start, j)
+		return
+	}
+	if e.order != FCFS {
+		e.cancelOrdered(j)
 		return
 	}
 	for i := e.first; i < len(e.queue); i++ {
@@ -144,11 +297,17 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 	prof.Forget(now)
 	if e.run.Overrunning(now) {
 		// no reservations are held between passes, so there is room
-		if err := e.run.Extend(now); err != nil {
+		if _, err := e.run.ExtendWith(now, e.plan.Extender(now)); err != nil {
 			panic("easy: " + err.Error()) // unreachable: running jobs fit by construction
 		}
 	}
 	free := prof.FreeAt(now)
+	if e.order != FCFS {
+		if e.depth == 1 && !e.viaProfile {
+			return e.tickOrdered(now, free, start)
+		}
+		return e.tickOrderedProfile(now, free, start)
+	}
 	if e.depth == 1 && !e.viaProfile {
 		return e.tickEASY(now, free, start)
 	}
@@ -162,21 +321,22 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 			break
 		}
 		startNow := false
+		d := e.plan.Dur(j)
 		if reserved < e.depth {
-			t := prof.EarliestFit(now, j.Estimate, j.Procs)
+			t := prof.EarliestFit(now, d, j.Procs)
 			if t == now {
 				startNow = true
 			} else {
 				// temporary reservation for this pass
-				_ = prof.Add(t, t+j.Estimate, j.Procs)
-				e.held = append(e.held, hold{t, t + j.Estimate, j.Procs})
+				_ = prof.Add(t, t+d, j.Procs)
+				e.held = append(e.held, hold{t, t + d, j.Procs})
 				reserved++
 			}
-		} else if j.Procs <= free && prof.Fits(now, j.Estimate, j.Procs) {
+		} else if j.Procs <= free && prof.Fits(now, d, j.Procs) {
 			startNow = true
 		}
 		if startNow {
-			if err := e.run.Start(now, j); err != nil {
+			if err := e.run.StartFor(now, j, d); err != nil {
 				panic("easy: " + err.Error()) // unreachable: it fits
 			}
 			free -= j.Procs
@@ -207,7 +367,7 @@ func (e *EASY) tickEASY(now int64, free int, start func(*job.Request)) int64 {
 	var shadow int64
 	extra := 0
 	launch := func(i int, j *job.Request) {
-		if err := e.run.Start(now, j); err != nil {
+		if err := e.run.StartFor(now, j, e.plan.Dur(j)); err != nil {
 			panic("easy: " + err.Error()) // unreachable: it fits
 		}
 		free -= j.Procs
@@ -224,7 +384,7 @@ func (e *EASY) tickEASY(now int64, free int, start func(*job.Request)) int64 {
 		if j == nil {
 			continue
 		}
-		t := prof.EarliestFit(now, j.Estimate, j.Procs)
+		t := prof.EarliestFit(now, e.plan.Dur(j), j.Procs)
 		if t == now {
 			launch(i, j)
 			continue
@@ -241,7 +401,7 @@ func (e *EASY) tickEASY(now int64, free int, start func(*job.Request)) int64 {
 			break
 		}
 		j := e.queue[i]
-		if now+j.Estimate <= shadow {
+		if now+e.plan.Dur(j) <= shadow {
 			launch(i, j)
 		} else if j.Procs <= extra {
 			extra -= j.Procs
