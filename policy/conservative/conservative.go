@@ -15,21 +15,38 @@
 //
 // Cost: Insert is one earliest-fit query and one profile update. A
 // compression is O(Q) of them for Q waiting jobs.
+//
+// With a runtime predictor (parameters predict and correct, package
+// predict) reservations are made for the predicted durations instead of
+// the estimates; a job still running at its predicted end gets a corrected
+// prediction and the reservations are re-placed in order, possibly later.
+// The first reservation is then no longer a bound, so no guarantee is
+// reported.
 package conservative
 
 import (
+	"fmt"
 	"slices"
 
 	"backfill/job"
 	"backfill/policy"
+	"backfill/predict"
 )
 
 func init() {
 	policy.Register(policy.Info{
 		Name: "conservative",
 		Doc:  "conservative backfilling: every waiting job holds a reservation, guaranteed at submission; compression when a job ends early",
-		New: func(procs int, _ policy.Params) (policy.Scheduler, error) {
-			return New(procs), nil
+		Params: []policy.Param{
+			{Name: "predict", Default: "estimate", Doc: predict.PredictDoc},
+			{Name: "correct", Default: "estimate", Doc: predict.CorrectDoc},
+		},
+		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
+			plan, err := predict.Parse(p["predict"], p["correct"])
+			if err != nil {
+				return nil, fmt.Errorf("conservative: %w", err)
+			}
+			return NewPlan(procs, plan), nil
 		},
 	})
 }
@@ -49,20 +66,36 @@ type Conservative struct {
 	// literal selects the paper's literal compression (remove every
 	// reservation, re-insert all); tests check compress against it.
 	literal bool
+	// plan gives the planned duration of each job (the estimate unless a
+	// predictor is set).
+	plan *predict.Plan
 }
 
 var (
-	_ policy.Scheduler = (*Conservative)(nil)
-	_ policy.Guarantor = (*Conservative)(nil)
+	_ policy.Scheduler  = (*Conservative)(nil)
+	_ policy.Guarantor  = (*Conservative)(nil)
+	_ policy.Predicting = (*Conservative)(nil)
 )
 
 // New returns conservative backfilling for a machine of procs processors.
 func New(procs int) *Conservative {
-	return &Conservative{run: policy.NewRunning(procs), byID: make(map[int]*entry)}
+	return NewPlan(procs, nil)
+}
+
+// NewPlan returns conservative backfilling that plans with the durations
+// of plan (nil: the estimates).
+func NewPlan(procs int, plan *predict.Plan) *Conservative {
+	if plan == nil {
+		plan = predict.Default()
+	}
+	return &Conservative{run: policy.NewRunning(procs), byID: make(map[int]*entry), plan: plan}
 }
 
 // Name implements policy.Scheduler.
-func (c *Conservative) Name() string { return "conservative" }
+func (c *Conservative) Name() string { return "conservative" + c.plan.Params() }
+
+// Prediction implements policy.Predicting.
+func (c *Conservative) Prediction(j *job.Request) (int64, int, bool) { return c.plan.Prediction(j) }
 
 func cmpEntry(a, b *entry) int {
 	if a.start != b.start {
@@ -77,18 +110,20 @@ func cmpEntry(a, b *entry) int {
 // place puts e at its earliest fit from now and holds it in the profile.
 func (c *Conservative) place(now int64, e *entry) {
 	prof := c.run.Prof
-	e.start = prof.EarliestFit(now, e.j.Estimate, e.j.Procs)
-	if err := prof.Add(e.start, e.start+e.j.Estimate, e.j.Procs); err != nil {
+	d := c.plan.Dur(e.j)
+	e.start = prof.EarliestFit(now, d, e.j.Procs)
+	if err := prof.Add(e.start, e.start+d, e.j.Procs); err != nil {
 		panic("conservative: " + err.Error()) // unreachable: EarliestFit found room
 	}
 }
 
 func (c *Conservative) unplace(e *entry) {
-	_ = c.run.Prof.Remove(e.start, e.start+e.j.Estimate, e.j.Procs)
+	_ = c.run.Prof.Remove(e.start, e.start+c.plan.Dur(e.j), e.j.Procs)
 }
 
 // Insert implements policy.Scheduler.
 func (c *Conservative) Insert(now int64, j *job.Request) {
+	c.plan.Submit(now, j)
 	e := &entry{j: j}
 	c.place(now, e)
 	e.first = e.start
@@ -99,6 +134,9 @@ func (c *Conservative) Insert(now int64, j *job.Request) {
 
 // Guarantee implements policy.Guarantor.
 func (c *Conservative) Guarantee(j *job.Request) int64 {
+	if !c.plan.Exact() {
+		return -1 // reservations for predictions may move later
+	}
 	if e, ok := c.byID[j.ID]; ok {
 		return e.first
 	}
@@ -107,7 +145,9 @@ func (c *Conservative) Guarantee(j *job.Request) int64 {
 
 // Remove implements policy.Scheduler.
 func (c *Conservative) Remove(now int64, j *job.Request) {
+	start, _ := c.run.Started(j)
 	if running, early := c.run.End(now, j); running {
+		c.plan.Ended(now, start, j)
 		if early {
 			c.compress(now)
 		}
@@ -156,11 +196,12 @@ func (c *Conservative) compress(now int64) {
 		if e.start <= now || pm.Before(e.start) < e.j.Procs {
 			continue
 		}
-		t := prof.EarliestFitMoving(now, e.j.Estimate, e.j.Procs, e.start)
+		d := c.plan.Dur(e.j)
+		t := prof.EarliestFitMoving(now, d, e.j.Procs, e.start)
 		if t < e.start {
 			c.unplace(e)
 			e.start = t
-			if err := prof.Add(t, t+e.j.Estimate, e.j.Procs); err != nil {
+			if err := prof.Add(t, t+d, e.j.Procs); err != nil {
 				panic("conservative: " + err.Error()) // unreachable: EarliestFitMoving found room
 			}
 			moved = true
@@ -174,14 +215,15 @@ func (c *Conservative) compress(now int64) {
 
 // replan removes every reservation and re-inserts the waiting jobs in the
 // order of their current reservations: the paper's compression, used as is
-// when running jobs overran their estimate (possible only without kills),
-// since their holds must first be extended, and then jobs may move later.
+// when running jobs overran their estimate (possible only without kills)
+// or their prediction, since their holds must first be extended, and then
+// jobs may move later.
 func (c *Conservative) replan(now int64) {
 	for _, e := range c.wait {
 		c.unplace(e)
 	}
 	if c.run.Overrunning(now) {
-		if err := c.run.Extend(now); err != nil {
+		if _, err := c.run.ExtendWith(now, c.plan.Extender(now)); err != nil {
 			panic("conservative: " + err.Error()) // unreachable: no reservations held
 		}
 	}
@@ -203,7 +245,7 @@ func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
 		e := c.wait[n]
 		// the reservation [now, now+estimate) becomes the running hold
 		c.unplace(e)
-		if err := c.run.Start(now, e.j); err != nil {
+		if err := c.run.StartFor(now, e.j, c.plan.Dur(e.j)); err != nil {
 			panic("conservative: " + err.Error()) // unreachable: reserved room
 		}
 		delete(c.byID, e.j.ID)
