@@ -75,6 +75,9 @@ type Summary struct {
 	LastEnd     int64 `json:"last_end"`
 	// Excluded is the number of jobs left out of the Stats by warm-up/drain.
 	Excluded int `json:"excluded"`
+	// Prediction measures the runtime predictions of the measured jobs
+	// (see Predictions); nil when the policy planned with the estimates.
+	Prediction *PredStats `json:"prediction,omitempty"`
 }
 
 // NearestRank returns the pct-th percentile of sorted (ascending) by the
@@ -187,5 +190,6 @@ func Summarize(outcomes []job.Outcome, opt Options) Summary {
 		}
 	}
 	s.All, s.Short, s.Long = all.stats(), short.stats(), long.stats()
+	s.Prediction = Predictions(outcomes, opt)
 	return s
 }

@@ -26,7 +26,9 @@ func i64(x int64) string     { return strconv.FormatInt(x, 10) }
 // overall metrics (policy, jobs, mean/median/p90/p99/max wait, mean
 // response, mean bounded slowdown, utilization in %, makespan, killed) and,
 // after a blank line, a second block with the short/long split (jobs, mean
-// wait, mean response and mean bounded slowdown per class). Seconds are
+// wait, mean response and mean bounded slowdown per class); a third block
+// with the prediction accuracy follows when some row planned with
+// predictions (Summary.Prediction). Seconds are
 // printed with one decimal, slowdowns and utilization with two. The label
 // column is left-aligned, the others right-aligned.
 func WriteTable(w io.Writer, rows []Row) error {
@@ -47,7 +49,34 @@ func WriteTable(w io.Writer, rows []Row) error {
 	writeAligned(bw, overall)
 	bw.WriteByte('\n')
 	writeAligned(bw, split)
+	if pred := predictionBlock(rows); pred != nil {
+		bw.WriteByte('\n')
+		writeAligned(bw, pred)
+	}
 	return bw.Flush()
+}
+
+// predictionBlock is the third block of WriteTable, present only when
+// some row has predictions: jobs with a prediction, mean absolute error,
+// under-prediction rate in %, corrections and corrected jobs.
+func predictionBlock(rows []Row) [][]string {
+	has := false
+	for _, r := range rows {
+		has = has || r.S.Prediction != nil
+	}
+	if !has {
+		return nil
+	}
+	cells := [][]string{{"policy", "predicted jobs", "pred MAE", "under %", "corrections", "corrected jobs"}}
+	for _, r := range rows {
+		p := r.S.Prediction
+		if p == nil {
+			cells = append(cells, []string{r.Label, "0", "-", "-", "-", "-"})
+			continue
+		}
+		cells = append(cells, []string{r.Label, itoa(p.Jobs), secs(p.MAE), pct(p.Under), itoa(p.Corrections), itoa(p.Corrected)})
+	}
+	return cells
 }
 
 // writeAligned writes cells with two spaces between columns, the first
