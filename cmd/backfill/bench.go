@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -136,7 +137,7 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 	for _, file := range files {
 		for _, p := range append([]string{"none"}, f.policies...) {
 			args := []string{"bench", "--child", "--trace", file, "--policy", p,
-				"--estimate", f.estimate, "--estimate-fallback", f.fallback}
+				"--estimate", f.estimate, "--estimate-fallback", f.fallback, "--seed", strconv.FormatUint(f.seed, 10)}
 			if f.procs > 0 {
 				args = append(args, "--procs", fmt.Sprint(f.procs))
 			}

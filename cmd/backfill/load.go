@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"backfill/workload"
+	"backfill/workload/estimate"
 )
 
 // traceFlags are the ingestion flags shared by the commands that read a
@@ -16,6 +19,7 @@ type traceFlags struct {
 	clamp    bool
 	lenient  bool
 	prio     string
+	seed     uint64
 }
 
 func (f *traceFlags) register(cmd *cobra.Command, withTrace bool) {
@@ -24,17 +28,28 @@ func (f *traceFlags) register(cmd *cobra.Command, withTrace bool) {
 		fl.StringVarP(&f.trace, "trace", "t", "", "SWF trace, plain or gzip (default: the embedded "+workload.BuiltinName+")")
 	}
 	fl.IntVarP(&f.procs, "procs", "p", 0, "machine size P (default: the header's MaxProcs, else MaxNodes, else the largest job)")
-	fl.StringVar(&f.estimate, "estimate", "user", "runtime estimates: user (the trace's requested time) or exact (estimate = runtime)")
+	fl.StringVar(&f.estimate, "estimate", "user", "runtime estimates: user (the trace's requested time), exact (= runtime), factor:F (uniform in [r, F·r]), double (user × 2), modal[:atmax=P][:max=S] (Tsafrir et al.'s model of user estimates)")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the random estimate models (factor, modal)")
 	fl.StringVar(&f.fallback, "estimate-fallback", "runtime", "estimate for jobs without a requested time: runtime or max (the largest requested time)")
 	fl.BoolVar(&f.clamp, "clamp", false, "give jobs larger than the machine the whole machine instead of skipping them")
 	fl.BoolVar(&f.lenient, "lenient", false, "count malformed lines as warnings instead of failing")
 	fl.StringVar(&f.prio, "priorities", "none", "user/political priorities for slack-based scheduling: none, every:N (every N-th job UP=PP=1), csv:FILE (job_id,up,pp), or user|group|queue|partition:FILE (id,up,pp)")
 }
 
+// ingestEstimate is the estimate option given to package workload: user
+// and exact are ingestion rules; the other models are applied afterwards
+// to the user estimates (package workload/estimate).
+func (f *traceFlags) ingestEstimate() string {
+	if f.estimate == "exact" || f.estimate == "" {
+		return f.estimate
+	}
+	return "user"
+}
+
 func (f *traceFlags) options() workload.Options {
 	return workload.Options{
 		Procs:            f.procs,
-		Estimate:         f.estimate,
+		Estimate:         f.ingestEstimate(),
 		EstimateFallback: f.fallback,
 		Clamp:            f.clamp,
 		Lenient:          f.lenient,
@@ -44,6 +59,11 @@ func (f *traceFlags) options() workload.Options {
 // load reads the trace named by path, or the embedded default when path is
 // empty.
 func (f *traceFlags) load(path string) (*workload.Trace, error) {
+	if f.estimate != "user" && f.estimate != "exact" && f.estimate != "" {
+		if _, err := estimate.Parse(f.estimate); err != nil {
+			return nil, fmt.Errorf("--estimate: %w", err)
+		}
+	}
 	var tr *workload.Trace
 	var err error
 	if path == "" {
@@ -53,6 +73,13 @@ func (f *traceFlags) load(path string) (*workload.Trace, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if f.ingestEstimate() != f.estimate {
+		notes, err := estimate.Apply(tr.Jobs, f.estimate, f.seed)
+		if err != nil {
+			return nil, fmt.Errorf("--estimate: %w", err)
+		}
+		tr.Rules = append(tr.Rules, notes...)
 	}
 	if f.prio != "" && f.prio != "none" {
 		if err := workload.ApplyPriorities(tr.Jobs, f.prio); err != nil {

@@ -34,6 +34,7 @@ type simulateFlags struct {
 	tau      int64
 	workers  int
 	noAudit  bool
+	classes  []string
 }
 
 func newSimulate() *cobra.Command {
@@ -63,6 +64,7 @@ func newSimulate() *cobra.Command {
 	fl.Int64Var(&f.tau, "tau", 10, "bounded-slowdown threshold τ in seconds")
 	fl.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "policies simulated in parallel")
 	fl.BoolVar(&f.noAudit, "no-audit", false, "skip the schedule audit after each simulation")
+	fl.StringArrayVar(&f.classes, "classes", nil, "also print per-class tables (table format), one per rule QUANTITY:B1,B2,… with QUANTITY runtime, size or estimate, e.g. size:1,8,64 (repeat the flag for several rules)")
 	return cmd
 }
 
@@ -81,6 +83,13 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	}
 	if len(f.policies) == 0 {
 		return fmt.Errorf("--policy: no policy given")
+	}
+	rules, err := parseClassRules(f.classes)
+	if err != nil {
+		return err
+	}
+	if len(rules) > 0 && f.format != "table" {
+		return fmt.Errorf("--classes: per-class tables are printed in the table format only")
 	}
 	tr, err := f.load(f.trace)
 	if err != nil {
@@ -130,7 +139,10 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 			return err
 		}
 	}
-	return writeSummary(cmd.OutOrStdout(), f.format, tr, rows, header)
+	if err := writeSummary(cmd.OutOrStdout(), f.format, tr, rows, header); err != nil {
+		return err
+	}
+	return writeClassTables(cmd.OutOrStdout(), rules, runs, metrics.Options{Procs: tr.Procs, Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain})
 }
 
 func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progress) simRun {
