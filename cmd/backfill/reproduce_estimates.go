@@ -47,7 +47,7 @@ var estTraces = []estTrace{
 // time in seconds and bounded slowdown, EASY and conservative, for short
 // (≤ 1 h), long and all jobs.
 var slidesCTCClasses = []struct {
-	class                  string
+	class                    string
 	respE, respC, sldE, sldC float64
 }{
 	{"short", 3785, 4632, 22.8, 45.4},
