@@ -214,11 +214,14 @@ func NewConfig(procs int, c Config) *EASY {
 }
 
 // Name implements policy.Scheduler: "easy" with the parameters that differ
-// from the defaults, or "easy++" for the EASY++ configuration.
+// from the defaults, or, for the EASY++ configuration, "easy++" (with
+// ":correct=step" for stepwise corrections).
 func (e *EASY) Name() string {
-	pp := PlusPlus()
-	if e.depth == 1 && e.order == pp.Order && e.plan.Params() == pp.Plan.Params() {
-		return "easy++"
+	if e.depth == 1 && e.order == SJBF && e.plan.P.Name() == "history-2" {
+		if _, ok := e.plan.C.(predict.ToEstimate); ok {
+			return "easy++"
+		}
+		return "easy++:correct=" + e.plan.C.Name()
 	}
 	s := "easy"
 	switch {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"backfill/internal/testgen"
+	"backfill/policy"
 	"backfill/predict"
 	"backfill/sim"
 )
@@ -57,6 +58,8 @@ func TestNames(t *testing.T) {
 		{Config{Depth: 1}, "easy"},
 		{Config{Depth: 4, Order: SJBF}, "easy:depth=4:order=sjbf"},
 		{PlusPlus(), "easy++"},
+		{Config{Depth: 1, Order: SJBF, Plan: predict.NewPlan(predict.NewHistory(2), predict.Step{})}, "easy++:correct=step"},
+		{Config{Depth: 1, Order: SJBF, Plan: predict.NewPlan(predict.NewHistory(3), predict.Step{})}, "easy:order=sjbf:predict=history-3:correct=step"},
 		{Config{Depth: 2, Order: SJBF, Plan: PlusPlus().Plan}, "easy:depth=2:order=sjbf:predict=history-2"},
 		{Config{Depth: 1, Order: SJF, Plan: predict.NewPlan(predict.Estimate{}, predict.Step{})}, "easy:order=sjf:correct=step"},
 	} {
@@ -66,5 +69,28 @@ func TestNames(t *testing.T) {
 	}
 	if _, err := ParseOrder("lifo"); err == nil {
 		t.Error("ParseOrder accepted lifo")
+	}
+}
+
+// Every name a policy reports builds the same policy again.
+func TestNamesRoundTrip(t *testing.T) {
+	for _, spec := range []string{"easy", "easy++", "easy++:correct=step", "easy++:depth=3", "easy++:order=fcfs", "easy++:predict=estimate",
+		"easy:order=sjf:predict=history", "easy:depth=all:order=sjbf:correct=step", "easy:predict=history-7"} {
+		a, err := policy.New(spec, 16)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		b, err := policy.New(a.Name(), 16)
+		if err != nil {
+			t.Fatalf("%s → %s: %v", spec, a.Name(), err)
+		}
+		if a.Name() != b.Name() {
+			t.Errorf("%s → %s → %s", spec, a.Name(), b.Name())
+		}
+	}
+	for _, bad := range []string{"easy:order=lifo", "easy:predict=history:2", "easy++:predict=history-0", "easy:correct=never", "conservative:predict=x"} {
+		if _, err := policy.New(bad, 16); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
 	}
 }
