@@ -306,3 +306,46 @@ func TestEASYPlusPlusPredictsAndCorrects(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPredictions decodes a workload as FuzzSimulate does (4 bytes a job:
+// arrival gap, size, estimate, runtime; the low bit of the gap byte picks
+// one of two users) and checks that every policy planning with
+// predictions completes it with a schedule the auditor accepts, in kill
+// and no-kill mode, with predictions within [1, estimate].
+func FuzzPredictions(f *testing.F) {
+	f.Add(uint8(8), []byte{0, 8, 10, 10, 1, 4, 5, 20, 0, 8, 3, 1, 2, 2, 100, 50})
+	f.Add(uint8(4), []byte{0, 1, 100, 5, 0, 1, 100, 5, 1, 4, 10, 10, 0, 2, 200, 150, 3, 3, 50, 60})
+	f.Add(uint8(64), []byte{5, 64, 255, 255, 0, 1, 1, 255, 0, 63, 9, 9})
+	f.Fuzz(func(t *testing.T, procs uint8, data []byte) {
+		P := int(procs%64) + 1
+		var jobs []job.Job
+		var now int64
+		for i := 0; i+3 < len(data) && len(jobs) < 200; i += 4 {
+			now += int64(data[i] % 16)
+			id := len(jobs)
+			jobs = append(jobs, job.Job{Request: job.Request{ID: id, SWFID: int64(id + 1), Submit: now, Procs: int(data[i+1])%P + 1,
+				Estimate: int64(data[i+2]) + 1, User: int32(data[i] & 1)}, Runtime: int64(data[i+3])})
+		}
+		for _, noKill := range []bool{false, true} {
+			for _, spec := range predictionPolicies {
+				s, err := policy.New(spec, P)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := sim.Run(jobs, s, sim.Options{Procs: P, NoKill: noKill})
+				if err != nil {
+					t.Fatalf("%s: %v", spec, err)
+				}
+				rep := audit.Audit(res.Outcomes, audit.Options{Procs: P, Kill: !noKill, KnownRuntime: true, Expect: len(jobs)})
+				if !rep.OK() {
+					t.Fatalf("%s noKill=%v: %s", spec, noKill, rep.String())
+				}
+				for _, o := range res.Outcomes {
+					if o.Predicted < 1 || o.Predicted > o.Estimate {
+						t.Fatalf("%s: job %d predicted %d, estimate %d", spec, o.ID, o.Predicted, o.Estimate)
+					}
+				}
+			}
+		}
+	})
+}
