@@ -24,10 +24,10 @@ type PredStats struct {
 	// Under is the under-prediction rate: the fraction of Jobs with
 	// Predicted < run (jobs that outlived their first prediction).
 	Under float64 `json:"under_rate"`
-	// Corrections is the total number of corrections (Outcome.Corrections)
-	// and Corrected the number of jobs with at least one.
+	// Corrections is the total number of corrections (Outcome.Corrections).
 	Corrections int `json:"corrections"`
-	Corrected   int `json:"corrected_jobs"`
+	// Corrected is the number of jobs with at least one correction.
+	Corrected int `json:"corrected_jobs"`
 }
 
 type predAcc struct {
@@ -177,7 +177,8 @@ func (r ClassRule) Of(o *job.Outcome) int {
 type Class struct {
 	// Label names the class (ClassRule.Labels).
 	Label string `json:"class"`
-	Stats Stats  `json:"stats"`
+	// Stats are the class's metrics, as Summary.All for all jobs.
+	Stats Stats `json:"stats"`
 	// Prediction is nil when no job of the class had a prediction.
 	Prediction *PredStats `json:"prediction,omitempty"`
 }
@@ -208,7 +209,9 @@ func Classes(outcomes []job.Outcome, opt Options, rule ClassRule) []Class {
 
 // ClassRow is one policy's classes in a class table.
 type ClassRow struct {
-	Label   string
+	// Label names the row, typically the policy.
+	Label string
+	// Classes are the row's classes, as Classes returns them.
 	Classes []Class
 }
 

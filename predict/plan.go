@@ -22,7 +22,9 @@ import "backfill/job"
 //     now+1 at each pass, the rule of policy.Running.Extend, and this is
 //     not counted as a correction.
 type Plan struct {
+	// P predicts each job's duration at submission.
 	P Predictor
+	// C corrects the prediction of a job that outlives it.
 	C Corrector
 
 	dur   []int64 // planned duration by job ID
