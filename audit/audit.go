@@ -337,14 +337,18 @@ func (a *auditor) perJob(o *job.Outcome) {
 	}
 	switch {
 	case opt.KnownRuntime && opt.Kill:
-		want := min(o.Runtime, o.Estimate)
-		if run != want {
-			a.add(KindRunLength, o, o.Start, "ran %d s, want min(runtime %d, estimate %d) = %d",
-				run, o.Runtime, o.Estimate, want)
+		// the limit is the estimate plus any extension the policy granted
+		limit := o.Estimate + o.Extension
+		want := min(o.Runtime, limit)
+		lim := fmt.Sprintf("estimate %d", o.Estimate)
+		if o.Extension > 0 {
+			lim = fmt.Sprintf("estimate %d + extension %d", o.Estimate, o.Extension)
 		}
-		if wantKilled := o.Runtime > o.Estimate; o.Killed != wantKilled {
-			a.add(KindKilledFlag, o, o.Start, "killed=%t, want %t (runtime %d, estimate %d)",
-				o.Killed, wantKilled, o.Runtime, o.Estimate)
+		if run != want {
+			a.add(KindRunLength, o, o.Start, "ran %d s, want min(runtime %d, %s) = %d", run, o.Runtime, lim, want)
+		}
+		if wantKilled := o.Runtime > limit; o.Killed != wantKilled {
+			a.add(KindKilledFlag, o, o.Start, "killed=%t, want %t (runtime %d, %s)", o.Killed, wantKilled, o.Runtime, lim)
 		}
 	case opt.KnownRuntime:
 		if run != o.Runtime {
@@ -354,8 +358,8 @@ func (a *auditor) perJob(o *job.Outcome) {
 			a.add(KindKilledFlag, o, o.Start, "killed although jobs are never killed")
 		}
 	case opt.Kill:
-		if run > o.Estimate {
-			a.add(KindRunLength, o, o.Start, "ran %d s, beyond its estimate %d", run, o.Estimate)
+		if run > o.Estimate+o.Extension {
+			a.add(KindRunLength, o, o.Start, "ran %d s, beyond its estimate %d (+ extension %d)", run, o.Estimate, o.Extension)
 		}
 	}
 	if o.Bound >= 0 && o.Start > o.Bound {

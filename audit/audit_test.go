@@ -274,3 +274,18 @@ func BenchmarkAudit(b *testing.B) {
 		}
 	}
 }
+
+// An extension granted by the policy (Talby & Feitelson §4.7) moves the
+// kill limit: a job that ran past its estimate but within the extension is
+// valid, and one that ran past both is not.
+func TestExtensionMovesTheLimit(t *testing.T) {
+	ok := job.Outcome{Job: job.Job{Request: job.Request{ID: 0, Procs: 1, Estimate: 100}, Runtime: 105}, Start: 0, End: 105, Extension: 10, Bound: -1}
+	if v := Check([]job.Outcome{ok}, Options{Procs: 1, Kill: true, KnownRuntime: true, Expect: 1}); len(v) != 0 {
+		t.Fatalf("extended run reported: %v", v)
+	}
+	bad := ok
+	bad.Runtime, bad.End = 200, 200
+	if v := Check([]job.Outcome{bad}, Options{Procs: 1, Kill: true, KnownRuntime: true, Expect: 1}); len(v) == 0 {
+		t.Fatal("run past estimate + extension not reported")
+	}
+}

@@ -47,6 +47,10 @@ type Outcome struct {
 	// Killed is true when the job was killed at its estimate before its
 	// runtime was reached.
 	Killed bool
+	// Extension is the total run time granted beyond the estimate by the
+	// policy (the tick strategy of Talby & Feitelson §4.7); 0 otherwise.
+	// The job is killed at Start + Estimate + Extension.
+	Extension int64
 	// Bound is the upper bound on the start time that the policy promised
 	// at submission (conservative backfilling's first reservation), or -1
 	// when the policy promises none.

@@ -61,6 +61,17 @@ type Predicting interface {
 	Prediction(j *job.Request) (first int64, corrections int, ok bool)
 }
 
+// Extender is implemented by policies that decide whether a job that
+// reaches the end of its estimate without ending gets more time (Talby &
+// Feitelson §4.7, the "tick strategy"). The engine asks only in its
+// Extend mode; a real scheduler sees the same thing: a job still running
+// at its limit.
+type Extender interface {
+	// Extend is called at now, the job's current limit, while j still
+	// runs; it returns the extension in seconds, or 0 to kill j now.
+	Extend(now int64, j *job.Request) int64
+}
+
 // Params are a policy's parameters, parsed from "name:key=value:key=value".
 type Params map[string]string
 

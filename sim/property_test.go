@@ -68,6 +68,9 @@ func TestDeterministic(t *testing.T) {
 	spec := testgen.Spec{Jobs: 500, Procs: 32, MeanGap: 5, MaxRuntime: 200, Overrun: 0.1, Coarse: true}
 	jobs := testgen.Jobs(r, spec)
 	for _, pspec := range allPolicies {
+		if strings.HasPrefix(pspec, "slack") && pspec != "slack:awt=100" {
+			continue // one slack variant suffices here; the others are slow
+		}
 		var prev []job.Outcome
 		for k := 0; k < 3; k++ {
 			s, _ := policy.New(pspec, spec.Procs)

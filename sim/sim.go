@@ -33,6 +33,12 @@ type Options struct {
 	// default (as in the papers' simulations) a job is killed when it has
 	// run for its estimate.
 	NoKill bool
+	// Extend asks a policy that implements policy.Extender, when a job
+	// reaches the end of its estimate (or of an extension) without ending,
+	// whether to extend it (Talby & Feitelson §4.7); the job is killed when
+	// the policy gives no extension. Without NoKill only; ignored for
+	// policies that do not implement policy.Extender (they kill).
+	Extend bool
 	// Progress, if set, is called with the number of ended jobs from time
 	// to time (every 8192 ends) and at the end.
 	Progress func(done int)
@@ -45,7 +51,10 @@ type Result struct {
 	NoKill   bool
 	Outcomes []job.Outcome // indexed by job ID
 	Killed   int
-	Passes   int // scheduling passes (Tick calls)
+	// Extensions is the number of extensions granted (Options.Extend);
+	// Saved the number of jobs that completed thanks to them.
+	Extensions, Saved int
+	Passes            int // scheduling passes (Tick calls)
 }
 
 const (
@@ -81,6 +90,14 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 	}
 	guar, _ := sched.(policy.Guarantor)
 	pred, _ := sched.(policy.Predicting)
+	var ext policy.Extender
+	if opt.Extend && !opt.NoKill {
+		ext, _ = sched.(policy.Extender)
+	}
+	limit := []int64(nil) // kill time per job, with Extend
+	if ext != nil {
+		limit = make([]int64, len(jobs))
+	}
 	res := &Result{Policy: sched.Name(), Procs: P, NoKill: opt.NoKill, Outcomes: make([]job.Outcome, len(jobs))}
 	state := make([]uint8, len(jobs))
 	var ends endHeap
@@ -116,12 +133,18 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 		o := &res.Outcomes[id]
 		o.Start = now
 		run := j.Runtime
+		if ext != nil && run > j.Estimate {
+			// a check at the estimate: the policy may extend the job
+			limit[id] = now + j.Estimate
+			ends.push(endItem{t: limit[id], id: int32(id), check: true})
+			return
+		}
 		if !opt.NoKill && run > j.Estimate {
 			run = j.Estimate
 			o.Killed = true
 		}
 		o.End = now + run
-		ends.push(endItem{o.End, int32(id)})
+		ends.push(endItem{t: o.End, id: int32(id)})
 	}
 
 	for {
@@ -139,7 +162,26 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 		now = t
 		// 1. ends
 		for len(ends) > 0 && ends[0].t == now {
-			id := int(ends.pop().id)
+			it := ends.pop()
+			id := int(it.id)
+			if it.check {
+				o := &res.Outcomes[id]
+				x := ext.Extend(now, &jobs[id].Request)
+				if x > 0 {
+					res.Extensions++
+					o.Extension += x
+					limit[id] = now + x
+					if end := o.Start + jobs[id].Runtime; end <= limit[id] {
+						o.End = end
+						res.Saved++
+						ends.push(endItem{t: end, id: it.id})
+					} else {
+						ends.push(endItem{t: limit[id], id: it.id, check: true})
+					}
+					continue
+				}
+				o.End, o.Killed = now, true
+			}
 			state[id] = stDone
 			free += jobs[id].Procs
 			done++
@@ -191,8 +233,9 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 }
 
 type endItem struct {
-	t  int64
-	id int32
+	t     int64
+	id    int32
+	check bool // a kill check (Options.Extend), not an end
 }
 
 // endHeap is a binary min-heap on (time, job ID).

@@ -26,6 +26,14 @@ import (
 // possible profit); this bound grows with ts, so the search stops at the
 // first slot whose bound exceeds the best price found.
 func (s *Slack) search(now int64, x *sjob) (int64, bool) {
+	ts, _, ok := s.searchSlots(now, x, false)
+	return ts, ok
+}
+
+// searchSlots is search; with onlyNow it prices the slot now alone (the
+// tick strategy's extension cannot be scheduled later) and also returns
+// the best price.
+func (s *Slack) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, bool) {
 	prof := s.run.Prof
 	W := s.wait
 	// slots: now, the profile's breakpoints (running jobs' ends among
@@ -152,7 +160,7 @@ func (s *Slack) search(now int64, x *sjob) (int64, bool) {
 	}
 	more := true
 	for _, ts := range slots {
-		if more = slot(ts); !more {
+		if more = slot(ts); !more || onlyNow {
 			break
 		}
 	}
@@ -160,7 +168,7 @@ func (s *Slack) search(now int64, x *sjob) (int64, bool) {
 	for ; k < len(W); k++ {
 		s.hold(W[k], W[k].te)
 	}
-	return bestTs, bestTs >= 0
+	return bestTs, bestPrice, bestTs >= 0
 }
 
 // tolerance is the margin within which two prices count as equal.

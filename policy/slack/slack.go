@@ -185,6 +185,7 @@ type Slack struct {
 	run  *policy.Running
 	wait []*sjob // sorted by (te, ID)
 	byID map[int]*sjob
+	runP map[int]float64 // priority of each running job, for Extend
 
 	// scratch
 	order []*sjob
@@ -209,11 +210,12 @@ type Stats struct {
 var (
 	_ policy.Scheduler = (*Slack)(nil)
 	_ policy.Guarantor = (*Slack)(nil)
+	_ policy.Extender  = (*Slack)(nil)
 )
 
 // New returns the slack-based scheduler for a machine of procs processors.
 func New(procs int, prm Params) *Slack {
-	return &Slack{prm: prm, run: policy.NewRunning(procs), byID: make(map[int]*sjob)}
+	return &Slack{prm: prm, run: policy.NewRunning(procs), byID: make(map[int]*sjob), runP: make(map[int]float64)}
 }
 
 // Name implements policy.Scheduler.
@@ -350,6 +352,7 @@ func (s *Slack) Insert(now int64, j *job.Request) {
 // that ended before its estimate or a waiting job that was cancelled.
 func (s *Slack) Remove(now int64, j *job.Request) {
 	if running, early := s.run.End(now, j); running {
+		delete(s.runP, j.ID)
 		if early {
 			s.reprice(now)
 		}
@@ -394,6 +397,7 @@ func (s *Slack) Tick(now int64, start func(*job.Request)) int64 {
 			panic("slack: " + err.Error()) // unreachable: reserved room
 		}
 		delete(s.byID, x.j.ID)
+		s.runP[x.j.ID] = x.p
 		start(x.j)
 		n++
 	}
@@ -420,4 +424,45 @@ func (s *Slack) replanOverrun(now int64) {
 		s.hold(x, x.te)
 	}
 	slices.SortFunc(s.wait, cmpWait)
+}
+
+// ExtensionShare is the tick strategy's extension, as a share of the
+// job's estimate (§4.7: 10 %).
+const ExtensionShare = 0.1
+
+// Extend implements policy.Extender: the tick strategy of §4.7. When j
+// reaches the end of its estimate t (or of an earlier extension) while
+// still running, killing it costs n^αu · t^αt; an extension of 10 % of t is
+// priced as a new job of j's size and priority that must start now (the
+// search at the current slot alone: delayed waiting jobs pay their cost,
+// and a delay beyond any slack makes it impossible). If that is cheaper,
+// the schedule is applied, j's hold is lengthened, and the extension is
+// returned; otherwise 0, and j is killed.
+func (s *Slack) Extend(now int64, j *job.Request) int64 {
+	p, ok := s.runP[j.ID]
+	if !ok {
+		return 0
+	}
+	ext := int64(math.Ceil(ExtensionShare * float64(j.Estimate)))
+	if ext < 1 {
+		ext = 1
+	}
+	kill := math.Pow(float64(j.Procs), s.prm.Au) * math.Pow(float64(j.Estimate), s.prm.At)
+	// j's hold ended at now; the extension is a job of j's size at now
+	x := &sjob{j: &job.Request{ID: -2, Procs: j.Procs, Estimate: ext}, p: p}
+	ts, price, found := s.searchSlots(now, x, true)
+	if !found || ts != now || price >= kill {
+		return 0
+	}
+	s.apply(nil, ts)
+	end := now + ext
+	if _, err := s.run.ExtendWith(now, func(r *job.Request, _, e int64) int64 {
+		if r.ID == j.ID {
+			return end
+		}
+		return e // others: Running's rule (now+1)
+	}); err != nil {
+		panic("slack: " + err.Error()) // unreachable: the search found room
+	}
+	return ext
 }

@@ -184,3 +184,23 @@ func TestSlackInvariants(t *testing.T) {
 		}
 	}
 }
+
+// TestTickStrategyExtends (§4.7): a job that overruns its estimate while
+// nobody waits is extended by 10 % of its estimate (killing it would cost
+// n·t) and completes; the audit accepts the extended run.
+func TestTickStrategyExtends(t *testing.T) {
+	jobs := []job.Job{{Request: job.Request{ID: 0, SWFID: 1, Submit: 0, Procs: 4, Estimate: 100}, Runtime: 105}}
+	res, err := sim.Run(jobs, New(8, DefaultParams()), sim.Options{Procs: 8, Extend: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := res.Outcomes[0]
+	if o.Killed || o.End != 105 || o.Extension != 10 || res.Saved != 1 {
+		t.Fatalf("outcome %+v saved %d, want completed at 105 with a 10 s extension", o, res.Saved)
+	}
+	// without Extend it is killed at its estimate
+	res, _ = sim.Run(jobs, New(8, DefaultParams()), sim.Options{Procs: 8})
+	if !res.Outcomes[0].Killed || res.Outcomes[0].End != 100 {
+		t.Fatalf("kill mode: %+v", res.Outcomes[0])
+	}
+}
