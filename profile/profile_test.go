@@ -29,10 +29,33 @@ func (m *model) minFree(s, e int64) int {
 	return r
 }
 
+func (m *model) maxFree(s, e int64) int {
+	if e <= s {
+		return 0
+	}
+	r := 0
+	for t := s; t < e; t++ {
+		f := m.procs
+		if t >= 0 && t < int64(len(m.free)) {
+			f = m.free[t]
+		}
+		r = max(r, f)
+	}
+	return r
+}
+
+// earliest is the first t ≥ after with minFree(t, t+dur) ≥ n, found by one
+// forward scan that counts the instants in a row with n free.
 func (m *model) earliest(after, dur int64, n int) int64 {
-	for t := after; ; t++ {
-		if m.minFree(t, t+dur) >= n {
-			return t
+	run := int64(0)
+	for x := after; ; x++ {
+		if run >= dur {
+			return x - run
+		}
+		if m.minFree(x, x+1) >= n {
+			run++
+		} else {
+			run = 0
 		}
 	}
 }
@@ -76,66 +99,173 @@ func mustAdd(t *testing.T, p *Profile, s, e int64, n int) {
 }
 
 // TestAgainstModel applies random holds and releases to the profile and to a
-// per-second model and compares every query.
+// per-second model and compares every query. The first configuration is the
+// original one (small machines, few holds); the others grow the machine and
+// the number of live holds, and advance a clock: holds start at or after
+// now, early ends release the rest of a hold from now (as policy.Running
+// does), and the profile forgets the past, so that only queries at or after
+// now are compared.
 func TestAgainstModel(t *testing.T) {
-	const horizon = 400
-	for seed := uint64(1); seed <= 200; seed++ {
-		r := rand.New(rand.NewPCG(seed, 7))
-		procs := 1 + r.IntN(16)
-		p := New(procs)
-		m := newModel(procs, horizon+4000)
-		type hold struct {
-			s, e int64
-			n    int
+	configs := []struct {
+		seeds, steps, maxProcs, horizon, maxDur int
+		clock                                   bool
+		lim                                     int // block capacity; 0: default
+	}{
+		{200, 60, 16, 400, 50, false, 0},
+		{200, 60, 16, 400, 50, false, 2},
+		{200, 300, 64, 2000, 200, false, 0},
+		{200, 300, 64, 2000, 200, false, 5},
+		{100, 800, 200, 3000, 300, true, 0},
+		{100, 800, 200, 3000, 300, true, 8},
+		{20, 3000, 1000, 10000, 600, true, 0},
+		{20, 3000, 1000, 10000, 600, true, 16},
+	}
+	for ci, c := range configs {
+		if testing.Short() && c.steps > 1000 {
+			continue
 		}
-		var held []hold
-		for step := 0; step < 60; step++ {
-			if len(held) > 0 && r.IntN(3) == 0 {
-				k := r.IntN(len(held))
-				h := held[k]
-				held = append(held[:k], held[k+1:]...)
+		for seed := uint64(1); seed <= uint64(c.seeds); seed++ {
+			checkAgainstModel(t, ci, seed, c.steps, c.maxProcs, c.horizon, c.maxDur, c.clock, c.lim)
+		}
+	}
+}
+
+func checkAgainstModel(t *testing.T, ci int, seed uint64, steps, maxProcs, horizon, maxDur int, clock bool, lim int) {
+	r := rand.New(rand.NewPCG(seed, 7+uint64(ci)))
+	procs := 1 + r.IntN(maxProcs)
+	p := New(procs)
+	if lim > 0 {
+		p.lim = lim
+		p.fan = max(3, lim)
+	}
+	m := newModel(procs, horizon+4*maxDur*steps+1000)
+	type hold struct {
+		s, e int64
+		n    int
+	}
+	var held []hold
+	now := int64(0)
+	for step := 0; step < steps; step++ {
+		if clock && r.IntN(4) == 0 {
+			now += int64(r.IntN(maxDur / 4))
+			p.Forget(now)
+			// drop holds that ended
+			k := 0
+			for _, h := range held {
+				if h.e > now {
+					held[k] = h
+					k++
+				}
+			}
+			held = held[:k]
+		}
+		switch {
+		case len(held) > 0 && r.IntN(3) == 0:
+			k := r.IntN(len(held))
+			h := held[k]
+			held = append(held[:k], held[k+1:]...)
+			s := max(h.s, now)
+			if clock && r.IntN(2) == 0 && h.e-1 > s {
+				// an early end: release only the rest
+				s += int64(r.IntN(int(h.e - s)))
+				s = max(s, now)
+			}
+			if err := p.Remove(s, h.e, h.n); err != nil {
+				t.Fatalf("config %d seed %d: %v", ci, seed, err)
+			}
+			for x := s; x < h.e; x++ {
+				m.free[x] += h.n
+			}
+			if s > h.s {
+				held = append(held, hold{h.s, s, h.n})
+			}
+		case len(held) > 0 && r.IntN(4) == 0:
+			// move a hold earlier, as compression does
+			k := r.IntN(len(held))
+			h := held[k]
+			if h.s <= now {
+				break
+			}
+			after := now + int64(r.IntN(int(h.s-now)+1))
+			dur := h.e - h.s
+			got := p.EarliestFitMoving(after, dur, h.n, h.s)
+			for x := h.s; x < h.e; x++ {
+				m.free[x] += h.n
+			}
+			want := min(m.earliest(after, dur, h.n), h.s)
+			for x := h.s; x < h.e; x++ {
+				m.free[x] -= h.n
+			}
+			if got != want {
+				t.Fatalf("config %d seed %d: EarliestFitMoving(%d,%d,%d,%d)=%d want %d", ci, seed, after, dur, h.n, h.s, got, want)
+			}
+			if got < h.s {
 				if err := p.Remove(h.s, h.e, h.n); err != nil {
-					t.Fatalf("seed %d: %v", seed, err)
+					t.Fatalf("config %d seed %d: %v", ci, seed, err)
+				}
+				if err := p.Add(got, got+dur, h.n); err != nil {
+					t.Fatalf("config %d seed %d: %v", ci, seed, err)
 				}
 				for x := h.s; x < h.e; x++ {
 					m.free[x] += h.n
 				}
-			} else {
-				n := 1 + r.IntN(procs)
-				dur := int64(1 + r.IntN(50))
-				after := int64(r.IntN(100))
-				s := p.EarliestFit(after, dur, n)
-				if want := m.earliest(after, dur, n); s != want {
-					t.Fatalf("seed %d: EarliestFit(%d,%d,%d)=%d want %d\n%v", seed, after, dur, n, s, want, p.Steps())
+				for x := got; x < got+dur; x++ {
+					m.free[x] -= h.n
 				}
-				if err := p.Add(s, s+dur, n); err != nil {
-					t.Fatalf("seed %d: %v", seed, err)
-				}
-				for x := s; x < s+dur; x++ {
-					m.free[x] -= n
-				}
-				held = append(held, hold{s, s + dur, n})
+				held[k] = hold{got, got + dur, h.n}
 			}
-			for q := 0; q < 5; q++ {
-				a := int64(r.IntN(horizon))
-				b := a + int64(r.IntN(60))
-				if got, want := p.MinFree(a, b), m.minFree(a, b); got != want {
-					t.Fatalf("seed %d: MinFree(%d,%d)=%d want %d", seed, a, b, got, want)
-				}
-				if got, want := p.FreeAt(a), m.free[a]; got != want {
-					t.Fatalf("seed %d: FreeAt(%d)=%d want %d", seed, a, got, want)
-				}
+		default:
+			n := 1 + r.IntN(procs)
+			if r.IntN(3) > 0 {
+				n = 1 + r.IntN(1+procs/8)
 			}
-			// steps are canonical: strictly increasing, no equal neighbours
-			st := p.Steps()
-			for i := range st {
-				if i > 0 && (st[i].At <= st[i-1].At || st[i].Free == st[i-1].Free) {
-					t.Fatalf("seed %d: non-canonical steps %v", seed, st)
-				}
+			dur := int64(1 + r.IntN(maxDur))
+			after := now + int64(r.IntN(horizon/4))
+			s := p.EarliestFit(after, dur, n)
+			if want := m.earliest(after, dur, n); s != want {
+				t.Fatalf("config %d seed %d: EarliestFit(%d,%d,%d)=%d want %d\n%v", ci, seed, after, dur, n, s, want, p.Steps())
 			}
-			if len(st) > 0 && st[len(st)-1].Free != procs {
-				t.Fatalf("seed %d: last step not fully free: %v", seed, st)
+			if err := p.Add(s, s+dur, n); err != nil {
+				t.Fatalf("config %d seed %d: %v", ci, seed, err)
 			}
+			for x := s; x < s+dur; x++ {
+				m.free[x] -= n
+			}
+			held = append(held, hold{s, s + dur, n})
+		}
+		for q := 0; q < 5; q++ {
+			a := now + int64(r.IntN(horizon))
+			b := a + int64(r.IntN(3*maxDur/2))
+			if got, want := p.MinFree(a, b), m.minFree(a, b); got != want {
+				t.Fatalf("config %d seed %d: MinFree(%d,%d)=%d want %d", ci, seed, a, b, got, want)
+			}
+			if got, want := p.MaxFree(a, b), m.maxFree(a, b); got != want {
+				t.Fatalf("config %d seed %d: MaxFree(%d,%d)=%d want %d", ci, seed, a, b, got, want)
+			}
+			if got, want := p.FreeAt(a), m.free[a]; got != want {
+				t.Fatalf("config %d seed %d: FreeAt(%d)=%d want %d", ci, seed, a, got, want)
+			}
+			n := r.IntN(procs + 2)
+			d := int64(r.IntN(maxDur))
+			if got, want := p.Fits(a, d, n), m.minFree(a, a+d) >= n; got != want {
+				t.Fatalf("config %d seed %d: Fits(%d,%d,%d)=%v want %v", ci, seed, a, d, n, got, want)
+			}
+		}
+		// steps are canonical: strictly increasing, no equal neighbours
+		st := p.Steps()
+		for i := range st {
+			if i > 0 && (st[i].At <= st[i-1].At || st[i].Free == st[i-1].Free) {
+				t.Fatalf("config %d seed %d: non-canonical steps %v", ci, seed, st)
+			}
+		}
+		if len(st) > 0 && st[len(st)-1].Free != procs {
+			t.Fatalf("config %d seed %d: last step not fully free: %v", ci, seed, st)
+		}
+		if len(st) != p.Len() {
+			t.Fatalf("config %d seed %d: Len %d, %d steps", ci, seed, p.Len(), len(st))
+		}
+		if clock && len(held) > 0 && len(st) > 2*len(held)+1 {
+			t.Fatalf("config %d seed %d: %d breakpoints for %d holds after Forget", ci, seed, len(st), len(held))
 		}
 	}
 }
