@@ -28,6 +28,10 @@ type Request struct {
 	// Feitelson §2.3, in [0, 1]; PP is -Inf when the user exceeded a quota.
 	// Both are 0 unless a priority source sets them (workload.Priorities).
 	UP, PP float64
+	// Deadline is the absolute time (seconds, same clock as Submit) by which
+	// the job must complete, for deadline scheduling with admission control
+	// (Islam et al., QoPS); 0 means the job has no deadline.
+	Deadline int64
 }
 
 // Job is a Request together with what only the simulator knows.
@@ -62,6 +66,11 @@ type Outcome struct {
 	// predicted end.
 	Predicted   int64
 	Corrections int
+	// Rejected is true when a policy with admission control (a
+	// policy.Admitter) refused the job at submission; it never ran, and
+	// Start and End are -1. Reason says why.
+	Rejected bool
+	Reason   string
 }
 
 // Wait is the time from submission to start.

@@ -72,6 +72,17 @@ type Extender interface {
 	Extend(now int64, j *job.Request) int64
 }
 
+// Admitter is implemented by policies with admission control (deadline
+// scheduling: QoPS, MSB, MRT). The caller calls Insert as for any policy and
+// then, at once, Admitted: a rejected job is forgotten by the policy (it is
+// never started and never passed to Remove), and the caller reports the
+// rejection to the user. An admission decision never changes afterwards.
+type Admitter interface {
+	// Admitted reports whether j, just inserted, was admitted, and if not,
+	// a short human-readable reason.
+	Admitted(j *job.Request) (ok bool, reason string)
+}
+
 // Params are a policy's parameters, parsed from "name:key=value:key=value".
 type Params map[string]string
 
