@@ -1,0 +1,288 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"backfill/experiment"
+)
+
+type resultsFlags struct {
+	format  string
+	where   []string
+	columns []string
+	all     bool
+	out     string
+}
+
+func newResults() *cobra.Command {
+	f := &resultsFlags{}
+	cmd := &cobra.Command{
+		Use:   "results DIR",
+		Short: "List and filter the runs of a sweep's results directory",
+		Long: `results reads the runs stored in a results directory of 'backfill sweep' (finished
+or failed; a sweep in progress shows what is done so far) and prints one row per
+run: its configuration (workload, transformations, policy and one p_NAME column
+per policy parameter) and its metrics (docs/metrics.md). Rows follow the order
+of the sweep's plan.
+
+--where COLUMN OP VALUE keeps the rows that match (repeatable; all must match).
+OP is = or != (text), <, <=, >, >= (numbers), or ~ (contains). A cell without
+value (a failed run's metrics, a parameter the policy lacks) matches only
+COLUMN= (empty) and COLUMN!=VALUE.`,
+		Example: `  backfill results results/loads
+  backfill results results/loads --where policy_name=easy --where 'load>=0.8'
+  backfill results results/loads --where status=failed --columns run,workload,policy,error
+  backfill results results/loads --format parquet -o easy.parquet --where policy_name=easy`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runResults(cmd, args[0], f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.format, "format", "f", "table", "table, csv, json or parquet")
+	fl.StringArrayVarP(&f.where, "where", "w", nil, "filter COLUMN OP VALUE with OP one of = != < <= > >= ~ (repeatable)")
+	fl.StringSliceVarP(&f.columns, "columns", "c", nil, "columns to print, comma-separated (default for the table: the columns that vary, and the main metrics; other formats: all)")
+	fl.BoolVar(&f.all, "all", false, "also list stored runs that are not in the current plan (left by an earlier version of the sweep)")
+	fl.StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
+	return cmd
+}
+
+type filter struct {
+	col, op, val string
+}
+
+func parseFilter(s string) (filter, error) {
+	j := strings.IndexAny(s, "<>!=~")
+	if j > 0 {
+		op := s[j : j+1]
+		if two := s[j:min(j+2, len(s))]; two == "<=" || two == ">=" || two == "!=" {
+			op = two
+		}
+		if op != "!" {
+			return filter{strings.TrimSpace(s[:j]), op, strings.TrimSpace(s[j+len(op):])}, nil
+		}
+	}
+	return filter{}, fmt.Errorf("--where %q: expected COLUMN OP VALUE with OP one of = != < <= > >= ~", s)
+}
+
+func (f filter) match(cell any) (bool, error) {
+	text := experiment.Cell(cell)
+	switch f.op {
+	case "=":
+		return text == f.val, nil
+	case "!=":
+		return text != f.val, nil
+	case "~":
+		return cell != nil && strings.Contains(text, f.val), nil
+	}
+	want, err := strconv.ParseFloat(f.val, 64)
+	if err != nil {
+		return false, fmt.Errorf("--where %s%s%s: %s needs a number", f.col, f.op, f.val, f.op)
+	}
+	var got float64
+	switch x := cell.(type) {
+	case int64:
+		got = float64(x)
+	case float64:
+		got = x
+	default:
+		return false, nil
+	}
+	switch f.op {
+	case "<":
+		return got < want, nil
+	case "<=":
+		return got <= want, nil
+	case ">":
+		return got > want, nil
+	default:
+		return got >= want, nil
+	}
+}
+
+func runResults(cmd *cobra.Command, dir string, f *resultsFlags) error {
+	switch f.format {
+	case "table", "csv", "json", "parquet":
+	default:
+		return fmt.Errorf("--format: expected table, csv, json or parquet, found %q", f.format)
+	}
+	runs, _, err := experiment.ReadStore(dir, f.all)
+	if err != nil {
+		return err
+	}
+	t := experiment.RunTable(runs)
+	var filters []filter
+	for _, w := range f.where {
+		fl, err := parseFilter(w)
+		if err != nil {
+			return err
+		}
+		if t.Col(fl.col) < 0 {
+			return fmt.Errorf("--where: no column %q (columns: %s)", fl.col, colNames(t))
+		}
+		filters = append(filters, fl)
+	}
+	kept := t.Rows[:0:0]
+	for _, row := range t.Rows {
+		ok := true
+		for _, fl := range filters {
+			m, err := fl.match(row[t.Col(fl.col)])
+			if err != nil {
+				return err
+			}
+			ok = ok && m
+		}
+		if ok {
+			kept = append(kept, row)
+		}
+	}
+	t.Rows = kept
+	cols := f.columns
+	if cols != nil {
+		for _, c := range cols {
+			if t.Col(c) < 0 {
+				return fmt.Errorf("--columns: no column %q (columns: %s)", c, colNames(t))
+			}
+		}
+	} else if f.format == "table" {
+		cols = defaultColumns(t)
+	}
+	if cols != nil && f.format != "table" {
+		t = project(t, cols)
+	}
+	var w io.Writer = cmd.OutOrStdout()
+	if f.out != "" {
+		fh, err := os.Create(f.out)
+		if err != nil {
+			return err
+		}
+		defer fh.Close()
+		w = fh
+	} else if f.format == "parquet" {
+		if fh, ok := w.(*os.File); ok && term.IsTerminal(int(fh.Fd())) {
+			return fmt.Errorf("--format parquet writes binary data: give -o FILE or redirect the output")
+		}
+	}
+	switch f.format {
+	case "csv":
+		return t.WriteCSV(w)
+	case "json":
+		return t.WriteJSON(w)
+	case "parquet":
+		return t.WriteParquet(w)
+	}
+	if len(t.Rows) == 0 {
+		fmt.Fprintln(w, "no runs")
+		return nil
+	}
+	return t.WriteText(w, cols)
+}
+
+func colNames(t *experiment.Table) string {
+	names := make([]string, len(t.Cols))
+	for i, c := range t.Cols {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// defaultColumns: the run, its status, the workload, every configuration
+// column whose value varies among the rows, the policy, and the main
+// metrics; the error when some run failed.
+func defaultColumns(t *experiment.Table) []string {
+	cols := []string{"run", "status", "workload"}
+	varying := func(name string) bool {
+		i := t.Col(name)
+		if i < 0 || len(t.Rows) == 0 {
+			return false
+		}
+		first := experiment.Cell(t.Rows[0][i])
+		for _, r := range t.Rows[1:] {
+			if experiment.Cell(r[i]) != first {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range []string{"trace", "model", "month", "subset_skip", "subset_jobs", "estimate", "load", "priorities", "seed", "kill", "procs"} {
+		if varying(c) {
+			cols = append(cols, c)
+		}
+	}
+	cols = append(cols, "policy", "jobs", "mean_wait", "p90_wait", "mean_bsld", "utilization", "killed")
+	failed := slices.ContainsFunc(t.Rows, func(r []any) bool { return r[t.Col("status")] != experiment.StatusOK })
+	if failed {
+		cols = append(cols, "error")
+	}
+	return cols
+}
+
+func project(t *experiment.Table, cols []string) *experiment.Table {
+	out := &experiment.Table{}
+	idx := make([]int, len(cols))
+	for j, c := range cols {
+		idx[j] = t.Col(c)
+		out.Cols = append(out.Cols, t.Cols[idx[j]])
+	}
+	for _, r := range t.Rows {
+		row := make([]any, len(idx))
+		for j, i := range idx {
+			row[j] = r[i]
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
+}
+
+func newCollect() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "collect DIR [DIR...]",
+		Short: "Merge the results of a sharded sweep and check that every run is there exactly once",
+		Long: `collect merges the results of a sweep run in shards (a Slurm or Kubernetes array
+writing into one shared directory, or several directories, e.g. one per
+machine) and checks them against the sweep's plan: every planned run must be
+present exactly once, intact (its configuration hashes to its ID) and
+successful. It writes summary.csv and summary.parquet into the first DIR (or
+--out), copying in the runs found in the other directories. It exits with an
+error listing every missing, duplicated, corrupt or failed run.`,
+		Example: `  backfill collect /scratch/results/loads
+  backfill collect results/loads other-host/results/loads --out merged`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, dirs []string) error {
+			dst := out
+			if dst == "" {
+				dst = dirs[0]
+			}
+			rep, err := experiment.Collect(dirs, dst)
+			if err != nil {
+				return err
+			}
+			w := cmd.ErrOrStderr()
+			fmt.Fprintf(w, "%d runs planned: %d present (%d ok), %d missing, %d duplicated, %d failed, %d corrupt\n",
+				rep.Planned, rep.Present, rep.OK, len(rep.Missing), len(rep.Duplicated), len(rep.Failed), len(rep.Corrupt))
+			if rep.Copied > 0 {
+				fmt.Fprintf(w, "%d runs copied into %s\n", rep.Copied, dst)
+			}
+			if rep.Extra > 0 {
+				fmt.Fprintf(w, "%d stored runs are not in the plan (left by an earlier version of the sweep) and were ignored\n", rep.Extra)
+			}
+			if rep.Temp > 0 {
+				fmt.Fprintf(w, "%d temporary directories of interrupted runs were ignored\n", rep.Temp)
+			}
+			fmt.Fprintf(w, "summary: %s/%s, %s/%s\n", dst, experiment.SummaryCSV, dst, experiment.SummaryParquet)
+			if !rep.Complete() {
+				return fmt.Errorf("the sweep's results are not complete:\n  %s", strings.Join(rep.Problems(), "\n  "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "directory to merge into (default: the first DIR)")
+	return cmd
+}

@@ -1,0 +1,370 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"backfill/experiment"
+)
+
+// version is the tool's version; release builds set it with
+// -ldflags "-X main.version=v1.2.3". toolVersion adds the VCS revision
+// and the Go version when the build recorded them.
+var version = ""
+
+func toolVersion() string {
+	v := version
+	rev, dirty, gov := "", false, runtime.Version()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	out := "backfill " + v
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if dirty {
+			rev += "-dirty"
+		}
+		out += " " + rev
+	}
+	return out + " " + gov
+}
+
+type sweepFlags struct {
+	out      string
+	workers  int
+	shard    string
+	shards   int
+	traces   string
+	force    bool
+	dryRun   bool
+	noAudit  bool
+	emit     bool
+	slurm    experiment.SlurmOptions
+	binary   string
+	progress string
+}
+
+func newSweep() *cobra.Command {
+	f := &sweepFlags{}
+	cmd := &cobra.Command{
+		Use:   "sweep EXPERIMENT.yaml",
+		Short: "Run an experiment: workloads × policies × parameter grids, in parallel, resumable",
+		Long: `sweep expands an experiment file (workloads with transformations, policies with
+parameter grids, seeds; see docs/workbench.md) into runs, each identified by a
+hash of its full configuration, and simulates them on a bounded pool of
+workers. Each finished run is stored at once in the results directory
+(runs/<id>/: config.json, result.json, jobs.parquet), so an interrupted sweep
+resumes where it stopped, and a changed parameter reruns only the runs it
+changes. A failing run is recorded with its error and does not stop the
+others. When the whole sweep is done, summary.csv and summary.parquet hold
+one row per run.
+
+Sharding for array jobs: --shard i/n runs shard i (from 0) of n; without it
+the shard comes from a Slurm job array (SLURM_ARRAY_TASK_ID and
+SLURM_ARRAY_TASK_COUNT or _MIN/_MAX) or a Kubernetes Indexed Job
+(JOB_COMPLETION_INDEX with --shards N or BACKFILL_SHARDS). --emit-slurm prints
+an sbatch script for the whole sweep as an array; 'backfill collect DIR'
+merges and checks the results afterwards.`,
+		Example: `  backfill sweep experiment.yaml                    # all cores, results in the file's out: (or results/NAME)
+  backfill sweep experiment.yaml --dry-run          # list the runs and what is done
+  backfill sweep experiment.yaml --shard 3/10       # one tenth of the runs
+  backfill sweep experiment.yaml --emit-slurm --partition short --shards 20 > sweep.sbatch
+  backfill results results/NAME --where policy_name=easy`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runSweep(cmd, args[0], f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.out, "out", "o", "", "results directory (default: the file's out:, else results/NAME)")
+	fl.IntVarP(&f.workers, "workers", "j", runtime.GOMAXPROCS(0), "runs simulated at once")
+	fl.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n, i from 0); default: from the Slurm or Kubernetes array environment")
+	fl.IntVar(&f.shards, "shards", 0, "number of shards: the array size for --emit-slurm (default: one per run, at most 1000), the count for a Kubernetes Indexed Job")
+	fl.StringVar(&f.traces, "traces", "", "directory of the traces (replaces the file's traces:)")
+	fl.BoolVar(&f.force, "force", false, "rerun finished runs too")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "list the runs (and whether each is done) without running them")
+	fl.BoolVar(&f.noAudit, "no-audit", false, "skip the schedule audit of each run (default: as the file's simulation.audit)")
+	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (a bar on a terminal, log lines otherwise), bar, log or none")
+	fl.BoolVar(&f.emit, "emit-slurm", false, "print an sbatch script running the sweep as a Slurm job array, and exit")
+	fl.StringVar(&f.slurm.Partition, "partition", "", "--emit-slurm: the partition")
+	fl.StringVar(&f.slurm.Account, "account", "", "--emit-slurm: the account")
+	fl.StringVar(&f.slurm.Time, "time", "", "--emit-slurm: the time limit of each task (e.g. 2:00:00)")
+	fl.StringVar(&f.slurm.Mem, "mem", "", "--emit-slurm: the memory of each task (e.g. 4G)")
+	fl.IntVar(&f.slurm.CPUs, "cpus-per-task", 1, "--emit-slurm: CPUs (and workers) per array task")
+	fl.IntVar(&f.slurm.Concurrent, "array-limit", 0, "--emit-slurm: at most this many tasks at once (0: no limit)")
+	fl.StringVar(&f.slurm.JobName, "job-name", "", "--emit-slurm: the job name (default: backfill-NAME)")
+	fl.StringArrayVar(&f.slurm.Extra, "sbatch", nil, "--emit-slurm: another #SBATCH option, e.g. --sbatch=--qos=short (repeatable)")
+	fl.StringVar(&f.binary, "binary", "", "--emit-slurm: the backfill binary the tasks run (default: this one)")
+	return cmd
+}
+
+func runSweep(cmd *cobra.Command, file string, f *sweepFlags) error {
+	spec, err := experiment.ParseFile(file, experiment.ParseOptions{TracesDir: f.traces})
+	if err != nil {
+		return err
+	}
+	plan, err := experiment.Expand(spec)
+	if err != nil {
+		return err
+	}
+	out := f.out
+	if out == "" {
+		out = spec.Out
+	}
+	if out == "" {
+		out = filepath.Join("results", spec.Name)
+	}
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if f.emit {
+		return emitSlurm(stdout, stderr, file, out, spec, plan, f)
+	}
+	shard := experiment.Shard{}
+	source := ""
+	if f.shard != "" {
+		if shard, err = experiment.ParseShard(f.shard); err != nil {
+			return fmt.Errorf("--shard: %w", err)
+		}
+		source = "--shard"
+	} else if shard, source, err = experiment.ShardFromEnv(os.Getenv, f.shards); err != nil {
+		return err
+	}
+	if f.dryRun {
+		return dryRun(stdout, out, plan, shard)
+	}
+	runs := plan.Shard(shard)
+	fmt.Fprintf(stderr, "sweep %s: %d runs", spec.Name, len(plan.Runs))
+	if plan.Collapsed > 0 {
+		fmt.Fprintf(stderr, " (%d identical grid combinations collapsed: runs without randomness do not depend on the seed)", plan.Collapsed)
+	}
+	if !shard.Whole() {
+		fmt.Fprintf(stderr, "; shard %s (%s): %d runs", shard, source, len(runs))
+	}
+	fmt.Fprintf(stderr, "; results in %s\n", out)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var mu sync.Mutex
+	running := 0
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C ends the process at once
+		mu.Lock()
+		n := running
+		mu.Unlock()
+		if n > 0 {
+			fmt.Fprintf(stderr, "\ninterrupted: no new run starts; waiting for the %d run(s) in progress (Ctrl-C again to quit now; finished runs are kept)\n", n)
+		}
+	}()
+	disp := newSweepDisplay(stderr, f.progress)
+	rep, err := experiment.Execute(ctx, spec, plan, experiment.Options{
+		Out: out, Workers: f.workers, Shard: shard, Force: f.force, Audit: spec.Sim.Audit && !f.noAudit,
+		Version: toolVersion(),
+		OnEvent: func(e experiment.Event) {
+			mu.Lock()
+			if e.Kind == experiment.RunStarted {
+				running++
+			} else {
+				running--
+			}
+			mu.Unlock()
+			disp.event(e)
+		},
+	})
+	disp.finish()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%d runs: %d already done, %d run now, %d failed\n", rep.Planned, rep.Finished, rep.Ran, rep.Failed)
+	for _, fl := range rep.Failures {
+		fmt.Fprintf(stderr, "  failed %s (%s, %s): %s\n", fl.Run.ID, fl.Run.Label, fl.Run.Config.Policy, firstLine(fl.Err))
+	}
+	if rep.Interrupted {
+		return fmt.Errorf("interrupted: %d runs not started; run the same command again to resume", rep.Planned-rep.Finished-rep.Ran)
+	}
+	if !shard.Whole() {
+		fmt.Fprintf(stderr, "shard %s done; when every shard has finished: backfill collect %s\n", shard, out)
+	} else {
+		crep, err := experiment.Collect([]string{out}, out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "results: %s, %s (backfill results %s)\n",
+			filepath.Join(out, experiment.SummaryCSV), filepath.Join(out, experiment.SummaryParquet), out)
+		if !crep.Complete() && rep.Failed == 0 {
+			return fmt.Errorf("the results directory is incomplete:\n  %s", strings.Join(crep.Problems(), "\n  "))
+		}
+	}
+	if rep.Failed > 0 {
+		return fmt.Errorf("%d of %d runs failed (recorded with their errors; backfill results %s --where status=failed)", rep.Failed, rep.Ran, out)
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+func dryRun(w io.Writer, out string, plan *experiment.Plan, shard experiment.Shard) error {
+	st := experiment.Store{Dir: out}
+	done := 0
+	fmt.Fprintf(w, "%-5s  %-16s  %-6s  %-20s  %s\n", "#", "run", "status", "workload", "configuration")
+	for _, r := range plan.Shard(shard) {
+		status := st.Status(r.ID)
+		if status == experiment.StatusOK {
+			done++
+		}
+		if status == "" {
+			status = "todo"
+		}
+		fmt.Fprintf(w, "%-5d  %-16s  %-6s  %-20s  %s\n", r.Index, r.ID, status, r.Label, r.Config.Describe())
+	}
+	n := len(plan.Shard(shard))
+	fmt.Fprintf(w, "%d runs (shard %s), %d done, %d to do\n", n, shard, done, n-done)
+	return nil
+}
+
+func emitSlurm(stdout, stderr io.Writer, file, out string, spec *experiment.Spec, plan *experiment.Plan, f *sweepFlags) error {
+	o := f.slurm
+	var err error
+	if o.Binary = f.binary; o.Binary == "" {
+		if o.Binary, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	if o.Binary, err = filepath.Abs(o.Binary); err != nil {
+		return err
+	}
+	if o.Spec, err = filepath.Abs(file); err != nil {
+		return err
+	}
+	if o.Out, err = filepath.Abs(out); err != nil {
+		return err
+	}
+	if f.traces != "" {
+		if o.TracesDir, err = filepath.Abs(f.traces); err != nil {
+			return err
+		}
+	}
+	o.NoAudit = f.noAudit
+	o.Shards = f.shards
+	if o.Shards <= 0 {
+		o.Shards = max(1, min(len(plan.Runs), 1000))
+	}
+	if o.JobName == "" {
+		o.JobName = "backfill-" + spec.Name
+	}
+	// Slurm does not create the directory of --output
+	if err := os.MkdirAll(filepath.Join(o.Out, "slurm"), 0o755); err != nil {
+		return err
+	}
+	if err := experiment.EmitSlurm(stdout, o); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "sbatch script for %d runs in %d array tasks; task logs in %s\n", len(plan.Runs), o.Shards, filepath.Join(o.Out, "slurm"))
+	return nil
+}
+
+// sweepDisplay shows a sweep's progress: a bar (done/total, failures,
+// ETA) on a terminal, one log line per finished run otherwise.
+type sweepDisplay struct {
+	w     io.Writer
+	bar   *progressbar.ProgressBar
+	log   bool
+	none  bool
+	start time.Time
+}
+
+func newSweepDisplay(w io.Writer, mode string) *sweepDisplay {
+	d := &sweepDisplay{w: w, start: time.Now()}
+	tty := false
+	if fh, ok := w.(*os.File); ok {
+		tty = term.IsTerminal(int(fh.Fd()))
+	}
+	switch mode {
+	case "bar":
+		tty = true
+	case "log":
+		tty = false
+	case "none":
+		d.none = true
+		return d
+	}
+	d.log = !tty
+	return d
+}
+
+func (d *sweepDisplay) event(e experiment.Event) {
+	if e.Kind != experiment.RunDone || d.none {
+		return
+	}
+	if d.log {
+		status := "ok"
+		if e.Err != nil {
+			status = "FAILED"
+		}
+		eta := ""
+		if e.Done < e.Total {
+			rem := time.Duration(float64(time.Since(d.start)) / float64(e.Done) * float64(e.Total-e.Done))
+			eta = ", eta " + rem.Round(time.Second).String()
+		}
+		fmt.Fprintf(d.w, "[%d/%d] %s %s %s %s (%.1fs%s)", e.Done, e.Total, status, e.Run.ID, e.Run.Label, e.Run.Config.Describe(), e.Elapsed.Seconds(), eta)
+		if e.Err != nil {
+			fmt.Fprintf(d.w, ": %s", firstLine(e.Err.Error()))
+		}
+		fmt.Fprintln(d.w)
+		return
+	}
+	if d.bar == nil && d.w != nil && !d.log {
+		d.bar = progressbar.NewOptions(e.Total,
+			progressbar.OptionSetWriter(d.w),
+			progressbar.OptionSetDescription("sweep"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetItsString("runs"),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionShowElapsedTimeOnFinish(),
+			progressbar.OptionThrottle(100*time.Millisecond),
+		)
+	}
+	if d.bar == nil {
+		return
+	}
+	if e.Failed > 0 {
+		d.bar.Describe(fmt.Sprintf("sweep (%d failed)", e.Failed))
+	}
+	_ = d.bar.Set(e.Done)
+}
+
+func (d *sweepDisplay) finish() {
+	if d.bar != nil {
+		_ = d.bar.Finish()
+		fmt.Fprintln(d.w)
+	}
+}

@@ -1,0 +1,323 @@
+package experiment
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"backfill/workload"
+)
+
+// ConfigFormat is the version of the Config layout. It is part of every
+// hash, so that a change in what a configuration means reruns everything.
+const ConfigFormat = 1
+
+// Config is the full configuration of one run: everything its results
+// depend on, and nothing else. Its canonical JSON encoding (the field
+// order below, no indentation) is hashed with SHA-256 to identify the run.
+type Config struct {
+	Format int `json:"format"`
+	// Trace identifies the trace by file name and content; nil for a
+	// generated workload.
+	Trace *TraceRef `json:"trace,omitempty"`
+	// Model and Params name a generator instead.
+	Model  string            `json:"model,omitempty"`
+	Params map[string]string `json:"params,omitempty"`
+	// Ingestion options (package workload).
+	Procs    int    `json:"procs"` // 0 = from the trace
+	Fallback string `json:"estimate_fallback"`
+	Clamp    bool   `json:"clamp"`
+	Lenient  bool   `json:"lenient"`
+	// Transformations, applied in this order.
+	Month      string  `json:"month,omitempty"` // YYYY-MM
+	Skip       int     `json:"skip,omitempty"`
+	Jobs       int     `json:"jobs,omitempty"` // 0 = all
+	Estimate   string  `json:"estimate"`
+	Load       float64 `json:"load,omitempty"` // 0 = the workload's own
+	Priorities string  `json:"priorities"`
+	// PrioritiesSHA256 is the content hash of a priority file.
+	PrioritiesSHA256 string `json:"priorities_sha256,omitempty"`
+	// Seed drives the random parts (estimate models, generators); 0 when
+	// the run has none, so that seeds do not multiply deterministic runs.
+	Seed uint64 `json:"seed"`
+	// Policy is the canonical policy spec (parameters sorted by key).
+	Policy string `json:"policy"`
+	// Simulation and metric settings.
+	Kill   bool  `json:"kill"`
+	Tau    int64 `json:"tau"`
+	WarmUp int64 `json:"warmup"`
+	Drain  int64 `json:"drain"`
+}
+
+// TraceRef identifies a trace file by its base name and the SHA-256 of
+// its bytes, so that a run's identity does not depend on where the file
+// lies (a cluster's shared directory and a laptop give the same hashes)
+// but a changed file gives new runs.
+type TraceRef struct {
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
+}
+
+// builtinSHA256 is the SHA-256 of the embedded KTH SP2 trace
+// (workload.Builtin); a test checks it against the file.
+const builtinSHA256 = "3e152f201fd2e96808a735bced6ea6eb0bb07fdc447689cafb0750d87b264c0b"
+
+// Canonical returns the canonical JSON encoding of c.
+func (c Config) Canonical() []byte {
+	b, err := json.Marshal(c)
+	if err != nil { // cannot happen: only plain types
+		panic(err)
+	}
+	return b
+}
+
+// Hash returns the SHA-256 of the canonical encoding, in hex.
+func (c Config) Hash() string {
+	sum := sha256.Sum256(c.Canonical())
+	return hex.EncodeToString(sum[:])
+}
+
+// Describe is a one-line description of the settings of c that differ
+// from the defaults: the policy first, then the transformations.
+func (c Config) Describe() string {
+	desc := []string{c.Policy}
+	if c.Estimate != "user" {
+		desc = append(desc, "estimate="+c.Estimate)
+	}
+	if c.Month != "" {
+		desc = append(desc, "month="+c.Month)
+	}
+	if c.Skip > 0 || c.Jobs > 0 {
+		desc = append(desc, fmt.Sprintf("subset=%d+%d", c.Skip, c.Jobs))
+	}
+	if c.Load > 0 {
+		desc = append(desc, "load="+strconv.FormatFloat(c.Load, 'g', -1, 64))
+	}
+	if c.Priorities != "none" {
+		desc = append(desc, "priorities="+c.Priorities)
+	}
+	if c.Procs > 0 {
+		desc = append(desc, fmt.Sprintf("procs=%d", c.Procs))
+	}
+	if c.Seed > 0 {
+		desc = append(desc, fmt.Sprintf("seed=%d", c.Seed))
+	}
+	if !c.Kill {
+		desc = append(desc, "no-kill")
+	}
+	return strings.Join(desc, " ")
+}
+
+// IDLength is the number of hex digits of a run ID (the hash's prefix).
+const IDLength = 16
+
+// Run is one simulation of a sweep.
+type Run struct {
+	// Index is the run's position in the plan (expansion order).
+	Index int `json:"index"`
+	// ID is the first IDLength hex digits of Hash; it names the run's
+	// directory in the results store.
+	ID   string `json:"id"`
+	Hash string `json:"hash"`
+	// Label is the workload's label (not part of the hash).
+	Label  string `json:"label"`
+	Config Config `json:"config"`
+	// path is where the trace lies on this machine, prio the priority
+	// source with its file's path.
+	path, prio string
+}
+
+// Plan is an expanded sweep: its runs in expansion order, without
+// duplicates.
+type Plan struct {
+	Name string `json:"experiment"`
+	Runs []Run  `json:"runs"`
+	// Collapsed counts grid combinations identical to an earlier one (for
+	// example the seeds of a run that draws nothing at random).
+	Collapsed int `json:"-"`
+}
+
+// IsRandom reports whether estimate model spec draws random numbers (so
+// that its runs depend on the seed).
+func IsRandom(spec string) bool {
+	name, _, _ := strings.Cut(spec, ":")
+	return name == "factor" || name == "modal"
+}
+
+// Expand turns a Spec into its runs. The order is: workloads in file
+// order; for each, procs, months, estimate, load, priorities, seeds and
+// kill in this order (the first varying slowest); then the policies in
+// file order with their parameter grids. A combination whose
+// configuration equals an earlier one's is dropped (counted in
+// Plan.Collapsed). Traces are hashed here; "months: all" reads the trace
+// to find its months.
+func Expand(s *Spec) (*Plan, error) {
+	plan := &Plan{Name: s.Name}
+	seen := map[string]bool{}
+	hashes := map[string]string{}
+	var errs Errors
+	for wi := range s.Workloads {
+		w := &s.Workloads[wi]
+		var ref *TraceRef
+		if w.TracePath != "" {
+			sum, ok := hashes[w.TracePath]
+			if !ok {
+				var err error
+				if sum, err = traceSHA256(w.TracePath); err != nil {
+					errs = append(errs, &Error{File: s.File, Line: w.Line, Key: fmt.Sprintf("workloads[%d].trace", wi), Msg: err.Error()})
+					continue
+				}
+				hashes[w.TracePath] = sum
+			}
+			name := w.Trace
+			if w.TracePath == "builtin" {
+				name = workload.BuiltinName
+			}
+			ref = &TraceRef{File: baseName(name), SHA256: sum}
+		}
+		var prioHash = map[string]string{}
+		for _, pr := range w.Priorities {
+			if kind, f, ok := strings.Cut(pr, ":"); ok && kind != "every" {
+				sum, err := traceSHA256(f)
+				if err != nil {
+					errs = append(errs, &Error{File: s.File, Line: w.Line, Key: fmt.Sprintf("workloads[%d].priorities", wi), Msg: err.Error()})
+					continue
+				}
+				prioHash[pr] = sum
+			}
+		}
+		seeds := w.Seeds
+		if seeds == nil {
+			seeds = s.Seeds
+		}
+		for _, procs := range w.Procs {
+			months := w.Months
+			if w.AllMonths {
+				var err error
+				if months, err = traceMonths(w, procs); err != nil {
+					errs = append(errs, &Error{File: s.File, Line: w.Line, Key: fmt.Sprintf("workloads[%d].months", wi), Msg: err.Error()})
+					continue
+				}
+			}
+			if months == nil {
+				months = []string{""}
+			}
+			for _, month := range months {
+				for _, est := range w.Estimate {
+					for _, load := range w.Load {
+						for _, prio := range w.Priorities {
+							random := w.Model != "" || IsRandom(est)
+							for _, seed := range seeds {
+								if !random {
+									seed = 0 // collapses: the run draws nothing at random
+								}
+								for _, kill := range s.Sim.Kill {
+									for _, ps := range s.Policies {
+										for _, spec := range ps.Specs() {
+											c := Config{
+												Format: ConfigFormat, Trace: ref, Model: w.Model, Params: w.ModelParams,
+												Procs: procs, Fallback: w.Fallback, Clamp: w.Clamp, Lenient: w.Lenient,
+												Month: month, Skip: w.Skip, Jobs: w.Jobs, Estimate: est, Load: load,
+												Priorities: prio, PrioritiesSHA256: prioHash[prio], Seed: seed,
+												Policy: spec, Kill: kill, Tau: s.Sim.Tau, WarmUp: s.Sim.WarmUp, Drain: s.Sim.Drain,
+											}
+											if c.Priorities != "none" && strings.Contains(c.Priorities, ":") && !strings.HasPrefix(c.Priorities, "every:") {
+												// the file's name and content, not its path
+												kind, f, _ := strings.Cut(c.Priorities, ":")
+												c.Priorities = kind + ":" + baseName(f)
+											}
+											h := c.Hash()
+											if seen[h] {
+												plan.Collapsed++
+												continue
+											}
+											seen[h] = true
+											if len(plan.Runs) == MaxRuns {
+												return nil, Errors{{File: s.File, Msg: fmt.Sprintf("the sweep has more than %d runs; split it into several experiment files", MaxRuns)}}
+											}
+											plan.Runs = append(plan.Runs, Run{
+												Index: len(plan.Runs), ID: h[:IDLength], Hash: h, Label: w.Label,
+												Config: c, path: w.TracePath,
+											})
+											plan.Runs[len(plan.Runs)-1].prio = prio
+										}
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return plan, nil
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func traceSHA256(path string) (string, error) {
+	if path == "builtin" {
+		return builtinSHA256, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// traceMonths lists the calendar months of a workload's trace.
+func traceMonths(w *WorkloadSpec, procs int) ([]string, error) {
+	tr, _, err := readTrace(w.TracePath, ingestOptions(procs, w.Fallback, w.Clamp, w.Lenient))
+	if err != nil {
+		return nil, err
+	}
+	parts, err := workload.SplitMonths(tr)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = p.Name
+	}
+	return out, nil
+}
+
+func ingestOptions(procs int, fallback string, clamp, lenient bool) workload.Options {
+	return workload.Options{Procs: procs, Estimate: "user", EstimateFallback: fallback, Clamp: clamp, Lenient: lenient}
+}
+
+// readTrace reads the trace at path ("builtin" for the embedded one) and
+// returns it with the SHA-256 of its bytes.
+func readTrace(path string, opt workload.Options) (*workload.Trace, string, error) {
+	if path == "builtin" {
+		tr, err := workload.Builtin(opt)
+		return tr, builtinSHA256, err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(b)
+	// the base name, not the path: results must not depend on where the
+	// trace lies (the rules written with every run name the trace)
+	tr, err := workload.Read(bytes.NewReader(b), baseName(path), opt)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", path, err)
+	}
+	return tr, hex.EncodeToString(sum[:]), nil
+}
