@@ -13,11 +13,14 @@
 //     is Zipf-like (probability of r runs proportional to r^−RepeatExp).
 //
 // The model has no arrival process of its own (Leinberger et al. use it
-// with Poisson arrivals): new jobs arrive as a Poisson process at a given
-// rate, or at the rate that gives a target offered load; a repeated run is
-// submitted when the previous run would end if started at once (its
-// submit time plus its runtime; in an open model the waiting time is not
-// known).
+// with Poisson arrivals): jobs arrive as a Poisson process at a given
+// rate, or at the rate that gives a target offered load. Each arrival is
+// the next run of a repeated job whose previous run would have ended by
+// then had it started at once (the earliest such, ties to the older job;
+// in an open model the waiting time is not known), or else a new job. So
+// the whole stream is Poisson, a rerun never comes before its previous
+// run could end, and the runs of a job drawn with r runs are its next r
+// arrivals of that kind (chains still going at the end are cut).
 //
 // Which values are published and which are ours is listed in Params and
 // docs/workload.md: the order 1.5 and the structure are the published
@@ -240,8 +243,10 @@ func (p Params) Generate(cfg model.Config) (*model.Workload, error) {
 	if p.Repeat && p.MaxRuns > 1 {
 		zipf = rand.NewZipf(rand.New(model.Stream(cfg.Seed, "feitelson96.repeat")), p.RepeatExp, 1, uint64(p.MaxRuns-1))
 	}
-	var groups []group
-	for total := 0; total < cfg.Jobs; {
+	// At most N jobs are new ones: draw N jobs (groups) up front, so that
+	// the attributes do not depend on the arrival rate.
+	groups := make([]group, cfg.Jobs)
+	for i := range groups {
 		n := int(sizes.Rand()) + 1
 		mean := p.ShortMean
 		if branch.Float64() < p.PLong(n, P) {
@@ -251,43 +256,61 @@ func (p Params) Generate(cfg model.Config) (*model.Workload, error) {
 		if zipf != nil {
 			g.runs = int(zipf.Uint64()) + 1
 		}
-		g.runs = min(g.runs, cfg.Jobs-total)
-		total += g.runs
-		groups = append(groups, g)
+		groups[i] = g
 	}
-	// unit-rate Poisson gaps between new jobs
-	gaps := make([]float64, len(groups))
+	// unit-rate Poisson gaps between arrivals
+	gaps := make([]float64, cfg.Jobs)
 	e := distuv.Exponential{Rate: 1, Src: model.Stream(cfg.Seed, "feitelson96.arrival")}
 	for i := 1; i < len(gaps); i++ {
 		gaps[i] = e.Rand()
 	}
+	// build places the jobs on the epochs of a Poisson process of the
+	// given rate: at each epoch, the next run of the job whose previous
+	// run is the earliest to have ended by then (had it started at once;
+	// ties to the older job), else a new job.
+	used := 0
 	build := func(rate float64) ([]job.Job, []int32) {
 		jobs := make([]job.Job, 0, cfg.Jobs)
 		exec := make([]int32, 0, cfg.Jobs)
+		var ready chainHeap
+		next := 0
 		t := 0.0
-		for gi, g := range groups {
-			t += gaps[gi] / rate
-			submit := int64(math.Floor(t))
-			for r := 0; r < g.runs; r++ {
-				jobs = append(jobs, job.Job{Request: job.Request{Submit: submit, Procs: g.size, User: -1, Group: -1, Queue: -1, Partition: -1}, Runtime: g.run})
-				exec = append(exec, int32(gi+1))
-				submit += g.run
+		for i := 0; i < cfg.Jobs; i++ {
+			t += gaps[i] / rate
+			now := int64(math.Floor(t))
+			var c chain
+			if len(ready) > 0 && ready[0].at <= now {
+				c = ready.pop()
+			} else {
+				c = chain{g: next, left: groups[next].runs}
+				next++
+			}
+			g := groups[c.g]
+			jobs = append(jobs, job.Job{Request: job.Request{Submit: now, Procs: g.size, User: -1, Group: -1, Queue: -1, Partition: -1}, Runtime: g.run})
+			exec = append(exec, int32(c.g+1))
+			if c.left--; c.left > 0 {
+				c.at = now + g.run
+				ready.push(c)
 			}
 		}
+		used = next
 		model.Finish(jobs, exec)
 		return jobs, exec
 	}
 	var rate float64
-	runsNote := "repeated runs off"
-	if p.Repeat {
-		runsNote = fmt.Sprintf("%d jobs in %d groups of repeated runs (mean %.3f runs, model %.3f); run r+1 submitted at the submit time of run r plus its runtime", cfg.Jobs, len(groups), float64(cfg.Jobs)/float64(len(groups)), p.MeanRuns())
+	runsNote := func() string {
+		if !p.Repeat {
+			return "repeated runs off"
+		}
+		return fmt.Sprintf("%d jobs of %d distinct jobs (repeated runs; model mean %.3f runs a job, chains still running at the end are cut); every arrival is the next run of the job whose previous run ended first (had it started at once), or a new job when none has", cfg.Jobs, used, p.MeanRuns())
 	}
 	if cfg.Rate > 0 {
 		rate = cfg.Rate
-		w.Notes = append(w.Notes, fmt.Sprintf("arrivals: Poisson, %g new jobs/s; %s", cfg.Rate, runsNote))
+		build(rate)
+		w.Notes = append(w.Notes, fmt.Sprintf("arrivals: Poisson, %g jobs/s; %s", cfg.Rate, runsNote()))
 	} else {
 		// initial guess: the rate that gives the load in expectation
-		guess := cfg.Load * float64(P) / (p.MeanWork(P) * p.MeanRuns())
+		guess := cfg.Load * float64(P) / p.MeanWork(P)
 		_, k, l, err := model.Calibrate(cfg.Load, P, func(k float64) ([]job.Job, error) {
 			jobs, _ := build(guess / k)
 			return jobs, nil
@@ -295,8 +318,12 @@ func (p Params) Generate(cfg model.Config) (*model.Workload, error) {
 		if err != nil {
 			return nil, err
 		}
+		if math.Abs(l/cfg.Load-1) > 0.02 {
+			return nil, fmt.Errorf("feitelson96: offered load %g not reached with %d jobs (closest %.4f)", cfg.Load, cfg.Jobs, l)
+		}
 		rate = guess / k
-		w.Notes = append(w.Notes, fmt.Sprintf("arrivals: Poisson, %.6g new jobs/s, the rate at which these jobs have offered load %.4f (target %g; expected-value rate %.6g); %s", guess/k, l, cfg.Load, guess, runsNote))
+		build(rate)
+		w.Notes = append(w.Notes, fmt.Sprintf("arrivals: Poisson, %.6g jobs/s, the rate at which these jobs have offered load %.4f (target %g; expected-value rate %.6g); %s", rate, l, cfg.Load, guess, runsNote()))
 	}
 	jobs, exec := build(rate)
 	w.Jobs = jobs
@@ -318,4 +345,53 @@ func Jobs(n, procs int, rate float64, seed uint64) ([]job.Job, error) {
 		return nil, err
 	}
 	return w.Jobs, nil
+}
+
+// chain is a job with runs left; at is when its last run would end.
+type chain struct {
+	at   int64
+	g    int
+	left int
+}
+
+// chainHeap is a min-heap of chains by (at, g).
+type chainHeap []chain
+
+func (h chainHeap) less(a, b int) bool {
+	return h[a].at < h[b].at || (h[a].at == h[b].at && h[a].g < h[b].g)
+}
+
+func (h *chainHeap) push(c chain) {
+	*h = append(*h, c)
+	for i := len(*h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		(*h)[i], (*h)[p] = (*h)[p], (*h)[i]
+		i = p
+	}
+}
+
+func (h *chainHeap) pop() chain {
+	old := *h
+	top := old[0]
+	n := len(old) - 1
+	old[0] = old[n]
+	*h = old[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		(*h)[i], (*h)[m] = (*h)[m], (*h)[i]
+		i = m
+	}
+	return top
 }
