@@ -208,7 +208,7 @@ func (p Params) Params() []model.Param {
 func (p Params) check() error {
 	if p.Order < 0 || p.Pow2 < 0 || p.ShortMean <= 0 || p.LongMean <= 0 || p.PLong1 < 0 || p.PLong1 > 1 ||
 		p.PLongP < 0 || p.PLongP > 1 || (p.Repeat && (p.RepeatExp <= 1 || p.MaxRuns < 1)) {
-		return fmt.Errorf("feitelson96: invalid parameters %+v", p)
+		return fmt.Errorf("invalid parameters %+v", p)
 	}
 	return nil
 }
@@ -319,7 +319,7 @@ func (p Params) Generate(cfg model.Config) (*model.Workload, error) {
 			return nil, err
 		}
 		if math.Abs(l/cfg.Load-1) > 0.02 {
-			return nil, fmt.Errorf("feitelson96: offered load %g not reached with %d jobs (closest %.4f)", cfg.Load, cfg.Jobs, l)
+			return nil, fmt.Errorf("offered load %g not reached with %d jobs (closest %.4f)", cfg.Load, cfg.Jobs, l)
 		}
 		rate = guess / k
 		build(rate)

@@ -233,3 +233,26 @@ func TestOverrides(t *testing.T) {
 		t.Errorf("spec %q", w.Spec)
 	}
 }
+
+// TestMeanGap: over whole days the mean inter-arrival time is the mean
+// rush-hour gap E[e^G | G ≤ 13], G ~ gamma(aarr·arar, barr) (the daily
+// weights average 1). The gaps are heavy-tailed (CV ≈ 9): 4 SE ≈ 20 %.
+func TestMeanGap(t *testing.T) {
+	const n = 40000
+	w := gen(t, "lublin:classes=1", model.Config{Jobs: n, Seed: 5})
+	c := Typeless
+	g := distuv.Gamma{Alpha: c.AArr * c.ARAR, Beta: 1 / c.BArr}
+	var num, den float64
+	const steps = 200000
+	for i := 0; i < steps; i++ {
+		x := (float64(i) + 0.5) / steps * tooMuchArrive
+		num += math.Exp(x) * g.Prob(x)
+		den += g.Prob(x)
+	}
+	want := num / den
+	got := float64(w.Jobs[n-1].Submit-w.Jobs[0].Submit) / (n - 1)
+	if math.Abs(got/want-1) > 0.2 {
+		t.Errorf("mean gap %.0f s, model %.0f s", got, want)
+	}
+	t.Logf("mean inter-arrival %.0f s (model %.0f s)", got, want)
+}
