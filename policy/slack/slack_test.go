@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"backfill/audit"
 	"backfill/job"
 
 	"backfill/internal/testgen"
@@ -202,5 +203,34 @@ func TestTickStrategyExtends(t *testing.T) {
 	res, _ = sim.Run(jobs, New(8, DefaultParams()), sim.Options{Procs: 8})
 	if !res.Outcomes[0].Killed || res.Outcomes[0].End != 100 {
 		t.Fatalf("kill mode: %+v", res.Outcomes[0])
+	}
+}
+
+// TestTickStrategySimultaneousOverruns: two jobs reach their estimates at
+// the same instant while a waiting job is reserved on the processors they
+// free. Each gets its own decision: extending the first must not lengthen
+// the second's hold (an earlier version did, over capacity, and panicked).
+// The schedule passes the audit.
+func TestTickStrategySimultaneousOverruns(t *testing.T) {
+	jobs := []job.Job{
+		{Request: job.Request{ID: 0, SWFID: 1, Submit: 0, Procs: 2, Estimate: 10}, Runtime: 11},
+		{Request: job.Request{ID: 1, SWFID: 2, Submit: 0, Procs: 2, Estimate: 10}, Runtime: 11},
+		{Request: job.Request{ID: 2, SWFID: 3, Submit: 1, Procs: 2, Estimate: 100}, Runtime: 100},
+	}
+	res, err := sim.Run(jobs, New(4, DefaultParams()), sim.Options{Procs: 4, Extend: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := audit.Audit(res.Outcomes, audit.Options{Procs: 4, Kill: true, KnownRuntime: true, Expect: len(jobs)})
+	if !rep.OK() {
+		t.Fatal(rep.String())
+	}
+	if res.Extensions < 1 {
+		t.Fatalf("no extension granted: %+v", res.Outcomes)
+	}
+	for _, o := range res.Outcomes[:2] {
+		if !o.Killed && o.End != 11 {
+			t.Errorf("job %d: %+v", o.SWFID, o)
+		}
 	}
 }
