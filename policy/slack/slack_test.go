@@ -10,6 +10,7 @@ import (
 	"backfill/internal/testgen"
 	"backfill/policy/conservative"
 	"backfill/sim"
+	"backfill/workload"
 )
 
 // TestSF0VersusConservative: with SF = 0 no job has slack, so insert(j)
@@ -232,5 +233,38 @@ func TestTickStrategySimultaneousOverruns(t *testing.T) {
 		if !o.Killed && o.End != 11 {
 			t.Errorf("job %d: %+v", o.SWFID, o)
 		}
+	}
+}
+
+// TestSF0VersusConservativeRealTrace: the SF = 0 identity on a real trace,
+// the embedded KTH SP2 log with exact estimates (no early ends, so
+// remove(j) never reprices; see TestSF0VersusConservative for why user
+// estimates differ), job by job over all 28,475 jobs.
+func TestSF0VersusConservativeRealTrace(t *testing.T) {
+	tr, err := workload.Builtin(workload.Options{Estimate: "exact"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prm := DefaultParams()
+	prm.SF = 0
+	a, err := sim.Run(tr.Jobs, New(tr.Procs, prm), sim.Options{Procs: tr.Procs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sim.Run(tr.Jobs, conservative.New(tr.Procs), sim.Options{Procs: tr.Procs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := 0
+	for i := range tr.Jobs {
+		if a.Outcomes[i].Start != b.Outcomes[i].Start {
+			if d < 3 {
+				t.Errorf("job %d: slack SF=0 starts at %d, conservative at %d", tr.Jobs[i].SWFID, a.Outcomes[i].Start, b.Outcomes[i].Start)
+			}
+			d++
+		}
+	}
+	if d > 0 {
+		t.Errorf("%d of %d jobs differ", d, len(tr.Jobs))
 	}
 }
