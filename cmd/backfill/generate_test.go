@@ -49,10 +49,7 @@ func TestGenerateSameSeedSameBytes(t *testing.T) {
 // schedules of it pass the auditor.
 func TestGeneratedFilesReadStrictlySimulateAndAudit(t *testing.T) {
 	dir := t.TempDir()
-	n := 2000
-	if testing.Short() {
-		n = 800
-	}
+	const n = 2000
 	for i, spec := range genSpecs {
 		path := filepath.Join(dir, "w"+string(rune('a'+i))+".swf")
 		if _, err := run(t, "generate", spec, "--jobs", strconv.Itoa(n), "--load", "0.65", "--estimate", "factor:3", "-o", path); err != nil {

@@ -284,14 +284,18 @@ func PoissonTimes(n int, rate float64, src rand.Source) []int64 {
 
 // Calibrate finds the time-scale factor k at which the workload gen(k)
 // has offered load target (within 0.1 % when it can), for workloads whose
-// span grows about linearly with k. gen must be deterministic in k. It
-// starts at k = 1 and repeats k ← k · load(k) / target, at most 40 times,
-// keeping the closest result. It returns the jobs, k and the load reached.
+// span grows about linearly with k (the load falls as k grows). gen must
+// be deterministic in k. It starts at k = 1 and repeats
+// k ← k · load(k) / target; once a k below and a k above the target are
+// known, a step leaving that bracket is replaced by the geometric midpoint
+// (bisection). At most 60 rounds; the closest result is kept. It returns
+// the jobs, k and the load reached.
 func Calibrate(target float64, procs int, gen func(k float64) ([]job.Job, error)) ([]job.Job, float64, float64, error) {
 	k := 1.0
 	var best []job.Job
 	bestK, bestL := 0.0, 0.0
-	for it := 0; it < 40; it++ {
+	lo, hi := 0.0, 0.0 // k with a load above the target, below it
+	for it := 0; it < 60; it++ {
 		jobs, err := gen(k)
 		if err != nil {
 			return nil, 0, 0, err
@@ -306,7 +310,16 @@ func Calibrate(target float64, procs int, gen func(k float64) ([]job.Job, error)
 		if math.Abs(l/target-1) < 0.001 {
 			break
 		}
-		k *= l / target
+		if l > target {
+			lo = k
+		} else {
+			hi = k
+		}
+		next := k * l / target
+		if lo > 0 && hi > 0 && lo < hi && (next <= lo || next >= hi) {
+			next = math.Sqrt(lo * hi)
+		}
+		k = next
 	}
 	return best, bestK, bestL, nil
 }
