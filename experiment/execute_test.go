@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -431,4 +432,45 @@ func TestParquetRoundTrip(t *testing.T) {
 	if got[0].Run != p.Runs[0].ID || got[0].PDepth != "1" || got[1].PDepth != "all" || got[0].MeanWait != res.Summary.All.MeanWait {
 		t.Errorf("summary rows %+v", got)
 	}
+}
+
+// Generated workloads: the seed multiplies the runs, the load is the
+// model's calibration, and the results are deterministic.
+func TestModelWorkloads(t *testing.T) {
+	s, p := mustPlan(t, `
+seeds: [1, 2]
+workloads:
+  - model: lublin
+    jobs: 400
+    procs: 128
+    load: [0.6, 0.8]
+    estimate: [user, "factor:2"]
+policies: [fcfs, easy]
+`)
+	if len(p.Runs) != 2*2*2*2 {
+		t.Fatalf("%d runs", len(p.Runs))
+	}
+	out := t.TempDir()
+	rep := execute(t, s, p, out, Options{})
+	if rep.Failed != 0 {
+		t.Fatalf("failures %+v", rep.Failures)
+	}
+	runs, _, err := ReadStore(out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		w := r.Result.Workload
+		if w.Procs != 128 || w.Jobs != 400 || math.Abs(w.OfferedLoad-r.Config.Config.Load) > 0.05*r.Config.Config.Load { // the model calibrates within a few % on 400 jobs
+			t.Errorf("run %s: %d jobs on %d, load %g (target %g)", r.Config.ID, w.Jobs, w.Procs, w.OfferedLoad, r.Config.Config.Load)
+		}
+	}
+	if a, b := runs[0].Result.Summary.All.MeanWait, runs[4].Result.Summary.All.MeanWait; a == b {
+		t.Errorf("seeds 1 and 2 gave the same mean wait %g", a)
+	}
+	again := t.TempDir()
+	execute(t, s, p, again, Options{Workers: 1})
+	collectOK(t, []string{out}, out)
+	collectOK(t, []string{again}, again)
+	sameFiles(t, snapshot(t, out), snapshot(t, again), "model runs")
 }

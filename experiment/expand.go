@@ -25,20 +25,26 @@ type Config struct {
 	// Trace identifies the trace by file name and content; nil for a
 	// generated workload.
 	Trace *TraceRef `json:"trace,omitempty"`
-	// Model and Params name a generator instead.
-	Model  string            `json:"model,omitempty"`
-	Params map[string]string `json:"params,omitempty"`
+	// Model is the canonical spec of a synthetic workload model instead
+	// (package workload/model), ModelJobs the jobs it generates and Rate
+	// its Poisson arrival rate (0: the model's own arrivals).
+	Model     string  `json:"model,omitempty"`
+	ModelJobs int     `json:"model_jobs,omitempty"`
+	Rate      float64 `json:"rate,omitempty"`
 	// Ingestion options (package workload).
 	Procs    int    `json:"procs"` // 0 = from the trace
 	Fallback string `json:"estimate_fallback"`
 	Clamp    bool   `json:"clamp"`
 	Lenient  bool   `json:"lenient"`
 	// Transformations, applied in this order.
-	Month      string  `json:"month,omitempty"` // YYYY-MM
-	Skip       int     `json:"skip,omitempty"`
-	Jobs       int     `json:"jobs,omitempty"` // 0 = all
-	Estimate   string  `json:"estimate"`
-	Load       float64 `json:"load,omitempty"` // 0 = the workload's own
+	Month    string `json:"month,omitempty"` // YYYY-MM
+	Skip     int    `json:"skip,omitempty"`
+	Jobs     int    `json:"jobs,omitempty"` // 0 = all
+	Estimate string `json:"estimate"`
+	// Load is the target offered load (0 = the workload's own): the
+	// inter-arrival times of a trace are scaled, a model calibrates its
+	// arrival process.
+	Load       float64 `json:"load,omitempty"`
 	Priorities string  `json:"priorities"`
 	// PrioritiesSHA256 is the content hash of a priority file.
 	PrioritiesSHA256 string `json:"priorities_sha256,omitempty"`
@@ -86,6 +92,12 @@ func (c Config) Hash() string {
 // from the defaults: the policy first, then the transformations.
 func (c Config) Describe() string {
 	desc := []string{c.Policy}
+	if c.Model != "" {
+		desc = append(desc, fmt.Sprintf("model=%s jobs=%d", c.Model, c.ModelJobs))
+		if c.Rate > 0 {
+			desc = append(desc, "rate="+strconv.FormatFloat(c.Rate, 'g', -1, 64))
+		}
+	}
 	if c.Estimate != "user" {
 		desc = append(desc, "estimate="+c.Estimate)
 	}
@@ -220,7 +232,7 @@ func Expand(s *Spec) (*Plan, error) {
 									for _, ps := range s.Policies {
 										for _, spec := range ps.Specs() {
 											c := Config{
-												Format: ConfigFormat, Trace: ref, Model: w.Model, Params: w.ModelParams,
+												Format: ConfigFormat, Trace: ref, Model: w.Model, ModelJobs: w.ModelJobs, Rate: w.Rate,
 												Procs: procs, Fallback: w.Fallback, Clamp: w.Clamp, Lenient: w.Lenient,
 												Month: month, Skip: w.Skip, Jobs: w.Jobs, Estimate: est, Load: load,
 												Priorities: prio, PrioritiesSHA256: prioHash[prio], Seed: seed,

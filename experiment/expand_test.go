@@ -8,6 +8,7 @@ import (
 
 	"backfill/job"
 	"backfill/workload"
+	"backfill/workload/model"
 )
 
 func mustPlan(t *testing.T, text string) (*Spec, *Plan) {
@@ -223,7 +224,7 @@ func TestScaleLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := OfferedLoad(jobs, tr.Procs)
+		got := model.OfferedLoad(jobs, tr.Procs)
 		if math.Abs(got-target)/target > 1e-3 {
 			t.Errorf("target %g: load %g (%s)", target, got, note)
 		}

@@ -24,6 +24,8 @@ import (
 	_ "backfill/policy/all" // every registered policy can be swept
 	"backfill/workload"
 	"backfill/workload/estimate"
+	"backfill/workload/model"
+	_ "backfill/workload/model/all" // every registered workload model can be swept
 )
 
 // Spec is a parsed, validated experiment file.
@@ -79,10 +81,13 @@ type WorkloadSpec struct {
 	// Trace is the trace as written; TracePath where it resolves to
 	// ("builtin" for the embedded KTH SP2 trace).
 	Trace, TracePath string
-	// Model and ModelParams name a workload generator instead of a trace
-	// (see RegisterGenerator).
-	Model       string
-	ModelParams map[string]string
+	// Model is the spec of a synthetic workload model instead of a trace
+	// (package workload/model, canonical form), ModelJobs the number of
+	// jobs it generates and Rate, when > 0, Poisson arrivals at that many
+	// jobs per second instead of the model's own arrival process.
+	Model     string
+	ModelJobs int
+	Rate      float64
 	// Procs is the machine-size grid (0 = from the trace).
 	Procs []int
 	// Estimate is the grid of estimate models (package workload/estimate).
@@ -502,7 +507,7 @@ func (p *parser) simulation(n *yaml.Node, path string, sim *SimSpec) {
 func (p *parser) workload(n *yaml.Node, path string, s *Spec) WorkloadSpec {
 	w := WorkloadSpec{Line: n.Line, Procs: []int{0}, Estimate: []string{"user"}, Fallback: "runtime",
 		Load: []float64{0}, Priorities: []string{"none"}}
-	var seeds, repl, traceNode *yaml.Node
+	var seeds, repl, traceNode, modelNode, jobsNode, rateNode *yaml.Node
 	p.mapping(n, path, func(key string, k, v *yaml.Node) {
 		kp := join(path, key)
 		switch key {
@@ -514,12 +519,24 @@ func (p *parser) workload(n *yaml.Node, path string, s *Spec) WorkloadSpec {
 		case "trace":
 			w.Trace, traceNode = p.str(v, kp), v
 		case "model":
-			w.Model = p.str(v, kp)
-		case "params":
-			w.ModelParams = map[string]string{}
-			p.mapping(v, kp, func(key string, _, v *yaml.Node) {
-				w.ModelParams[key] = p.str(v, join(kp, key))
-			})
+			if spec := p.str(v, kp); spec != "" {
+				m, err := model.New(spec)
+				if err != nil {
+					p.errf(v, kp, "%v", err)
+				} else {
+					w.Model = m.Spec()
+				}
+				modelNode = v
+			}
+		case "jobs":
+			w.ModelJobs = int(p.integer(v, kp, 1, 100_000_000))
+			jobsNode = v
+		case "rate":
+			w.Rate = p.number(v, kp)
+			if !(w.Rate > 0) {
+				p.errf(v, kp, "expected a positive number of jobs per second, found %s", v.Value)
+			}
+			rateNode = v
 		case "procs":
 			w.Procs = nil
 			p.grid(v, kp, func(n *yaml.Node, kp string) {
@@ -609,7 +626,7 @@ func (p *parser) workload(n *yaml.Node, path string, s *Spec) WorkloadSpec {
 		case "replications":
 			repl = v
 		default:
-			p.unknown(k, path, key, "name, trace, model, params, procs, estimate, estimate_fallback, clamp, lenient, load, months, subset, priorities, seeds, replications")
+			p.unknown(k, path, key, "name, trace, model, jobs, rate, procs, estimate, estimate_fallback, clamp, lenient, load, months, subset, priorities, seeds, replications")
 		}
 	})
 	w.Seeds = p.seeds(seeds, repl, path)
@@ -619,13 +636,16 @@ func (p *parser) workload(n *yaml.Node, path string, s *Spec) WorkloadSpec {
 	p.dups(n, path, "months", w.Months)
 	p.dups(n, path, "priorities", w.Priorities)
 	switch {
-	case w.Trace != "" && w.Model != "":
+	case w.Trace != "" && modelNode != nil:
 		p.errf(n, path, "give either trace or model, not both")
-	case w.Trace == "" && w.Model == "":
+	case w.Trace == "" && modelNode == nil:
 		p.errf(n, path, "missing trace (a file, or builtin for the embedded KTH SP2 trace) or model")
 	case w.Trace != "":
-		if w.ModelParams != nil {
-			p.errf(n, join(path, "params"), "params belong to a model, not to a trace")
+		if jobsNode != nil {
+			p.errf(jobsNode, join(path, "jobs"), "jobs is the size of a generated workload; select jobs of a trace with subset: {jobs: N}")
+		}
+		if rateNode != nil {
+			p.errf(rateNode, join(path, "rate"), "rate belongs to a model; scale a trace with load")
 		}
 		if w.Trace == "builtin" {
 			w.TracePath = "builtin"
@@ -638,15 +658,18 @@ func (p *parser) workload(n *yaml.Node, path string, s *Spec) WorkloadSpec {
 		if w.Label == "" {
 			w.Label = traceLabel(w.Trace)
 		}
-	case w.Model != "":
-		if _, ok := lookupGenerator(w.Model); !ok {
-			p.errf(n, join(path, "model"), "no workload generator %q in this build (known: %s)", w.Model, generatorNames())
+	default: // a model
+		if w.ModelJobs == 0 && jobsNode == nil {
+			p.errf(n, join(path, "jobs"), "missing: the number of jobs the model generates")
 		}
 		if w.AllMonths || w.Months != nil {
 			p.errf(n, join(path, "months"), "month splits need a trace with a start time, not a model")
 		}
+		if rateNode != nil && slices.ContainsFunc(w.Load, func(l float64) bool { return l > 0 }) {
+			p.errf(rateNode, join(path, "rate"), "give a rate or target loads, not both")
+		}
 		if w.Label == "" {
-			w.Label = w.Model
+			w.Label, _, _ = strings.Cut(w.Model, ":")
 		}
 	}
 	return w

@@ -62,8 +62,16 @@ func TestParseErrors(t *testing.T) {
 			"exp.yaml:2: workloads[0]: missing trace"}},
 		{"trace and model", "workloads:\n  - trace: t.swf\n    model: lublin\npolicies: [fcfs]\n", []string{
 			"workloads[0]: give either trace or model"}},
-		{"unknown model", "workloads:\n  - model: nosuch\npolicies: [fcfs]\n", []string{
-			`exp.yaml:2: workloads[0].model: no workload generator "nosuch"`}},
+		{"unknown model", "workloads:\n  - model: nosuch\n    jobs: 10\npolicies: [fcfs]\n", []string{
+			`exp.yaml:2: workloads[0].model: unknown workload model "nosuch" (models: `}},
+		{"model without jobs", "workloads:\n  - model: lublin\npolicies: [fcfs]\n", []string{
+			"exp.yaml:2: workloads[0].jobs: missing: the number of jobs the model generates"}},
+		{"model rate and load", "workloads:\n  - model: lublin\n    jobs: 10\n    rate: 0.1\n    load: 0.5\npolicies: [fcfs]\n", []string{
+			"exp.yaml:4: workloads[0].rate: give a rate or target loads, not both"}},
+		{"model months", "workloads:\n  - model: lublin\n    jobs: 10\n    months: all\npolicies: [fcfs]\n", []string{
+			"workloads[0].months: month splits need a trace"}},
+		{"bad model param", "workloads:\n  - model: lublin:nosuch=1\n    jobs: 10\npolicies: [fcfs]\n", []string{
+			`exp.yaml:2: workloads[0].model: model lublin has no parameter "nosuch"`}},
 		{"duplicate key", "workloads:\n  - trace: t.swf\n    trace: t.swf\npolicies: [fcfs]\n", []string{
 			"exp.yaml:3: workloads[0].trace: duplicate key (first given on line 2)"}},
 		{"duplicate value", "workloads:\n  - trace: t.swf\n    load: [0.5, 0.5]\npolicies: [fcfs]\n", []string{
@@ -94,8 +102,8 @@ func TestParseErrors(t *testing.T) {
 			"exp.yaml:3: workloads[0].priorities[1]: priority file"}},
 		{"huge grid", "workloads:\n  - trace: t.swf\npolicies:\n  - name: easy\n    params: {depth: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30], order: [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z,A,B,C,D], predict: [a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z]}\n", []string{
 			"policies[0]: the parameter grid has more than 10000 combinations"}},
-		{"params of trace", "workloads:\n  - trace: t.swf\n    params: {a: 1}\npolicies: [fcfs]\n", []string{
-			"workloads[0].params: params belong to a model"}},
+		{"jobs of trace", "workloads:\n  - trace: t.swf\n    jobs: 10\npolicies: [fcfs]\n", []string{
+			"exp.yaml:3: workloads[0].jobs: jobs is the size of a generated workload"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -10,57 +9,35 @@ import (
 	"backfill/job"
 	"backfill/workload"
 	"backfill/workload/estimate"
+	"backfill/workload/model"
 )
 
 // ScaleLoad changes the offered load of jobs (on procs processors) to
-// target by scaling the inter-arrival times: every submit time s becomes
-// first + round(f·(s − first)) with f = load/target, where load =
+// target by scaling the inter-arrival times (workload.ScaleArrivals, the
+// transformation of `backfill simulate --load`): every submit time s
+// becomes first + round(c·(s − first)) with c = load/target, where load =
 // Σ size·runtime / (procs · (last submit − first submit)) is the
-// workload's own offered load (the formula of `backfill info`). Sizes,
-// runtimes and estimates are unchanged, and so is the submission order.
-// It returns the note recorded with the run.
+// workload's own offered load. Sizes, runtimes and estimates are
+// unchanged, and so is the submission order. It returns the note recorded
+// with the run.
 //
-// It is a variable so that another load transformation (for example one
-// from package workload) can be swapped in without touching the rest of
-// the workbench; any replacement must be deterministic.
+// It is a variable so that another load transformation can be swapped in
+// without touching the rest of the workbench; any replacement must be
+// deterministic.
 var ScaleLoad = scaleInterArrivals
 
 func scaleInterArrivals(jobs []job.Job, procs int, target float64) (string, error) {
-	before := OfferedLoad(jobs, procs)
-	if len(jobs) < 2 || jobs[len(jobs)-1].Submit == jobs[0].Submit {
-		return "", fmt.Errorf("load scaling: all jobs are submitted at the same time, so the load cannot be changed by scaling inter-arrival times")
-	}
+	before := model.OfferedLoad(jobs, procs)
 	if before <= 0 {
-		return "", fmt.Errorf("load scaling: the workload has no work (every runtime is 0)")
+		return "", fmt.Errorf("load scaling: the offered load is 0 (all jobs submitted at once, or no work), so it cannot be changed by scaling inter-arrival times")
 	}
-	f := before / target
-	first := jobs[0].Submit
-	for i := range jobs {
-		d := float64(float64(jobs[i].Submit-first) * f) // explicit conversion: no fused multiply-add
-		if d > 1<<52 {
-			return "", fmt.Errorf("load scaling to %g: submit times would overflow", target)
-		}
-		jobs[i].Submit = first + int64(math.Round(d))
+	c := before / target
+	if span := float64(jobs[len(jobs)-1].Submit - jobs[0].Submit); span*c > 1<<52 {
+		return "", fmt.Errorf("load scaling to %g: submit times would overflow", target)
 	}
-	after := OfferedLoad(jobs, procs)
-	return fmt.Sprintf("load scaled from %.4f to %.4f (target %s): inter-arrival times multiplied by %.6f", before, after, strconv.FormatFloat(target, 'g', -1, 64), f), nil
-}
-
-// OfferedLoad is Σ size·runtime / (procs · (last submit − first submit))
-// over jobs sorted by submit time; 0 when the span is 0.
-func OfferedLoad(jobs []job.Job, procs int) float64 {
-	if len(jobs) == 0 || procs <= 0 {
-		return 0
-	}
-	span := jobs[len(jobs)-1].Submit - jobs[0].Submit
-	if span <= 0 {
-		return 0
-	}
-	var work float64
-	for i := range jobs {
-		work += float64(jobs[i].Procs) * float64(jobs[i].Runtime)
-	}
-	return work / (float64(procs) * float64(span))
+	workload.ScaleArrivals(jobs, c)
+	after := model.OfferedLoad(jobs, procs)
+	return fmt.Sprintf("load scaled: inter-arrival times multiplied by %.6g (offered load %.4f -> %.4f, target %s); sizes and runtimes unchanged", c, before, after, strconv.FormatFloat(target, 'g', -1, 64)), nil
 }
 
 // traceCache shares the traces read by the runs of one Execute call. An
@@ -83,11 +60,7 @@ type cacheEntry struct {
 func cacheKey(r *Run) string {
 	c := &r.Config
 	if c.Model != "" {
-		ps := ""
-		for _, k := range sortedKeys(c.Params) {
-			ps += ":" + k + "=" + c.Params[k]
-		}
-		return fmt.Sprintf("model %s%s seed %d", c.Model, ps, c.Seed)
+		return fmt.Sprintf("model %s jobs %d procs %d seed %d rate %g load %g", c.Model, c.ModelJobs, c.Procs, c.Seed, c.Rate, c.Load)
 	}
 	return fmt.Sprintf("trace %s procs %d fallback %s clamp %v lenient %v", r.path, c.Procs, c.Fallback, c.Clamp, c.Lenient)
 }
@@ -119,7 +92,7 @@ func (tc *traceCache) get(r *Run) (*workload.Trace, func(), error) {
 	e.once.Do(func() {
 		c := &r.Config
 		if c.Model != "" {
-			e.tr, e.err = generate(c.Model, c.Params, c.Seed)
+			e.tr, e.err = generate(c)
 			return
 		}
 		e.tr, e.sum, e.err = readTrace(r.path, ingestOptions(c.Procs, c.Fallback, c.Clamp, c.Lenient))
@@ -199,7 +172,7 @@ func buildWorkload(r *Run, base *workload.Trace) (*Workload, error) {
 		}
 		w.Rules = append(w.Rules, notes...)
 	}
-	if c.Load > 0 {
+	if c.Load > 0 && c.Model == "" { // a model calibrated its arrivals to the load
 		note, err := ScaleLoad(w.Jobs, w.Procs, c.Load)
 		if err != nil {
 			return nil, err
@@ -212,6 +185,28 @@ func buildWorkload(r *Run, base *workload.Trace) (*Workload, error) {
 		}
 		w.Rules = append(w.Rules, "priorities: "+c.Priorities)
 	}
-	w.OfferedLoad = OfferedLoad(w.Jobs, w.Procs)
+	w.OfferedLoad = model.OfferedLoad(w.Jobs, w.Procs)
 	return w, nil
+}
+
+// generate builds the workload of a model run: c.ModelJobs jobs of model
+// c.Model on c.Procs processors (0: the model's default) with c.Seed,
+// arrivals at c.Rate or calibrated to c.Load. Estimates are the runtimes
+// (the models generate no user estimates); an estimate model changes them.
+func generate(c *Config) (*workload.Trace, error) {
+	m, err := model.New(c.Model)
+	if err != nil {
+		return nil, err
+	}
+	g, err := m.Generate(model.Config{Jobs: c.ModelJobs, Procs: c.Procs, Seed: c.Seed, Rate: c.Rate, Load: c.Load})
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", c.Model, err)
+	}
+	tr := &workload.Trace{Name: g.Spec, Procs: g.Procs, ProcsSource: "model " + g.Spec, Records: len(g.Jobs), Jobs: g.Jobs}
+	tr.Rules = append(tr.Rules, fmt.Sprintf("model: %s, %d jobs on %d processors, seed %d (estimates = runtimes)", g.Spec, len(g.Jobs), g.Procs, g.Seed))
+	for _, p := range g.Params {
+		tr.Rules = append(tr.Rules, fmt.Sprintf("model parameter %s = %g (%s)", p.Name, p.Value, p.Source))
+	}
+	tr.Rules = append(tr.Rules, g.Notes...)
+	return tr, nil
 }
