@@ -322,7 +322,7 @@ func newSweepDisplay(w io.Writer, mode string) *sweepDisplay {
 }
 
 func (d *sweepDisplay) event(e experiment.Event) {
-	if e.Kind != experiment.RunDone || d.none {
+	if d.none || (d.log && e.Kind != experiment.RunDone) {
 		return
 	}
 	if d.log {
@@ -342,7 +342,7 @@ func (d *sweepDisplay) event(e experiment.Event) {
 		fmt.Fprintln(d.w)
 		return
 	}
-	if d.bar == nil && d.w != nil && !d.log {
+	if d.bar == nil { // shown from the first start: the first runs may be long
 		d.bar = progressbar.NewOptions(e.Total,
 			progressbar.OptionSetWriter(d.w),
 			progressbar.OptionSetDescription("sweep"),
@@ -352,9 +352,6 @@ func (d *sweepDisplay) event(e experiment.Event) {
 			progressbar.OptionShowElapsedTimeOnFinish(),
 			progressbar.OptionThrottle(100*time.Millisecond),
 		)
-	}
-	if d.bar == nil {
-		return
 	}
 	if e.Failed > 0 {
 		d.bar.Describe(fmt.Sprintf("sweep (%d failed)", e.Failed))
