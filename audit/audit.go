@@ -48,6 +48,12 @@ const (
 	KindUnknownID = "unknown-id"
 	// KindMissing: an ID in 0..Expect-1 with no outcome.
 	KindMissing = "missing"
+	// KindResCapacity: more units of a resource beyond the processors in
+	// use at some instant than the machine has (Options.Res).
+	KindResCapacity = "resource-capacity"
+	// KindResource: a job requires a negative amount of a resource, more
+	// than the machine has, or a resource the machine lacks (Options.Res).
+	KindResource = "resource"
 )
 
 // DefaultLimit is the number of violations of each kind kept in a Report
@@ -77,6 +83,11 @@ type Options struct {
 	// (the earliest ones in report order); 0 means DefaultLimit and a
 	// negative value keeps all. Every violation is counted regardless.
 	Limit int
+	// Res are the capacities of the resources beyond the processors
+	// (K-resource scheduling, sim.Options.Res). When set, the auditor also
+	// checks each job's Request.Res against them and that no resource is
+	// over capacity at any instant.
+	Res []int
 }
 
 // Violation is one broken rule.
@@ -206,6 +217,9 @@ func Check(outcomes []job.Outcome, opt Options) []Violation {
 func Audit(outcomes []job.Outcome, opt Options) Report {
 	a := auditor{opt: opt, counts: make(map[string]int)}
 	a.capacity(outcomes)
+	if len(opt.Res) > 0 {
+		a.resCapacity(outcomes)
+	}
 	for i := range outcomes {
 		a.perJob(&outcomes[i])
 	}
@@ -328,6 +342,16 @@ func (a *auditor) perJob(o *job.Outcome) {
 	if o.Procs < 1 || (opt.Procs > 0 && o.Procs > opt.Procs) {
 		a.add(KindProcs, o, o.Start, "requests %d processors, machine has %d", o.Procs, opt.Procs)
 	}
+	if len(o.Res) > 0 || len(opt.Res) > 0 {
+		for k, n := range o.Res {
+			switch {
+			case k >= len(opt.Res):
+				a.add(KindResource, o, o.Start, "requires %d units of resource %d; the machine has %d resources beyond processors", n, k+1, len(opt.Res))
+			case n < 0 || n > opt.Res[k]:
+				a.add(KindResource, o, o.Start, "requires %d units of resource %d, machine has %d", n, k+1, opt.Res[k])
+			}
+		}
+	}
 	if o.Start < o.Submit {
 		a.add(KindEarlyStart, o, o.Start, "starts at %d before its submission at %d", o.Start, o.Submit)
 	}
@@ -447,5 +471,70 @@ func (a *auditor) ids(outcomes []job.Outcome) {
 	}
 	if expect >= 0 {
 		missing(expect)
+	}
+}
+
+// resCapacity is capacity for the resources beyond the processors: one
+// sweep of start and end events in time order with a vector of units in
+// use, every event of an instant applied before the check (a job may start
+// exactly when another ends). Each overloaded (instant, resource) is one
+// violation.
+func (a *auditor) resCapacity(outcomes []job.Outcome) {
+	type event struct {
+		t     int64
+		start bool
+		idx   int
+	}
+	K := len(a.opt.Res)
+	evs := make([]event, 0, 2*len(outcomes))
+	for i := range outcomes {
+		o := &outcomes[i]
+		if o.End <= o.Start || len(o.Res) == 0 {
+			continue
+		}
+		evs = append(evs, event{o.Start, true, i}, event{o.End, false, i})
+	}
+	slices.SortFunc(evs, func(x, y event) int {
+		return cmp.Or(
+			cmp.Compare(x.t, y.t),
+			cmp.Compare(outcomes[x.idx].ID, outcomes[y.idx].ID),
+			cmp.Compare(x.idx, y.idx))
+	})
+	busy := make([]int64, K)
+	for i := 0; i < len(evs); {
+		t := evs[i].t
+		j := i
+		var starting []int
+		for ; j < len(evs) && evs[j].t == t; j++ {
+			o := &outcomes[evs[j].idx]
+			sign := int64(-1)
+			if evs[j].start {
+				sign = 1
+				starting = append(starting, evs[j].idx)
+			}
+			for k, n := range o.Res {
+				if k < K {
+					busy[k] += sign * int64(n)
+				}
+			}
+		}
+		if len(starting) > 0 {
+			for k := range K {
+				if busy[k] <= int64(a.opt.Res[k]) {
+					continue
+				}
+				var ids strings.Builder
+				for c, idx := range starting {
+					if c == maxListed {
+						fmt.Fprintf(&ids, " ... (%d jobs)", len(starting))
+						break
+					}
+					fmt.Fprintf(&ids, " %d", outcomes[idx].ID)
+				}
+				a.add(KindResCapacity, &outcomes[starting[0]], t,
+					"resource %d: %d units in use > %d; starting:%s", k+1, busy[k], a.opt.Res[k], ids.String())
+			}
+		}
+		i = j
 	}
 }
