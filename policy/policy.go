@@ -114,6 +114,12 @@ type Info struct {
 	Doc    string
 	Params []Param
 	New    func(procs int, p Params) (Scheduler, error)
+	// NewK, when set, builds the policy for a machine of several
+	// independently allocatable resources (K-resource scheduling): caps[0]
+	// is the number of processors, caps[i] the capacity of resource i,
+	// which a job requires Request.Need(i) of. Policies without NewK
+	// schedule processors only.
+	NewK func(caps []int, p Params) (Scheduler, error)
 }
 
 var registry = map[string]Info{}
@@ -157,9 +163,21 @@ func Parse(spec string) (string, Params, error) {
 // New builds the policy described by spec for a machine of procs
 // processors. Unknown names and unknown parameters are errors.
 func New(spec string, procs int) (Scheduler, error) {
-	name, params, err := Parse(spec)
+	info, params, err := lookup(spec)
 	if err != nil {
 		return nil, err
+	}
+	if procs < 1 {
+		return nil, fmt.Errorf("policy %s: machine size must be at least 1, got %d", info.Name, procs)
+	}
+	return info.New(procs, params)
+}
+
+// lookup finds the registered policy of spec and checks its parameters.
+func lookup(spec string) (Info, Params, error) {
+	name, params, err := Parse(spec)
+	if err != nil {
+		return Info{}, nil, err
 	}
 	info, ok := registry[name]
 	if !ok {
@@ -167,7 +185,7 @@ func New(spec string, procs int) (Scheduler, error) {
 		for _, i := range List() {
 			names = append(names, i.Name)
 		}
-		return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(names, ", "))
+		return Info{}, nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(names, ", "))
 	}
 	for k := range params {
 		known := false
@@ -175,11 +193,41 @@ func New(spec string, procs int) (Scheduler, error) {
 			known = known || pp.Name == k
 		}
 		if !known {
-			return nil, fmt.Errorf("policy %s has no parameter %q", name, k)
+			return Info{}, nil, fmt.Errorf("policy %s has no parameter %q", name, k)
 		}
 	}
-	if procs < 1 {
-		return nil, fmt.Errorf("policy %s: machine size must be at least 1, got %d", name, procs)
+	return info, params, nil
+}
+
+// NewK builds the policy described by spec for a machine of K = len(caps)
+// resources, caps[0] processors and caps[i] units of resource i. With
+// K = 1 every policy can be built (for a policy without Info.NewK it is
+// New(spec, caps[0])); with K > 1 only the policies that register NewK,
+// the others being an error that names those that can.
+func NewK(spec string, caps []int) (Scheduler, error) {
+	info, params, err := lookup(spec)
+	if err != nil {
+		return nil, err
 	}
-	return info.New(procs, params)
+	if len(caps) == 0 {
+		return nil, fmt.Errorf("policy %s: the machine needs at least one resource", info.Name)
+	}
+	for i, c := range caps {
+		if c < 1 {
+			return nil, fmt.Errorf("policy %s: resource %d has capacity %d (must be at least 1)", info.Name, i, c)
+		}
+	}
+	if info.NewK != nil {
+		return info.NewK(caps, params)
+	}
+	if len(caps) == 1 {
+		return info.New(caps[0], params)
+	}
+	var names []string
+	for _, i := range List() {
+		if i.NewK != nil {
+			names = append(names, i.Name)
+		}
+	}
+	return nil, fmt.Errorf("policy %s schedules processors only, not %d resources (K-resource policies: %s)", info.Name, len(caps), strings.Join(names, ", "))
 }

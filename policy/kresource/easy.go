@@ -1,0 +1,301 @@
+package kresource
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"backfill/job"
+	"backfill/policy"
+	"backfill/profile"
+)
+
+// EASY is EASY backfilling on requirement vectors with a backfill
+// selection heuristic (FF, BL or BB).
+//
+// A pass (Tick), with the running jobs held in the multi-resource profile:
+//
+//  1. waiting jobs start in arrival order while they fit now, in every
+//     resource, for their whole estimate;
+//  2. the first that does not fit (the head) gets a reservation at its
+//     earliest vector fit S, held in the profile for this pass;
+//  3. the backfill candidates are the later waiting jobs that fit now for
+//     their whole estimate with the reservation held, i.e. that delay the
+//     head in no resource (for K = 1 these are exactly EASY's two
+//     criteria: end by S, or use no more than the extra nodes). FF starts
+//     them in arrival order; BL and BB repeatedly start the candidate with
+//     the lowest score (ties by arrival), recomputing the scores after each
+//     start, until no candidate fits.
+//
+// The reservation is dropped at the end of the pass and recomputed at the
+// next, as in package easy.
+type EASY struct {
+	cfg   Config
+	caps  []int
+	k     int
+	win   int // BL window, capped at K−1
+	run   *policy.RunningK
+	queue []*entry // waiting jobs in arrival order
+	// scratch
+	free  []int
+	cands []cand
+	low   []int     // resources by increasing utilization (BL)
+	util  []float64 // utilization of each resource (BL)
+	taken []bool    // resources matched so far (BL)
+}
+
+type entry struct {
+	j    *job.Request
+	need []int
+	gone bool // started during the current pass
+}
+
+type cand struct {
+	score float64
+	i     int // queue index
+}
+
+var _ policy.Scheduler = (*EASY)(nil)
+
+// NewEASY returns the EASY variant cfg for a machine of capacities caps
+// (caps[0] processors).
+func NewEASY(caps []int, cfg Config) (*EASY, error) {
+	run, err := policy.NewRunningK(caps)
+	if err != nil {
+		return nil, err
+	}
+	k := len(caps)
+	return &EASY{cfg: cfg, caps: slices.Clone(caps), k: k, win: min(max(cfg.Window, 0), k-1), run: run,
+		free: make([]int, k), low: make([]int, k), util: make([]float64, k), taken: make([]bool, k)}, nil
+}
+
+// Name implements policy.Scheduler: ff-easy, bl-easy or bb-easy with the
+// parameters that differ from the defaults.
+func (e *EASY) Name() string {
+	s := e.cfg.Heuristic.String() + "-easy"
+	if e.cfg.Heuristic == BL && e.cfg.Window != 1 {
+		s += fmt.Sprintf(":w=%d", e.cfg.Window)
+	}
+	if e.cfg.Heuristic != FF && e.cfg.NoFullness {
+		s += ":fullness=off"
+	}
+	return s
+}
+
+// Profile is the policy's availability profile (for tests and tools).
+func (e *EASY) Profile() *profile.Multi { return e.run.Prof }
+
+// Insert implements policy.Scheduler.
+func (e *EASY) Insert(now int64, j *job.Request) {
+	e.queue = append(e.queue, &entry{j: j, need: policy.NeedVector(j, e.k)})
+}
+
+// Remove implements policy.Scheduler.
+func (e *EASY) Remove(now int64, j *job.Request) {
+	if running, _ := e.run.End(now, j); running {
+		return
+	}
+	for i, x := range e.queue {
+		if x.j == j {
+			e.queue = slices.Delete(e.queue, i, i+1)
+			return
+		}
+	}
+}
+
+// fitsFree reports whether need ≤ free in every resource.
+func fitsFree(need, free []int) bool {
+	for i, n := range need {
+		if n > free[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Tick implements policy.Scheduler.
+func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
+	prof := e.run.Prof
+	prof.Forget(now)
+	if e.run.Overrunning(now) {
+		// no reservation is held between passes, so there is room
+		if err := e.run.Extend(now); err != nil {
+			panic("kresource: " + err.Error()) // unreachable: running jobs fit by construction
+		}
+	}
+	prof.FreeAt(now, e.free)
+	launch := func(x *entry) {
+		if err := e.run.StartFor(now, x.j, x.need, x.j.Estimate); err != nil {
+			panic("kresource: " + err.Error()) // unreachable: it fits
+		}
+		for i, n := range x.need {
+			e.free[i] -= n
+		}
+		x.gone = true
+		start(x.j)
+	}
+	// 1. start in order while jobs fit
+	head := 0
+	for ; head < len(e.queue); head++ {
+		x := e.queue[head]
+		if !fitsFree(x.need, e.free) || !prof.Fits(now, x.j.Estimate, x.need) {
+			break
+		}
+		launch(x)
+	}
+	if head < len(e.queue) {
+		// 2. the head's reservation
+		h := e.queue[head]
+		d := h.j.Estimate
+		s := prof.EarliestFit(now, d, h.need)
+		held := s != profile.Infinity // Infinity: the job can never run here
+		if held {
+			_ = prof.Add(s, s+d, h.need) // cannot fail: it fits at s
+		}
+		// 3. backfill
+		if e.cfg.Heuristic == FF {
+			for _, x := range e.queue[head+1:] {
+				if fitsFree(x.need, e.free) && prof.Fits(now, x.j.Estimate, x.need) {
+					launch(x)
+				}
+			}
+		} else {
+			e.backfillScored(now, head+1, launch)
+		}
+		if held {
+			_ = prof.Remove(s, s+d, h.need)
+		}
+	}
+	// drop the started jobs
+	n := 0
+	for _, x := range e.queue {
+		if !x.gone {
+			e.queue[n] = x
+			n++
+		}
+	}
+	clear(e.queue[n:])
+	e.queue = e.queue[:n]
+	return policy.NoWake
+}
+
+// backfillScored starts the candidates from queue index from on, best
+// score first, re-scoring after every start.
+func (e *EASY) backfillScored(now int64, from int, launch func(*entry)) {
+	prof := e.run.Prof
+	cs := e.cands[:0]
+	for i := from; i < len(e.queue); i++ {
+		if fitsFree(e.queue[i].need, e.free) {
+			cs = append(cs, cand{i: i})
+		}
+	}
+	for len(cs) > 0 {
+		// keep the jobs that still fit the free vector, and score them
+		n := 0
+		e.prepare()
+		for _, c := range cs {
+			x := e.queue[c.i]
+			if !fitsFree(x.need, e.free) {
+				continue
+			}
+			c.score = e.score(x.need)
+			cs[n] = c
+			n++
+		}
+		cs = cs[:n]
+		slices.SortFunc(cs, func(a, b cand) int {
+			return cmp.Or(cmp.Compare(a.score, b.score), cmp.Compare(a.i, b.i))
+		})
+		// start the best candidate that fits for its whole estimate; the
+		// ones that do not fit never will in this pass (capacity only
+		// shrinks as jobs start) and are dropped
+		k := 0
+		for k < len(cs) && !prof.Fits(now, e.queue[cs[k].i].j.Estimate, e.queue[cs[k].i].need) {
+			k++
+		}
+		if k == len(cs) {
+			break
+		}
+		launch(e.queue[cs[k].i])
+		cs = slices.Delete(cs, 0, k+1)
+		// restore arrival order for the next round's stable tie-break
+		slices.SortFunc(cs, func(a, b cand) int { return cmp.Compare(a.i, b.i) })
+	}
+	e.cands = cs[:0]
+}
+
+// prepare computes, for BL, the resources ordered by increasing
+// utilization now (ties by index).
+func (e *EASY) prepare() {
+	if e.cfg.Heuristic != BL {
+		return
+	}
+	for i := range e.low {
+		e.low[i] = i
+	}
+	for i := range e.util {
+		e.util[i] = float64(e.caps[i]-e.free[i]) / float64(e.caps[i])
+	}
+	slices.SortStableFunc(e.low, func(a, b int) int { return cmp.Compare(e.util[a], e.util[b]) })
+}
+
+// score is the candidate's BL or BB score with the current free vector:
+// lower is better. See docs/policies.md.
+func (e *EASY) score(need []int) float64 {
+	var b float64
+	switch e.cfg.Heuristic {
+	case BB:
+		mx, sum := 0.0, 0.0
+		for i, n := range need {
+			v := float64(e.caps[i]-e.free[i]+n) / float64(e.caps[i])
+			mx = max(mx, v)
+			sum += v
+		}
+		b = mx / (sum / float64(e.k))
+	case BL:
+		b = float64(1 + e.win - e.match(need))
+	}
+	if e.cfg.NoFullness {
+		return b
+	}
+	return b * e.fullness(need)
+}
+
+// fullness is 1 − mean_i(U_i + R_i): the mean availability left if the
+// job starts.
+func (e *EASY) fullness(need []int) float64 {
+	sum := 0.0
+	for i, n := range need {
+		sum += float64(e.caps[i]-e.free[i]+n) / float64(e.caps[i])
+	}
+	return 1 - sum/float64(e.k)
+}
+
+// match is the number m ≤ w of leading positions where the job's
+// requirements, largest first (relative to capacity, ties by index), name
+// the same resources as the utilizations, lowest first: the job's largest
+// requirement is on the least-used resource, its second largest on the
+// second least-used, and so on.
+func (e *EASY) match(need []int) int {
+	m := 0
+	clear(e.taken)
+	for m < e.win {
+		// the m-th largest requirement relative to capacity (exact ties
+		// stay ties: both quotients are correctly rounded)
+		best, bv := -1, 0.0
+		for i, n := range need {
+			if e.taken[i] {
+				continue
+			}
+			if v := float64(n) / float64(e.caps[i]); best < 0 || v > bv {
+				best, bv = i, v
+			}
+		}
+		if best != e.low[m] {
+			break
+		}
+		e.taken[best] = true
+		m++
+	}
+	return m
+}
