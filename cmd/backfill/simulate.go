@@ -100,6 +100,10 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if err != nil {
 		return err
 	}
+	if tr.MemCap > 0 && !cmd.Flags().Changed("policy") {
+		// the default policies schedule processors only
+		f.policies = []string{"fcfs", "ff-easy", "bb-easy", "ff-cons"}
+	}
 	header := runHeader(tr, f)
 	// awt=auto: the mean wait of a conservative run on the same workload
 	specs, notes, err := resolveAuto(tr, f.policies, f.noKill)
@@ -110,7 +114,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	f.policies = specs
 	// build every policy first so that a bad spec fails before any work
 	for _, spec := range f.policies {
-		if _, err := policy.New(spec, tr.Procs); err != nil {
+		if _, err := policy.NewK(spec, tr.Caps()); err != nil {
 			return err
 		}
 	}
@@ -153,12 +157,12 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 }
 
 func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progress) simRun {
-	s, err := policy.New(spec, tr.Procs)
+	s, err := policy.NewK(spec, tr.Caps())
 	if err != nil {
 		return simRun{spec: spec, err: err}
 	}
 	last := 0
-	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, NoKill: f.noKill, Extend: f.overrun == "extend", Progress: func(done int) {
+	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend", Progress: func(done int) {
 		bar.add(int64(done - last))
 		last = done
 	}})
@@ -167,7 +171,7 @@ func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progres
 	}
 	if !f.noAudit {
 		rep := audit.Audit(res.Outcomes, audit.Options{
-			Procs: tr.Procs, Kill: !f.noKill, KnownRuntime: true,
+			Procs: tr.Procs, Res: tr.ResCaps(), Kill: !f.noKill, KnownRuntime: true,
 			FCFS: spec == "fcfs", Expect: len(tr.Jobs),
 		})
 		if !rep.OK() {
