@@ -169,3 +169,24 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+// TestScoredPathEqualsFF: BL with window 0 and no fullness modifier gives
+// every candidate the same score, so its scored backfill loop must start
+// exactly the jobs FF starts, job by job, on random K-resource workloads.
+func TestScoredPathEqualsFF(t *testing.T) {
+	n := 200
+	if testing.Short() {
+		n = 40
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 73))
+		spec := testgen.Random(r)
+		jobs := testgen.Jobs(r, spec)
+		res := testgen.AddResources(r, jobs, 1+r.IntN(4))
+		a := run(t, "ff-easy", jobs, spec.Procs, res, false)
+		b := run(t, "bl-easy:w=0:fullness=off", jobs, spec.Procs, res, false)
+		if d := diff(a.Outcomes, b.Outcomes); d != "" {
+			t.Fatalf("seed %d: %s", seed, d)
+		}
+	}
+}
