@@ -22,6 +22,9 @@ type traceFlags struct {
 	seed     uint64
 	// memory as a second resource (K = 2)
 	mem, memPerProc, memMissing string
+	// loadTarget, when > 0, scales the inter-arrival times to this
+	// offered load (workload.ScaleLoad).
+	loadTarget float64
 }
 
 func (f *traceFlags) register(cmd *cobra.Command, withTrace bool) {
@@ -38,6 +41,7 @@ func (f *traceFlags) register(cmd *cobra.Command, withTrace bool) {
 	fl.StringVar(&f.mem, "mem", "", "schedule memory as a second resource (K = 2) from SWF field 10, with this much machine memory in KB (suffix M, G, T: binary units), or auto (the header's MaxMemory × P, the archive page of a known log, else the largest job); needs K-resource policies (ff-easy, bl-easy, bb-easy, ff-cons, fcfs)")
 	fl.StringVar(&f.memPerProc, "mem-per-proc", "", "like --mem, with the machine memory given per processor (e.g. 512M)")
 	fl.StringVar(&f.memMissing, "mem-missing", "mode", "memory of jobs without field 10: mode (the trace's most common per-processor request), zero, or skip")
+	fl.Float64Var(&f.loadTarget, "load", 0, "scale the inter-arrival times so that the offered load is this (sizes and runtimes unchanged; see docs/workload.md)")
 	fl.StringVar(&f.prio, "priorities", "none", "user/political priorities for slack-based scheduling: none, every:N (every N-th job UP=PP=1), csv:FILE (job_id,up,pp), or user|group|queue|partition:FILE (id,up,pp)")
 }
 
@@ -106,6 +110,11 @@ func (f *traceFlags) load(path string) (*workload.Trace, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if f.loadTarget != 0 {
+		if _, err := workload.ScaleLoad(tr, f.loadTarget); err != nil {
+			return nil, fmt.Errorf("--load: %w", err)
+		}
 	}
 	if f.ingestEstimate() != f.estimate {
 		notes, err := estimate.Apply(tr.Jobs, f.estimate, f.seed)

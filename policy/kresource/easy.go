@@ -180,7 +180,14 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 }
 
 // backfillScored starts the candidates from queue index from on, best
-// score first, re-scoring after every start.
+// score first (ties by arrival), re-scoring after every start.
+//
+// Each round scores the candidates that still fit the free vector, makes
+// a binary heap of them by (score, arrival) in O(C), and pops until one
+// fits for its whole estimate; the ones popped before it never will in
+// this pass (capacity only shrinks as jobs start) and are dropped. The
+// rest are the next round's candidates. A pass costs O(C·K) per start
+// plus O(log C + K log B) per dropped candidate.
 func (e *EASY) backfillScored(now int64, from int, launch func(*entry)) {
 	prof := e.run.Prof
 	cs := e.cands[:0]
@@ -190,9 +197,8 @@ func (e *EASY) backfillScored(now int64, from int, launch func(*entry)) {
 		}
 	}
 	for len(cs) > 0 {
-		// keep the jobs that still fit the free vector, and score them
-		n := 0
 		e.prepare()
+		n := 0
 		for _, c := range cs {
 			x := e.queue[c.i]
 			if !fitsFree(x.need, e.free) {
@@ -203,25 +209,67 @@ func (e *EASY) backfillScored(now int64, from int, launch func(*entry)) {
 			n++
 		}
 		cs = cs[:n]
-		slices.SortFunc(cs, func(a, b cand) int {
-			return cmp.Or(cmp.Compare(a.score, b.score), cmp.Compare(a.i, b.i))
-		})
-		// start the best candidate that fits for its whole estimate; the
-		// ones that do not fit never will in this pass (capacity only
-		// shrinks as jobs start) and are dropped
-		k := 0
-		for k < len(cs) && !prof.Fits(now, e.queue[cs[k].i].j.Estimate, e.queue[cs[k].i].need) {
-			k++
+		h := candHeap(cs)
+		h.init()
+		started := false
+		for len(h) > 0 {
+			c := h.pop()
+			x := e.queue[c.i]
+			if prof.Fits(now, x.j.Estimate, x.need) {
+				launch(x)
+				started = true
+				break
+			}
 		}
-		if k == len(cs) {
+		cs = cs[:len(h)]
+		if !started {
 			break
 		}
-		launch(e.queue[cs[k].i])
-		cs = slices.Delete(cs, 0, k+1)
-		// restore arrival order for the next round's stable tie-break
-		slices.SortFunc(cs, func(a, b cand) int { return cmp.Compare(a.i, b.i) })
 	}
 	e.cands = cs[:0]
+}
+
+// candHeap is a binary min-heap of candidates by (score, queue index).
+type candHeap []cand
+
+func (h candHeap) less(a, b int) bool {
+	return h[a].score < h[b].score || (h[a].score == h[b].score && h[a].i < h[b].i)
+}
+
+func (h candHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if l+1 < n && h.less(l+1, l) {
+			m = l + 1
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+func (h candHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *candHeap) pop() cand {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	s.down(0)
+	*h = s
+	return top
 }
 
 // prepare computes, for BL, the resources ordered by increasing
