@@ -288,7 +288,15 @@ func (e *EASY) prepare() {
 }
 
 // score is the candidate's BL or BB score with the current free vector:
-// lower is better. See docs/policies.md.
+// lower is better. With the fullness modifier it is
+//
+//	1 + (b − 1) · (1 − mean_i(U_i + R_i))
+//
+// for the balance measure b ≥ 1: the imbalance b − 1 is relaxed by the
+// availability left if the job starts, so that a job that nearly fills
+// the machine scores close to 1 whatever its balance, and when the machine
+// is nearly full every score is close to 1 and arrival order (FF)
+// decides. See docs/policies.md for why this reading.
 func (e *EASY) score(need []int) float64 {
 	var b float64
 	switch e.cfg.Heuristic {
@@ -300,13 +308,16 @@ func (e *EASY) score(need []int) float64 {
 			sum += v
 		}
 		b = mx / (sum / float64(e.k))
+		if b < 1+1e-12 {
+			b = 1 // perfect balance, up to rounding
+		}
 	case BL:
 		b = float64(1 + e.win - e.match(need))
 	}
 	if e.cfg.NoFullness {
 		return b
 	}
-	return b * e.fullness(need)
+	return 1 + (b-1)*e.fullness(need)
 }
 
 // fullness is 1 − mean_i(U_i + R_i): the mean availability left if the

@@ -19,10 +19,11 @@
 //     max_i(U_i+R_i) / mean_i(U_i+R_i).
 //   - ff-cons (FCFS/FF-CONS): conservative backfilling on vectors.
 //
-// BL and BB scores are multiplied by the fullness modifier 1 − mean_i(U_i +
-// R_i) (the paper's §2.2), so that a job that nearly fills the machine can
-// win over a better-balanced smaller one; see docs/policies.md for the
-// exact scores and the reasons.
+// BL's and BB's imbalance (balance measure − 1) is scaled by the fullness
+// modifier 1 − mean_i(U_i + R_i) (the paper's §2.2), so that a job that
+// nearly fills the machine can win over a better-balanced smaller one and
+// the heuristics approach FF as the machine fills; see docs/policies.md
+// for the exact scores and the reasons.
 //
 // Every policy here works for any K ≥ 1 and is the same code for all K;
 // at K = 1, ff-easy gives exactly the schedule of package easy and ff-cons
@@ -103,7 +104,7 @@ func register(name, doc string, params []policy.Param, mk func(caps []int, p pol
 	})
 }
 
-const fullnessDoc = "on: multiply the balance score by the fullness modifier 1 − mean_i(U_i+R_i) (the paper); off: balance score alone"
+const fullnessDoc = "on: score = 1 + (balance − 1)·(1 − mean_i(U_i+R_i)), the imbalance relaxed by the fullness modifier (the paper); off: score = balance"
 
 func init() {
 	register("ff-easy", "K-resource EASY backfilling, first fit (Leinberger et al.'s FCFS/FF-EASY): EASY on requirement vectors", nil,

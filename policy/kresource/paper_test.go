@@ -1,8 +1,11 @@
 package kresource_test
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"backfill/internal/testgen"
 
 	"backfill/job"
 	"backfill/policy"
@@ -139,12 +142,14 @@ func mkJobs(est int64, needs ...[]int) []job.Job {
 //	job 4 (2, 2): U+R = (1.0, 0.4) balance 1.0/0.7 = 1.429, fullness 0.3
 //
 // FF starts 2, then 3 (4 no longer fits: 8+1+1+2 > 10 CPUs).
-// BB scores 0.6, 0.159, 0.429: starts 3; then U = (0.9, 0.8): job 2
-// (1.0, 0.9) fits, job 4 does not; starts 2.
+// BB without the modifier: balances 1.5, 1.059, 1.429: starts 3; then
+// U = (0.9, 0.8): job 2 (1.0, 0.9) fits, job 4 does not; starts 2.
+// With the fullness modifier the BB scores are 1 + 0.5·0.4 = 1.2,
+// 1 + 0.059·0.15 = 1.009 and 1 + 0.429·0.3 = 1.129: job 3 first as well.
 // BL: the largest requirement of job 2 is a tie (0.1, 0.1) → CPUs, no
-// match; job 3's is memory → match; job 4's is a tie (0.2, 0.2) →
-// CPUs) no match. Balances 2, 1, 2: job 3 first, with or without the
-// fullness modifier (scores 0.8, 0.15, 0.6 with it); then only job 2 fits.
+// match; job 3's is memory → match; job 4's is a tie (0.2, 0.2) → CPUs,
+// no match. Balances 2, 1, 2: job 3 first, with or without the fullness
+// modifier (scores 1.4, 1, 1.3 with it); then only job 2 fits.
 func TestHeuristicChoices(t *testing.T) {
 	jobs := func() []job.Job {
 		j := mkJobs(50, []int{8, 2}, []int{10, 10}, []int{1, 1}, []int{1, 6}, []int{2, 2})
@@ -171,10 +176,11 @@ func TestHeuristicChoices(t *testing.T) {
 // (the whole machine) is the head; only one of jobs 2 and 3 fits beside
 // job 0 (6 CPUs > 5 free). With U = (0.5, 0.5):
 //
-//	job 2 (2, 2): balance 0.7/0.7 = 1,        fullness 0.3 → score 0.3
-//	job 3 (4, 2): balance 0.9/0.8 = 1.125,    fullness 0.2 → score 0.225
+//	job 2 (1, 0): balance 0.6/0.55 = 1.0909, availability 0.45 → 1 + 0.0909·0.45 = 1.0409
+//	job 3 (5, 3): balance 1.0/0.9  = 1.1111, availability 0.1  → 1 + 0.1111·0.1  = 1.0111
 //
-// Without the modifier BB starts job 2 (1 < 1.125); with it, job 3.
+// Without the modifier BB starts job 2 (1.0909 < 1.1111), as FF does;
+// with it, job 3.
 func TestFullnessModifier(t *testing.T) {
 	caps := []int{10, 10}
 	for spec, want := range map[string][]int{
@@ -182,10 +188,29 @@ func TestFullnessModifier(t *testing.T) {
 		"bb-easy:fullness=off": {0, 2},
 		"ff-easy":              {0, 2},
 	} {
-		jobs := mkJobs(50, []int{5, 5}, []int{10, 10}, []int{2, 2}, []int{4, 2})
+		jobs := mkJobs(50, []int{5, 5}, []int{10, 10}, []int{1, 0}, []int{5, 3})
 		jobs[0].Estimate, jobs[1].Estimate = 100, 100
 		if got := startOrder(t, spec, caps, jobs); !slices.Equal(got, want) {
 			t.Errorf("%s started %v, want %v", spec, got, want)
+		}
+	}
+}
+
+// TestK1HeuristicsAreFF: at K = 1 every job is perfectly balanced
+// (balance 1), so with the fullness modifier BL and BB score every
+// candidate 1 and start them in arrival order: the schedules of ff-easy
+// (and so of easy), job by job.
+func TestK1HeuristicsAreFF(t *testing.T) {
+	for seed := uint64(1); seed <= 100; seed++ {
+		r := rand.New(rand.NewPCG(seed, 74))
+		spec := testgen.Random(r)
+		jobs := testgen.Jobs(r, spec)
+		a := run(t, "easy", jobs, spec.Procs, nil, false)
+		for _, ps := range []string{"bl-easy", "bb-easy", "bb-easy:fullness=off"} {
+			b := run(t, ps, jobs, spec.Procs, nil, false)
+			if d := diff(a.Outcomes, b.Outcomes); d != "" {
+				t.Fatalf("seed %d %s: %s", seed, ps, d)
+			}
 		}
 	}
 }

@@ -19,11 +19,11 @@
 // resources 1..K−1 its Res, so the engine and the auditor check every
 // resource; the machine's capacities are P for every resource.
 //
-// Arrivals. Unit-rate exponential gaps are drawn once per seed and
-// divided by the rate, so that workloads at different rates share their
-// random numbers (common random numbers: the search for the rate sees a
-// smooth, monotone response). Submit times are the cumulative sums
-// rounded down to whole seconds; the first job arrives at time 0.
+// Arrivals come from the base model (feitelson96.Jobs draws its Poisson
+// gaps once per seed and divides them by the rate, so that workloads at
+// different rates share their random numbers and the rate search sees a
+// smooth, nearly monotone response); Vectors depends on the seed and the
+// job order only, which the rate does not change.
 package kresource
 
 import (
@@ -99,31 +99,4 @@ func Vectors(jobs []job.Job, k int, d Dist, seed uint64) error {
 		}
 	}
 	return nil
-}
-
-// Arrivals are the arrival instants of a unit-rate Poisson process, to be
-// scaled by a rate.
-type Arrivals []float64
-
-// NewArrivals draws n arrivals of a unit-rate Poisson process from seed;
-// the first is at 0.
-func NewArrivals(n int, seed uint64) Arrivals {
-	r := rand.New(rand.NewPCG(seed, 0x61727276)) // stream "arrv"
-	a := make(Arrivals, n)
-	t := 0.0
-	for i := range a {
-		if i > 0 {
-			t += r.ExpFloat64()
-		}
-		a[i] = t
-	}
-	return a
-}
-
-// Apply sets the jobs' submit times for a Poisson process of rate jobs
-// per second: ⌊a_i / rate⌋.
-func (a Arrivals) Apply(jobs []job.Job, rate float64) {
-	for i := range jobs {
-		jobs[i].Submit = int64(a[i] / rate)
-	}
 }

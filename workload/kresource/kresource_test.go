@@ -69,31 +69,6 @@ func TestVectors(t *testing.T) {
 	}
 }
 
-// TestArrivals: a Poisson process of the rate asked for, with common
-// random numbers across rates.
-func TestArrivals(t *testing.T) {
-	a := NewArrivals(50000, 3)
-	jobs := sized(len(a), 1)
-	a.Apply(jobs, 0.01)
-	if jobs[0].Submit != 0 {
-		t.Errorf("first arrival at %d", jobs[0].Submit)
-	}
-	mean := float64(jobs[len(jobs)-1].Submit) / float64(len(jobs)-1)
-	if math.Abs(mean-100) > 2 {
-		t.Errorf("mean gap %.2f s, want 100", mean)
-	}
-	fast := sized(len(a), 1)
-	a.Apply(fast, 0.02)
-	for i := range jobs {
-		if i > 0 && jobs[i].Submit < jobs[i-1].Submit {
-			t.Fatal("submits decrease")
-		}
-		if d := float64(jobs[i].Submit) - 2*float64(fast[i].Submit); d < 0 || d > 2 {
-			t.Fatalf("job %d: %d at rate 0.01, %d at 0.02: not the same process scaled", i, jobs[i].Submit, fast[i].Submit)
-		}
-	}
-}
-
 // TestCalibrate: the search finds the rate of a known monotone response,
 // from below and from above, within the tolerance, and stops at maxSteps.
 func TestCalibrate(t *testing.T) {
