@@ -32,7 +32,7 @@ func TestReproduceKresourceSmall(t *testing.T) {
 		"Figure 2: mean response time", "Figure 3: weighted mean response time", "mean ± 95 % CI over 2 seeds",
 		"exponential", "bb-easy:fullness=off", "rate search: 2 searches",
 		"paper: BB outperforms", "ours: BB is best", "BB's gain", "uniform) vs",
-		"MEM-test.swf: 60 jobs, P = 8", "FF-EASY, processors only", "NOPE.swf: not found",
+		"MEM-test.swf, memory × 1: 60 jobs (0 skipped", "MEM-test.swf, memory × 0.5: 47 jobs (13 skipped", "mem peak", "FF-EASY, processors only", "NOPE.swf: not found",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -21,6 +23,7 @@ import (
 	"backfill/metrics"
 	"backfill/policy"
 	"backfill/sim"
+	"backfill/workload"
 	wkres "backfill/workload/kresource"
 	"backfill/workload/model/feitelson96"
 )
@@ -62,6 +65,7 @@ type kresRepro struct {
 	realJobs                              int
 	noSynthetic, noReal                   bool
 	variants                              []string
+	memScale                              []float64
 }
 
 func newReproduceKres() *cobra.Command {
@@ -84,7 +88,9 @@ ours beside them.
 
 Real part: K = 2 (processors, memory from SWF field 10) on the shared
 traces that record requested memory, with each machine's memory from its
-archive page; FF-EASY without the memory constraint is shown for reference.`,
+archive page and, to make memory bind more often, a fraction of it
+(--mem-scale); FF-EASY without the memory constraint is shown for
+reference, and the utilization and peak use of each resource.`,
 		Example: `  backfill reproduce kresource
   backfill reproduce kresource --seeds 5 --jobs 20000
   backfill reproduce kresource --no-synthetic --traces ../shared/traces`,
@@ -104,6 +110,7 @@ archive page; FF-EASY without the memory constraint is shown for reference.`,
 	fl.StringVar(&f.traces, "traces", filepath.Join("..", "shared", "traces"), "directory of the real traces")
 	fl.StringSliceVar(&f.real, "real", kresRealTraces, "real traces with requested memory (file names in --traces)")
 	fl.IntVar(&f.realJobs, "real-jobs", 0, "simulate only the first N jobs of each real trace (0: all)")
+	fl.Float64SliceVar(&f.memScale, "mem-scale", []float64{1, 0.5}, "machine memory of the real traces as multiples of the archive's (jobs that no longer fit are skipped and counted)")
 	fl.BoolVar(&f.noSynthetic, "no-synthetic", false, "skip the synthetic part")
 	fl.BoolVar(&f.noReal, "no-real", false, "skip the real-trace part")
 	fl.StringSliceVar(&f.variants, "variants", kresVariants, "further K-resource policies shown beside BL, BB and FF-CONS (empty: none)")
@@ -527,89 +534,177 @@ func (s *kresStats) ours(i int, ks []int, dists []wkres.Dist, queues []int) stri
 }
 
 // kresReal runs K = 2 (processors, memory) on the real traces that record
-// requested memory.
+// requested memory, at each memory scale.
 func kresReal(w io.Writer, f *kresRepro) error {
-	fmt.Fprintln(w, "\nReal traces, K = 2 (processors, memory = SWF field 10 × size; machine memory from the archive page; jobs without field 10 get the trace's most common per-processor request; user estimates, jobs killed at their estimate)")
+	fmt.Fprintln(w, "\nReal traces, K = 2 (processors, memory = SWF field 10 × size; machine memory from the archive page, times --mem-scale; jobs without field 10 get the trace's most common per-processor request; user estimates, jobs killed at their estimate)")
 	for _, name := range f.real {
 		path := filepath.Join(f.traces, name)
 		if _, err := os.Stat(path); err != nil {
 			fmt.Fprintf(w, "\n%s: not found in %s, skipped\n", name, f.traces)
 			continue
 		}
-		tf := traceFlags{estimate: "user", fallback: "runtime", mem: "auto", memMissing: "mode"}
-		tr, err := tf.load(path)
-		if err != nil {
-			return err
-		}
-		jobs := tr.Jobs
-		if f.realJobs > 0 && f.realJobs < len(jobs) {
-			jobs = jobs[:f.realJobs]
-		}
-		caps := tr.Caps()
-		fmt.Fprintf(w, "\n%s: %d jobs, P = %d, memory %.0f GB (%s); %s\n", name, len(jobs), tr.Procs, float64(tr.MemCap)/(1<<20), tr.MemSource, tr.Adjusted.String())
-		type row struct {
-			label string
-			spec  string
-			mem   bool
-			out   []job.Outcome
-			err   error
-		}
-		rows := []*row{{label: "FF-EASY", spec: "ff-easy", mem: true}}
-		for _, a := range f.algos() {
-			rows = append(rows, &row{label: a.label, spec: a.spec, mem: true})
-		}
-		rows = append(rows, &row{label: "FF-EASY, processors only", spec: "ff-easy"})
-		sem := make(chan struct{}, max(1, f.workers))
-		var wg sync.WaitGroup
-		for _, r := range rows {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
-				js, c := jobs, caps
-				if !r.mem {
-					js = make([]job.Job, len(jobs))
-					copy(js, jobs)
-					for i := range js {
-						js[i].Res = nil
-					}
-					c = caps[:1]
-				}
-				s, err := policy.NewK(r.spec, c)
-				if err != nil {
-					r.err = err
-					return
-				}
-				res, err := sim.Run(js, s, sim.Options{Procs: c[0], Res: c[1:]})
-				if err != nil {
-					r.err = fmt.Errorf("%s %s: %w", name, r.label, err)
-					return
-				}
-				rep := audit.Audit(res.Outcomes, audit.Options{Procs: c[0], Res: c[1:], Kill: true, KnownRuntime: true, Expect: len(js)})
-				if !rep.OK() {
-					r.err = fmt.Errorf("%s %s: the schedule fails the audit: %s", name, r.label, rep.String())
-					return
-				}
-				r.out = res.Outcomes
-			}()
-		}
-		wg.Wait()
-		for _, r := range rows {
-			if r.err != nil {
-				return r.err
+		for _, scale := range f.memScale {
+			if err := kresRealOne(w, f, name, path, scale); err != nil {
+				return err
 			}
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "algorithm\tmean wait (s)\tmean resp (s)\tgain\tweighted resp (s)\tgain\tmean bsld\t")
-		base, wbase := meanResponse(rows[0].out), metrics.WeightedResponse(rows[0].out, caps)
-		for _, r := range rows {
-			resp := meanResponse(r.out)
-			wresp := metrics.WeightedResponse(r.out, caps) // memory counted in the weight for every row
-			sum := metrics.Summarize(r.out, metrics.Options{Procs: tr.Procs, Tau: job.Tau})
-			fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%+.1f %%\t%.0f\t%+.1f %%\t%.1f\t\n", r.label, sum.All.MeanWait, resp, 100*(base-resp)/base, wresp, 100*(wbase-wresp)/wbase, sum.All.MeanBSLD)
-		}
-		tw.Flush()
 	}
 	return nil
+}
+
+func kresRealOne(w io.Writer, f *kresRepro, name, path string, scale float64) error {
+	if scale <= 0 {
+		return fmt.Errorf("--mem-scale: %g is not positive", scale)
+	}
+	tf := traceFlags{estimate: "user", fallback: "runtime", mem: "auto", memMissing: "mode"}
+	tr, err := tf.load(path)
+	if err != nil {
+		return err
+	}
+	skipped := 0
+	if scale != 1 {
+		// reload with the scaled memory, so that the jobs that no longer
+		// fit are skipped and counted by the ingestion rules
+		tf.mem = strconv.FormatInt(int64(float64(tr.MemCap)*scale), 10)
+		if tr, err = tf.load(path); err != nil {
+			return err
+		}
+		skipped = tr.Skipped.Get(workload.SkipTooMuchMem)
+	}
+	jobs := tr.Jobs
+	if f.realJobs > 0 && f.realJobs < len(jobs) {
+		jobs = jobs[:f.realJobs]
+	}
+	caps := tr.Caps()
+	fmt.Fprintf(w, "\n%s, memory × %g: %d jobs (%d skipped: more memory than the machine), P = %d, memory %s (%s); %s\n",
+		name, scale, len(jobs), skipped, tr.Procs, fmtKB(tr.MemCap), tr.MemSource, tr.Adjusted.String())
+	type row struct {
+		label string
+		spec  string
+		mem   bool
+		out   []job.Outcome
+		err   error
+	}
+	rows := []*row{{label: "FF-EASY", spec: "ff-easy", mem: true}}
+	for _, a := range f.algos() {
+		rows = append(rows, &row{label: a.label, spec: a.spec, mem: true})
+	}
+	rows = append(rows, &row{label: "FF-EASY, processors only", spec: "ff-easy"})
+	sem := make(chan struct{}, max(1, f.workers))
+	var wg sync.WaitGroup
+	for _, r := range rows {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			js, c := jobs, caps
+			if !r.mem {
+				js = make([]job.Job, len(jobs))
+				copy(js, jobs)
+				for i := range js {
+					js[i].Res = nil
+				}
+				c = caps[:1]
+			}
+			s, err := policy.NewK(r.spec, c)
+			if err != nil {
+				r.err = err
+				return
+			}
+			res, err := sim.Run(js, s, sim.Options{Procs: c[0], Res: c[1:]})
+			if err != nil {
+				r.err = fmt.Errorf("%s %s: %w", name, r.label, err)
+				return
+			}
+			rep := audit.Audit(res.Outcomes, audit.Options{Procs: c[0], Res: c[1:], Kill: true, KnownRuntime: true, Expect: len(js)})
+			if !rep.OK() {
+				r.err = fmt.Errorf("%s %s: the schedule fails the audit: %s", name, r.label, rep.String())
+				return
+			}
+			r.out = res.Outcomes
+			if !r.mem {
+				for i := range r.out {
+					r.out[i].Res = jobs[i].Res // for the weights and the memory use
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, r := range rows {
+		if r.err != nil {
+			return r.err
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "algorithm\tmean wait (s)\tmean resp (s)\tgain\tweighted resp (s)\tgain\tmean bsld\tCPU util\tmem util\tmem peak\t")
+	base, wbase := meanResponse(rows[0].out), metrics.WeightedResponse(rows[0].out, caps)
+	for _, r := range rows {
+		resp := meanResponse(r.out)
+		wresp := metrics.WeightedResponse(r.out, caps) // memory counted in the weight for every row
+		sum := metrics.Summarize(r.out, metrics.Options{Procs: tr.Procs, Tau: job.Tau})
+		util, peak := kresUse(r.out, caps)
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%+.1f %%\t%.0f\t%+.1f %%\t%.1f\t%.1f %%\t%.1f %%\t%.0f %%\t\n", r.label, sum.All.MeanWait, resp, 100*(base-resp)/base,
+			wresp, 100*(wbase-wresp)/wbase, sum.All.MeanBSLD, 100*util[0], 100*util[1], 100*peak[1])
+	}
+	tw.Flush()
+	return nil
+}
+
+// kresUse is the utilization of each resource over the schedule (held
+// units × time / (capacity × makespan from the first submission to the
+// last end)) and its peak use as a fraction of the capacity.
+func kresUse(out []job.Outcome, caps []int) (util, peak []float64) {
+	util, peak = make([]float64, len(caps)), make([]float64, len(caps))
+	if len(out) == 0 {
+		return
+	}
+	first, last := out[0].Submit, out[0].End
+	type ev struct {
+		t int64
+		d []int
+	}
+	evs := make([]ev, 0, 2*len(out))
+	for i := range out {
+		o := &out[i]
+		first, last = min(first, o.Submit), max(last, o.End)
+		v := make([]int, len(caps))
+		for k := range caps {
+			v[k] = o.Need(k)
+			util[k] += float64(v[k]) * float64(o.Run())
+		}
+		if o.End > o.Start {
+			neg := make([]int, len(caps))
+			for k := range v {
+				neg[k] = -v[k]
+			}
+			evs = append(evs, ev{o.Start, v}, ev{o.End, neg})
+		}
+	}
+	span := float64(max(last-first, 1))
+	for k, c := range caps {
+		util[k] /= float64(c) * span
+	}
+	slices.SortFunc(evs, func(a, b ev) int { return cmp.Compare(a.t, b.t) })
+	used := make([]int, len(caps))
+	for i := 0; i < len(evs); {
+		t := evs[i].t
+		for ; i < len(evs) && evs[i].t == t; i++ {
+			for k, d := range evs[i].d {
+				used[k] += d
+			}
+		}
+		for k, c := range caps {
+			peak[k] = max(peak[k], float64(used[k])/float64(c))
+		}
+	}
+	return
+}
+
+// fmtKB renders an amount of memory in KB: in GB (binary) from 1 GB on.
+func fmtKB(kb int64) string {
+	if kb >= 1<<20 {
+		return fmt.Sprintf("%.1f GB", float64(kb)/(1<<20))
+	}
+	return fmt.Sprintf("%d KB", kb)
 }
