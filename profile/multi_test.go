@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -81,122 +82,149 @@ func TestMultiAgainstModel(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 77))
-		K := 1 + r.IntN(4)
-		caps := make([]int, K)
-		for i := range caps {
-			caps[i] = 1 + r.IntN(20)
+		checkMulti(t, fmt.Sprintf("seed %d", seed), r.IntN, seed%3 == 0, 150)
+	}
+}
+
+// FuzzMulti drives checkMulti with the fuzzer's bytes as the source of
+// every choice (K, capacities, operations, arguments).
+func FuzzMulti(f *testing.F) {
+	f.Add([]byte{2, 5, 9, 0, 3, 1, 4, 10, 2, 2, 0, 9, 7, 1, 3, 3, 8, 0, 5, 6, 2, 9, 9, 9, 1, 0, 4, 2})
+	f.Add([]byte{0, 0, 0, 1, 1, 1, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		i := 0
+		intn := func(n int) int {
+			if i >= len(data) {
+				return 0
+			}
+			v := int(data[i])
+			i++
+			return v % n
 		}
-		m, err := NewMulti(caps)
-		if err != nil {
-			t.Fatal(err)
+		checkMulti(t, "fuzz", intn, len(data)%2 == 0, len(data)/3)
+	})
+}
+
+// checkMulti applies steps random operations, each choice drawn with intn,
+// to a Multi and to the brute-force model and fails at the first
+// difference; small sets tiny block and node capacities.
+func checkMulti(t *testing.T, name string, intn func(int) int, small bool, steps int) {
+	t.Helper()
+	K := 1 + intn(4)
+	caps := make([]int, K)
+	for i := range caps {
+		caps[i] = 1 + intn(20)
+	}
+	m, err := NewMulti(caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small { // small blocks: exercise the tree
+		for _, p := range m.res {
+			p.lim, p.fan = 4, 3
 		}
-		if seed%3 == 0 { // small blocks: exercise the tree
-			for _, p := range m.res {
-				p.lim, p.fan = 4, 3
+	}
+	model := &multiModel{caps: caps}
+	var now int64
+	randNeed := func() []int {
+		need := make([]int, K)
+		for i := range need {
+			switch intn(4) {
+			case 0:
+				need[i] = 0
+			case 1:
+				need[i] = caps[i]
+			default:
+				need[i] = intn(caps[i] + 1)
 			}
 		}
-		model := &multiModel{caps: caps}
-		var now int64
-		randNeed := func() []int {
-			need := make([]int, K)
+		if intn(20) == 0 {
+			need[intn(K)] = caps[0] + 5 // sometimes more than some capacity
+		}
+		return need
+	}
+	for step := 0; step < steps; step++ {
+		switch op := intn(10); {
+		case op < 4: // add
+			s := now + int64(intn(60))
+			e := s + 1 + int64(intn(40))
+			need := randNeed()
+			ok := model.fitsOver(s, e, need)
 			for i := range need {
-				switch r.IntN(4) {
-				case 0:
-					need[i] = 0
-				case 1:
-					need[i] = caps[i]
-				default:
-					need[i] = r.IntN(caps[i] + 1)
-				}
+				ok = ok && need[i] <= caps[i]
 			}
-			if r.IntN(20) == 0 {
-				need[r.IntN(K)] = caps[0] + 5 // sometimes more than some capacity
+			err := m.Add(s, e, need)
+			if (err == nil) != ok {
+				t.Fatalf("%s step %d: Add(%d,%d,%v) err=%v, model fits=%v", name, step, s, e, need, err, ok)
 			}
-			return need
-		}
-		for step := 0; step < 150; step++ {
-			switch op := r.IntN(10); {
-			case op < 4: // add
-				s := now + int64(r.IntN(60))
-				e := s + 1 + int64(r.IntN(40))
-				need := randNeed()
-				ok := model.fitsOver(s, e, need)
-				for i := range need {
-					ok = ok && need[i] <= caps[i]
-				}
-				err := m.Add(s, e, need)
-				if (err == nil) != ok {
-					t.Fatalf("seed %d step %d: Add(%d,%d,%v) err=%v, model fits=%v", seed, step, s, e, need, err, ok)
-				}
-				if ok {
-					model.holds = append(model.holds, mhold{s, e, need})
-				}
-			case op < 6 && len(model.holds) > 0: // remove
-				k := r.IntN(len(model.holds))
-				h := model.holds[k]
-				s := max(h.s, now)
-				if s >= h.e {
-					model.holds = slices.Delete(model.holds, k, k+1)
-					continue
-				}
-				if err := m.Remove(s, h.e, h.need); err != nil {
-					t.Fatalf("seed %d step %d: Remove: %v", seed, step, err)
-				}
+			if ok {
+				model.holds = append(model.holds, mhold{s, e, need})
+			}
+		case op < 6 && len(model.holds) > 0: // remove
+			k := intn(len(model.holds))
+			h := model.holds[k]
+			s := max(h.s, now)
+			if s >= h.e {
 				model.holds = slices.Delete(model.holds, k, k+1)
-			case op < 7: // advance time and forget
-				now += int64(r.IntN(30))
-				m.Forget(now)
-				// holds are clipped at now in the model
-				kept := model.holds[:0]
-				for _, h := range model.holds {
-					if h.e > now {
-						h.s = max(h.s, now)
-						kept = append(kept, h)
+				continue
+			}
+			if err := m.Remove(s, h.e, h.need); err != nil {
+				t.Fatalf("%s step %d: Remove: %v", name, step, err)
+			}
+			model.holds = slices.Delete(model.holds, k, k+1)
+		case op < 7: // advance time and forget
+			now += int64(intn(30))
+			m.Forget(now)
+			// holds are clipped at now in the model
+			kept := model.holds[:0]
+			for _, h := range model.holds {
+				if h.e > now {
+					h.s = max(h.s, now)
+					kept = append(kept, h)
+				}
+			}
+			model.holds = kept
+		case op < 8: // releasing what was never held fails
+			need := make([]int, K)
+			k := intn(K)
+			need[k] = caps[k] + 1
+			s := now + int64(intn(50))
+			if err := m.Remove(s, s+5, need); err == nil {
+				t.Fatalf("%s: Remove of an unheld amount succeeded", name)
+			}
+		default: // queries
+			after := now + int64(intn(80))
+			dur := 1 + int64(intn(50))
+			need := randNeed()
+			for i := range K {
+				if got, want := m.Res(i).FreeAt(after), model.freeAt(after, i); got != want {
+					t.Fatalf("%s step %d: FreeAt(%d)[%d] = %d, want %d", name, step, after, i, got, want)
+				}
+			}
+			got := m.EarliestFit(after, dur, need)
+			want := model.earliest(after, dur, need, Infinity)
+			if got != want {
+				t.Fatalf("%s step %d: EarliestFit(%d,%d,%v) = %d, want %d", name, step, after, dur, need, got, want)
+			}
+			fits := true
+			for i := range need {
+				fits = fits && need[i] <= caps[i]
+			}
+			fits = fits && model.fitsOver(after, after+dur, need)
+			if m.Fits(after, dur, need) != fits {
+				t.Fatalf("%s step %d: Fits(%d,%d,%v) = %v", name, step, after, dur, need, !fits)
+			}
+			if len(model.holds) > 0 {
+				h := model.holds[intn(len(model.holds))]
+				if h.e-h.s >= 1 {
+					after := now + int64(intn(int(h.s-now)+1))
+					got := m.EarliestFitMoving(after, h.e-h.s, h.need, h.s)
+					want := h.s
+					if after < h.s {
+						want = model.earliest(after, h.e-h.s, h.need, h.s)
 					}
-				}
-				model.holds = kept
-			case op < 8: // releasing what was never held fails
-				need := make([]int, K)
-				k := r.IntN(K)
-				need[k] = caps[k] + 1
-				s := now + int64(r.IntN(50))
-				if err := m.Remove(s, s+5, need); err == nil {
-					t.Fatalf("seed %d: Remove of an unheld amount succeeded", seed)
-				}
-			default: // queries
-				after := now + int64(r.IntN(80))
-				dur := 1 + int64(r.IntN(50))
-				need := randNeed()
-				for i := range K {
-					if got, want := m.Res(i).FreeAt(after), model.freeAt(after, i); got != want {
-						t.Fatalf("seed %d step %d: FreeAt(%d)[%d] = %d, want %d", seed, step, after, i, got, want)
-					}
-				}
-				got := m.EarliestFit(after, dur, need)
-				want := model.earliest(after, dur, need, Infinity)
-				if got != want {
-					t.Fatalf("seed %d step %d: EarliestFit(%d,%d,%v) = %d, want %d", seed, step, after, dur, need, got, want)
-				}
-				fits := true
-				for i := range need {
-					fits = fits && need[i] <= caps[i]
-				}
-				fits = fits && model.fitsOver(after, after+dur, need)
-				if m.Fits(after, dur, need) != fits {
-					t.Fatalf("seed %d step %d: Fits(%d,%d,%v) = %v", seed, step, after, dur, need, !fits)
-				}
-				if len(model.holds) > 0 {
-					h := model.holds[r.IntN(len(model.holds))]
-					if h.e-h.s >= 1 {
-						after := now + int64(r.IntN(int(h.s-now)+1))
-						got := m.EarliestFitMoving(after, h.e-h.s, h.need, h.s)
-						want := h.s
-						if after < h.s {
-							want = model.earliest(after, h.e-h.s, h.need, h.s)
-						}
-						if got != want {
-							t.Fatalf("seed %d step %d: EarliestFitMoving(%d,%d,%v,%d) = %d, want %d", seed, step, after, h.e-h.s, h.need, h.s, got, want)
-						}
+					if got != want {
+						t.Fatalf("%s step %d: EarliestFitMoving(%d,%d,%v,%d) = %d, want %d", name, step, after, h.e-h.s, h.need, h.s, got, want)
 					}
 				}
 			}
