@@ -3,6 +3,7 @@ package kresource_test
 import (
 	"fmt"
 	"slices"
+	"syscall"
 	"testing"
 
 	"backfill/job"
@@ -12,9 +13,27 @@ import (
 	wkres "backfill/workload/kresource"
 )
 
+// cpuSeconds is the CPU time (user + system, all threads) used by the
+// process so far: on a shared machine it varies far less than wall time.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}
+
+// benchRun reports jobs/s (wall time) and cpu-jobs/s (simulated jobs per
+// second of CPU time, the figure to compare on a shared machine).
 func benchRun(b *testing.B, spec string, jobs []job.Job, caps []int) {
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0 := cpuSeconds()
+	defer func() {
+		if c := cpuSeconds() - c0; c > 0 {
+			b.ReportMetric(float64(len(jobs)*b.N)/c, "cpu-jobs/s")
+		}
+	}()
 	for i := 0; i < b.N; i++ {
 		s, err := policy.NewK(spec, caps)
 		if err != nil {

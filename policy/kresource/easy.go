@@ -18,17 +18,19 @@ import (
 //  1. waiting jobs start in arrival order while they fit now, in every
 //     resource, for their whole estimate;
 //  2. the first that does not fit (the head) gets a reservation at its
-//     earliest vector fit S, held in the profile for this pass;
+//     earliest vector fit S, the shadow time;
 //  3. the backfill candidates are the later waiting jobs that fit now for
-//     their whole estimate with the reservation held, i.e. that delay the
-//     head in no resource (for K = 1 these are exactly EASY's two
-//     criteria: end by S, or use no more than the extra nodes). FF starts
-//     them in arrival order; BL and BB repeatedly start the candidate with
-//     the lowest score (ties by arrival), recomputing the scores after each
-//     start, until no candidate fits.
+//     their whole estimate beside the reservation, i.e. that delay the
+//     head in no resource: EASY's two criteria resource by resource (end
+//     by S, or need no more than the extra units X_i = free_i(S) − head_i
+//     of every resource), O(K) per candidate. FF starts them in arrival
+//     order; BL and BB repeatedly start the candidate with the lowest
+//     score (ties by arrival), recomputing the scores after each start,
+//     until no candidate fits.
 //
-// The reservation is dropped at the end of the pass and recomputed at the
-// next, as in package easy.
+// The reservation is recomputed at every pass, as in package easy. For
+// K = 1 this is package easy's depth-1 pass (tested job by job); the
+// criteria equal the profile test with the reservation held (tested).
 type EASY struct {
 	cfg   Config
 	caps  []int
@@ -36,12 +38,18 @@ type EASY struct {
 	win   int // BL window, capped at K−1
 	run   *policy.RunningK
 	queue []*entry // waiting jobs in arrival order
+	// viaProfile tests candidates against the profile with the
+	// reservation held instead of by the criteria (tests check that the
+	// two agree)
+	viaProfile bool
 	// scratch
-	free  []int
-	cands []cand
-	low   []int     // resources by increasing utilization (BL)
-	util  []float64 // utilization of each resource (BL)
-	taken []bool    // resources matched so far (BL)
+	shadow int64 // the head's reservation, Infinity when none
+	extra  []int // per resource: free at the shadow time once the head starts
+	free   []int
+	cands  []cand
+	low    []int     // resources by increasing utilization (BL)
+	util   []float64 // utilization of each resource (BL)
+	taken  []bool    // resources matched so far (BL)
 }
 
 type entry struct {
@@ -66,7 +74,7 @@ func NewEASY(caps []int, cfg Config) (*EASY, error) {
 	}
 	k := len(caps)
 	return &EASY{cfg: cfg, caps: slices.Clone(caps), k: k, win: min(max(cfg.Window, 0), k-1), run: run,
-		free: make([]int, k), low: make([]int, k), util: make([]float64, k), taken: make([]bool, k)}, nil
+		free: make([]int, k), extra: make([]int, k), low: make([]int, k), util: make([]float64, k), taken: make([]bool, k)}, nil
 }
 
 // Name implements policy.Scheduler: ff-easy, bl-easy or bb-easy with the
@@ -124,12 +132,18 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 		}
 	}
 	prof.FreeAt(now, e.free)
+	e.shadow = profile.Infinity // no reservation yet
 	launch := func(x *entry) {
 		if err := e.run.StartFor(now, x.j, x.need, x.j.Estimate); err != nil {
 			panic("kresource: " + err.Error()) // unreachable: it fits
 		}
 		for i, n := range x.need {
 			e.free[i] -= n
+		}
+		if !e.viaProfile && now+x.j.Estimate > e.shadow {
+			for i, n := range x.need {
+				e.extra[i] -= n
+			}
 		}
 		x.gone = true
 		start(x.j)
@@ -138,7 +152,7 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 	head := 0
 	for ; head < len(e.queue); head++ {
 		x := e.queue[head]
-		if !fitsFree(x.need, e.free) || !prof.Fits(now, x.j.Estimate, x.need) {
+		if !e.fits(now, x) {
 			break
 		}
 		launch(x)
@@ -148,14 +162,20 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 		h := e.queue[head]
 		d := h.j.Estimate
 		s := prof.EarliestFit(now, d, h.need)
-		held := s != profile.Infinity // Infinity: the job can never run here
+		held := s != profile.Infinity && e.viaProfile // Infinity: the job can never run here
 		if held {
 			_ = prof.Add(s, s+d, h.need) // cannot fail: it fits at s
+		} else if s != profile.Infinity {
+			e.shadow = s
+			prof.FreeAt(s, e.extra)
+			for i, n := range h.need {
+				e.extra[i] -= n
+			}
 		}
 		// 3. backfill
 		if e.cfg.Heuristic == FF {
 			for _, x := range e.queue[head+1:] {
-				if fitsFree(x.need, e.free) && prof.Fits(now, x.j.Estimate, x.need) {
+				if e.fits(now, x) {
 					launch(x)
 				}
 			}
@@ -179,6 +199,24 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 	return policy.NoWake
 }
 
+// fits reports whether x can start now for its whole estimate without
+// delaying the head's reservation in any resource. With the shadow time S
+// and, per resource, the extra units X_i = free_i(S) − head_i, this is
+// EASY's two criteria resource by resource: need ≤ free now, and either
+// the job ends by S or need ≤ X. It equals the profile test with the
+// reservation held (the viaProfile route), because before S the free
+// units of every resource only grow (running jobs only end), and from S
+// on they never fall below X_i, which they reach at S.
+func (e *EASY) fits(now int64, x *entry) bool {
+	if !fitsFree(x.need, e.free) {
+		return false
+	}
+	if e.viaProfile {
+		return e.run.Prof.Fits(now, x.j.Estimate, x.need)
+	}
+	return now+x.j.Estimate <= e.shadow || fitsFree(x.need, e.extra)
+}
+
 // backfillScored starts the candidates from queue index from on, best
 // score first (ties by arrival), re-scoring after every start.
 //
@@ -189,7 +227,6 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 // rest are the next round's candidates. A pass costs O(C·K) per start
 // plus O(log C + K log B) per dropped candidate.
 func (e *EASY) backfillScored(now int64, from int, launch func(*entry)) {
-	prof := e.run.Prof
 	cs := e.cands[:0]
 	for i := from; i < len(e.queue); i++ {
 		if fitsFree(e.queue[i].need, e.free) {
@@ -215,7 +252,7 @@ func (e *EASY) backfillScored(now int64, from int, launch func(*entry)) {
 		for len(h) > 0 {
 			c := h.pop()
 			x := e.queue[c.i]
-			if prof.Fits(now, x.j.Estimate, x.need) {
+			if e.fits(now, x) {
 				launch(x)
 				started = true
 				break
