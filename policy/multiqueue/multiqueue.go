@@ -44,6 +44,7 @@ package multiqueue
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,6 +138,16 @@ type MultiQueue struct {
 	free  []int     // scratch: processors of each partition free now
 	amt   []int     // scratch
 	pivot []int     // scratch: position of each queue's pivot, -1 none
+	// For a quick rejection: the start of the first reservation in each
+	// partition this pass (MaxInt64: none) and the processors free there
+	// at that instant, an upper bound on what the partition can give to a
+	// job still running then.
+	first  []int64
+	hfree  []int
+	nholds []int // reservations placed in each partition this pass
+	// memo of gives by estimate, per partition, valid until the partition's
+	// profile changes (a start or a reservation in it)
+	memo []map[int64]int
 }
 
 type running struct {
@@ -185,7 +196,7 @@ func New(procs int, c Config) (*MultiQueue, error) {
 	}
 	c.Procs = home
 	m := &MultiQueue{c: c, home: home, run: policy.NewRunning(procs),
-		free: make([]int, q), amt: make([]int, q), pivot: make([]int, q)}
+		free: make([]int, q), amt: make([]int, q), pivot: make([]int, q), first: make([]int64, q), hfree: make([]int, q), nholds: make([]int, q)}
 	var key func(*job.Request) int64
 	if c.Order == SJF {
 		key = func(j *job.Request) int64 { return j.Estimate }
@@ -194,6 +205,7 @@ func New(procs int, c Config) (*MultiQueue, error) {
 		m.prof = append(m.prof, profile.New(home[p]))
 		m.qs = append(m.qs, jobq.New(key))
 		m.held = append(m.held, make([]int, q))
+		m.memo = append(m.memo, map[int64]int{})
 	}
 	return m, nil
 }
@@ -329,6 +341,9 @@ func (m *MultiQueue) Tick(now int64, start func(*job.Request)) int64 {
 		m.free[p] = pr.FreeAt(now)
 		total += m.free[p]
 		m.pivot[p] = -1
+		m.first[p] = math.MaxInt64
+		m.nholds[p] = 0
+		clear(m.memo[p])
 	}
 	defer func() {
 		for _, h := range m.holds {
@@ -394,6 +409,16 @@ func (m *MultiQueue) try(now int64, q, pos int, j *job.Request, total *int, star
 	if n > *total {
 		return false
 	}
+	ub := 0 // what the partitions could give at most
+	for p, f := range m.free {
+		if now+e > m.first[p] {
+			f = min(f, m.hfree[p])
+		}
+		ub += f
+	}
+	if ub < n {
+		return false
+	}
 	need := n
 	clear(m.amt)
 	for k := 0; k < len(m.prof) && need > 0; k++ {
@@ -401,9 +426,8 @@ func (m *MultiQueue) try(now int64, q, pos int, j *job.Request, total *int, star
 		if m.free[p] == 0 {
 			continue
 		}
-		a := min(need, m.prof[p].MinFree(now, now+e))
-		m.amt[p] = a
-		need -= a
+		m.amt[p] = min(need, m.gives(p, now, e))
+		need -= m.amt[p]
 	}
 	if need > 0 {
 		return false
@@ -424,6 +448,10 @@ func (m *MultiQueue) try(now int64, q, pos int, j *job.Request, total *int, star
 		r.take[p] = int32(a)
 		m.free[p] -= a
 		m.held[p][q] += a
+		if m.first[p] != math.MaxInt64 {
+			m.hfree[p] = m.prof[p].FreeAt(m.first[p])
+		}
+		clear(m.memo[p])
 	}
 	if err := m.run.Start(now, j); err != nil {
 		panic("multiqueue: " + err.Error()) // unreachable: the partitions had room
@@ -432,6 +460,27 @@ func (m *MultiQueue) try(now int64, q, pos int, j *job.Request, total *int, star
 	m.qs[q].Take(pos)
 	start(j)
 	return true
+}
+
+// gives is what partition p can give for [now, now+e) without touching
+// its reservations: MinFree over the window. Without reservations the free
+// processors only grow from now on, so before the first reservation it is
+// the processors free now, and with one reservation the lesser of that and
+// what is free when the reservation starts (EASY's extra processors); with
+// more, the profile is asked.
+func (m *MultiQueue) gives(p int, now, e int64) int {
+	switch {
+	case now+e <= m.first[p]:
+		return m.free[p]
+	case m.nholds[p] == 1:
+		return min(m.free[p], m.hfree[p])
+	}
+	if a, ok := m.memo[p][e]; ok {
+		return a
+	}
+	a := m.prof[p].MinFree(now, now+e)
+	m.memo[p][e] = a
+	return a
 }
 
 // reserve places the reservation of pivot j of queue q: in its own
@@ -484,4 +533,8 @@ func (m *MultiQueue) add(p int, s, e int64, n int) {
 		panic("multiqueue: " + err.Error()) // unreachable: it fits
 	}
 	m.holds = append(m.holds, hold{p, s, e, n})
+	m.first[p] = min(m.first[p], s)
+	m.hfree[p] = m.prof[p].FreeAt(m.first[p])
+	m.nholds[p]++
+	clear(m.memo[p])
 }
