@@ -148,6 +148,9 @@ type MultiQueue struct {
 	// memo of gives by estimate, per partition, valid until the partition's
 	// profile changes (a start or a reservation in it)
 	memo []map[int64]int
+	// scratch of the cross-partition reservation
+	times []int64
+	steps []profile.Step
 }
 
 type running struct {
@@ -494,10 +497,10 @@ func (m *MultiQueue) reserve(now int64, q int, j *job.Request) {
 	}
 	// a job wider than its partition: the earliest time at which the
 	// partitions together can hold it, trying every step of any profile
-	var times []int64
-	times = append(times, now)
+	times := append(m.times[:0], now)
 	for _, pr := range m.prof {
-		for _, s := range pr.Steps() {
+		m.steps = pr.AppendSteps(m.steps[:0])
+		for _, s := range m.steps {
 			if s.At > now {
 				times = append(times, s.At)
 			}
@@ -505,6 +508,7 @@ func (m *MultiQueue) reserve(now int64, q int, j *job.Request) {
 	}
 	slices.Sort(times)
 	times = slices.Compact(times)
+	m.times = times
 	for _, t := range times {
 		sum := 0
 		for p := range m.prof {
