@@ -2,6 +2,7 @@ package lookahead
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -119,5 +120,25 @@ func TestBitHelpers(t *testing.T) {
 				t.Fatalf("shiftOr by %d: bit %d = %v, want %v", s, i, g, w)
 			}
 		}
+	}
+}
+
+// BenchmarkSolve: one Reservation_DP over a full window of 50 jobs, at
+// several machine sizes (the cost grows with the free processors / 64).
+func BenchmarkSolve(b *testing.B) {
+	for _, free := range []int{100, 1000, 8192} {
+		b.Run(strconv.Itoa(free), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 1))
+			items := make([]Item, 50)
+			for i := range items {
+				items[i] = Item{Size: 1 + r.IntN(free/4+1), Long: r.IntN(2) == 0}
+			}
+			sel := make([]bool, len(items))
+			var s Solver
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Solve(items, free, free/3, sel)
+			}
+		})
 	}
 }
