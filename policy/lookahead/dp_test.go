@@ -142,3 +142,37 @@ func BenchmarkSolve(b *testing.B) {
 		})
 	}
 }
+
+// FuzzSolve: any queue of up to 12 jobs (sizes and long flags from the
+// input), any capacities: the solver's set is the brute force's.
+func FuzzSolve(f *testing.F) {
+	f.Add([]byte{3, 5, 7, 130, 2}, uint16(10), uint16(4))
+	f.Add([]byte{200, 100, 65, 64, 63, 1}, uint16(300), uint16(300))
+	f.Add([]byte{}, uint16(0), uint16(0))
+	var s Solver
+	f.Fuzz(func(t *testing.T, raw []byte, free, extra uint16) {
+		if len(raw) > 12 {
+			raw = raw[:12]
+		}
+		items := make([]Item, len(raw))
+		for i, b := range raw {
+			items[i] = Item{Size: 1 + int(b&0x7f), Long: b&0x80 != 0}
+		}
+		F, X := int(free%600), int(extra%600)
+		sel := make([]bool, len(items))
+		got := s.Solve(items, F, X, sel)
+		want, mask := brute(items, F, max(0, min(X, F)))
+		if want < 0 {
+			want = 0
+		}
+		var gm uint64
+		for i, b := range sel {
+			if b {
+				gm |= 1 << i
+			}
+		}
+		if got != want || gm != mask {
+			t.Fatalf("items %v free %d extra %d: use %d set %b, want %d set %b", items, F, X, got, gm, want, mask)
+		}
+	})
+}
