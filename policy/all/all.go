@@ -8,5 +8,7 @@ import (
 	_ "backfill/policy/easy"
 	_ "backfill/policy/fcfs"
 	_ "backfill/policy/kresource"
+	_ "backfill/policy/lookahead"
+	_ "backfill/policy/multiqueue"
 	_ "backfill/policy/slack"
 )
