@@ -24,7 +24,7 @@ func TestReproduceKresourceSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := run(t, "reproduce", "kresource", "--jobs", "400", "--seeds", "2", "--k", "2", "--dist", "exponential",
-		"--queue", "4", "--tol", "0.2", "--traces", dir, "--real", "MEM-test.swf,NOPE.swf", "--workers", "2")
+		"--queue", "4", "--tol", "0.2", "--traces", dir, "--mem-scale", "1,0.5", "--real", "MEM-test.swf,NOPE.swf", "--workers", "2")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,7 +110,7 @@ reference, and the utilization and peak use of each resource.`,
 	fl.StringVar(&f.traces, "traces", filepath.Join("..", "shared", "traces"), "directory of the real traces")
 	fl.StringSliceVar(&f.real, "real", kresRealTraces, "real traces with requested memory (file names in --traces)")
 	fl.IntVar(&f.realJobs, "real-jobs", 0, "simulate only the first N jobs of each real trace (0: all)")
-	fl.Float64SliceVar(&f.memScale, "mem-scale", []float64{1, 0.5}, "machine memory of the real traces as multiples of the archive's (jobs that no longer fit are skipped and counted)")
+	fl.Float64SliceVar(&f.memScale, "mem-scale", []float64{1, 0.75}, "machine memory of the real traces as multiples of the archive's (jobs that no longer fit are skipped and counted)")
 	fl.BoolVar(&f.noSynthetic, "no-synthetic", false, "skip the synthetic part")
 	fl.BoolVar(&f.noReal, "no-real", false, "skip the real-trace part")
 	fl.StringSliceVar(&f.variants, "variants", kresVariants, "further K-resource policies shown beside BL, BB and FF-CONS (empty: none)")
