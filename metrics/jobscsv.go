@@ -17,6 +17,9 @@ import (
 const (
 	StateCompleted = "COMPLETED_SUCCESSFULLY"
 	StateKilled    = "COMPLETED_KILLED"
+	// StateRejected is the final state of a job refused at submission by
+	// admission control (Batsim's REJECTED).
+	StateRejected = "REJECTED"
 )
 
 // JobsCSVHeader returns the columns of WriteJobsCSV: Batsim's jobs.csv
@@ -56,6 +59,12 @@ func JobsCSVHeader() []string {
 //     job.Tau; six decimals), user the SWF user id (-1 if unknown) and
 //     killed 1 or 0.
 //
+// A job rejected at submission (admission control) has success 0,
+// final_state REJECTED and empty starting, execution, finish, waiting and
+// turnaround times, stretch and bounded slowdown. When some job has a
+// deadline or was rejected, two columns follow: deadline (the absolute
+// deadline, empty when none) and reason (why the job was rejected).
+//
 // Each comment line (comments are split at newlines) is written first,
 // prefixed by "# ": readers must skip lines starting with '#' (pandas:
 // read_csv(..., comment='#')). Because such readers also cut lines at a
@@ -83,7 +92,15 @@ func WriteJobsCSV(w io.Writer, outcomes []job.Outcome, workloadName string, tau 
 	})
 
 	cw := csv.NewWriter(bw)
-	if err := cw.Write(JobsCSVHeader()); err != nil {
+	dl := false
+	for i := range outcomes {
+		dl = dl || outcomes[i].Deadline > 0 || outcomes[i].Rejected
+	}
+	head := JobsCSVHeader()
+	if dl {
+		head = append(head, "deadline", "reason")
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
 	b01 := func(b bool) string {
@@ -110,6 +127,19 @@ func WriteJobsCSV(w io.Writer, outcomes []job.Outcome, workloadName string, tau 
 			i64(o.End), i64(o.Wait()), i64(o.Response()), stretch, "",
 			i64(o.Runtime), i64(o.Estimate), six(o.BoundedSlowdown(tau)),
 			i64(int64(o.User)), b01(o.Killed),
+		}
+		if o.Rejected {
+			rec[5], rec[6] = "0", StateRejected
+			for _, k := range []int{7, 8, 9, 10, 11, 12, 16} {
+				rec[k] = ""
+			}
+		}
+		if dl {
+			d := ""
+			if o.Deadline > 0 {
+				d = i64(o.Deadline)
+			}
+			rec = append(rec, d, o.Reason)
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
