@@ -234,7 +234,7 @@ func TestDeadlineRules(t *testing.T) {
 		t.Errorf("impossible deadline: %v %q", ok, reason)
 	}
 	for _, c := range []struct {
-		r        float64
+		r         float64
 		est, want int64
 	}{{5, 100, 100 + Day}, {5, 86400, 100 + 5*86400}, {2, 50000, 100 + 100000}, {10, 8640, 100 + Day}} {
 		prm := Defaults("qops")
