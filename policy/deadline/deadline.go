@@ -106,6 +106,10 @@ type Params struct {
 	// K is QoPS's K-factor: how many deadline violations an insertion
 	// point may repair before it is abandoned.
 	K int
+	// Sorted makes QoPS sort the new job into the temporary list with the
+	// others by the heuristic, instead of placing it first at the
+	// insertion point (the paper's text; Figure 3 does not say).
+	Sorted bool
 	// Backtrack is MRT's backtrack limit.
 	Backtrack int
 	// R is the relaxation factor of the artificial deadlines of jobs
@@ -146,7 +150,9 @@ func init() {
 		}
 		switch kind {
 		case "qops":
-			params = append(params, policy.Param{Name: "k", Default: strconv.Itoa(d.K), Doc: "K-factor: deadline violations repaired per insertion point before it is abandoned"})
+			params = append(params,
+				policy.Param{Name: "k", Default: strconv.Itoa(d.K), Doc: "K-factor: deadline violations repaired per insertion point before it is abandoned"},
+				policy.Param{Name: "new", Default: "first", Doc: "where the new job goes at an insertion point: first (reserved before the re-sorted jobs, §3's text) or sorted (sorted with them by the heuristic)"})
 		case "msb":
 			params[0].Doc = "order of the waiting jobs: ast (ascending scheduled time, Figure 1), edf or llf"
 			params = append(params,
@@ -190,6 +196,16 @@ func parseParams(kind string, p policy.Params) (Params, error) {
 			return prm, fmt.Errorf("%s: parameter r: expected a number in [0, 1e6], found %q", kind, v)
 		}
 		prm.R = x
+	}
+	if v, ok := p["new"]; ok {
+		switch v {
+		case "first":
+			prm.Sorted = false
+		case "sorted":
+			prm.Sorted = true
+		default:
+			return prm, fmt.Errorf("%s: parameter new: expected first or sorted, found %q", kind, v)
+		}
 	}
 	if v, ok := p["nd"]; ok {
 		switch v {
@@ -274,6 +290,8 @@ type Sched struct {
 	// scratch
 	tl, placed []*djob
 	fits       []int64
+	// noPrune disables MSB's pruning (tests check that it changes nothing)
+	noPrune bool
 }
 
 var (
@@ -309,6 +327,9 @@ func (s *Sched) Name() string {
 	}
 	if s.kind == "qops" && s.prm.K != d.K {
 		name += ":k=" + strconv.Itoa(s.prm.K)
+	}
+	if s.kind == "qops" && s.prm.Sorted {
+		name += ":new=sorted"
 	}
 	if s.kind == "mrt" && s.prm.Backtrack != d.Backtrack {
 		name += ":backtrack=" + strconv.Itoa(s.prm.Backtrack)

@@ -27,9 +27,12 @@ import (
 // Pruning, as in slack-based backfilling: x's earliest fit only gets later
 // as i grows (more reservations are held), so x's own term grows, and the
 // price at i is at least that term plus, for every job from i on, its
-// largest possible profit (starting now); the search stops at the first i
+// largest possible profit (moving to its earliest fit among the running
+// jobs alone, which no schedule can beat); the search stops at the first i
 // where that bound exceeds the best price, or where x itself cannot meet
-// its deadline.
+// its deadline. Within a position, the re-placement stops as soon as the
+// price so far plus the largest possible profit of the jobs still to place
+// exceeds the best price.
 func (s *Sched) msb(now int64, x *djob) bool {
 	order := append(s.tl[:0], s.wait...)
 	if s.prm.H != AST {
@@ -37,10 +40,12 @@ func (s *Sched) msb(now int64, x *djob) bool {
 	}
 	N := len(order)
 	s.release(order)
-	// lb[i]: the largest possible profit of order[i:]
+	// lb[i]: the largest possible profit of order[i:]. No job can start
+	// before its earliest fit among the running jobs alone (the profile
+	// now), which the extra holds of any candidate schedule only delay.
 	lb := make([]float64, N+1)
 	for i := N - 1; i >= 0; i-- {
-		lb[i] = lb[i+1] + math.Min(0, s.msbCost(order[i], now-order[i].old))
+		lb[i] = lb[i+1] + math.Min(0, s.msbCost(order[i], s.fit(now, order[i])-order[i].old))
 	}
 	best, bestMoved, bestPos := math.Inf(1), 0, -1
 	var bestX int64
@@ -57,7 +62,7 @@ func (s *Sched) msb(now int64, x *djob) bool {
 			break // x misses its deadline here and at every later position
 		}
 		own := powSigned(float64(tx-now), s.prm.At) * math.Pow(float64(n), s.prm.Au)
-		if bestPos >= 0 && own+lb[i] > best+tolerance(best) {
+		if !s.noPrune && bestPos >= 0 && own+lb[i] > best+tolerance(best) {
 			break // no later position can be cheaper
 		}
 		s.Stats.Points++
@@ -76,6 +81,11 @@ func (s *Sched) msb(now int64, x *djob) bool {
 			if t != w.old {
 				moved++
 				price += s.msbCost(w, t-w.old)
+			}
+			if !s.noPrune && bestPos >= 0 && price+lb[k+1] > best+tolerance(best) {
+				k++
+				feasible = false // cannot beat the best any more
+				break
 			}
 		}
 		if feasible && better(price, moved, best, bestMoved) {

@@ -39,8 +39,12 @@ func (s *Sched) qops(now int64, x *djob) bool {
 }
 
 // qopsAt tries insertion point p: the jobs W[:p] keep their reservations;
-// the others and x form the temporary list TL, sorted by the heuristic and
-// placed one by one at their earliest fits. Positions count in placement
+// the others form the temporary list TL, sorted by the heuristic, and x
+// is placed first, at position p, then the jobs of TL one by one, each at
+// its earliest fit (§3: "we then create a reservation for the newly
+// arrived job, and finally generate reservations for the remaining jobs in
+// the order specified by TL"). With Params.Sorted, x is sorted into TL
+// with the others instead. Positions count in placement
 // order from the start of the schedule: the kept jobs are 0..p−1, the k-th
 // job placed from TL is at p+k. When the job at position T would miss its
 // deadline, the jobs placed at positions mid = ⌊(p+T)/2⌋ … T−1 are
@@ -54,8 +58,13 @@ func (s *Sched) qopsAt(now int64, x *djob, p int) bool {
 	rest := W[p:]
 	s.release(rest)
 	tl := append(s.tl[:0], rest...)
-	tl = append(tl, x)
-	s.sortHeuristic(tl)
+	if s.prm.Sorted {
+		tl = append(tl, x)
+		s.sortHeuristic(tl)
+	} else {
+		s.sortHeuristic(tl)
+		tl = slices.Insert(tl, 0, x)
+	}
 	placed := s.placed[:0]
 	violations := 0
 	ok := true
