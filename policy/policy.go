@@ -77,6 +77,14 @@ type Extender interface {
 // then, at once, Admitted: a rejected job is forgotten by the policy (it is
 // never started and never passed to Remove), and the caller reports the
 // rejection to the user. An admission decision never changes afterwards.
+//
+// Refinements (package policy/deadline, docs/policies.md): Admitted must
+// be asked before the next Insert (the simulator asks at once, for each
+// job of an instant in turn); asked later, it reports whether j is
+// admitted and still waiting. The deadline policies also implement
+// Guarantor: the bound of an admitted job is its latest start, deadline −
+// estimate (a job without a deadline has an artificial one), -1 for a
+// rejected job. A deadline earlier than submission + estimate is rejected.
 type Admitter interface {
 	// Admitted reports whether j, just inserted, was admitted, and if not,
 	// a short human-readable reason.
