@@ -32,7 +32,9 @@ import (
 // where that bound exceeds the best price, or where x itself cannot meet
 // its deadline. Within a position, the re-placement stops as soon as the
 // price so far plus the largest possible profit of the jobs still to place
-// exceeds the best price.
+// exceeds the best price. A position whose holds are those of the last
+// evaluated one (x at the same slot, and the job now kept had gone back to
+// its old slot there) gives the same schedule and is skipped.
 func (s *Sched) msb(now int64, x *djob) bool {
 	order := append(s.tl[:0], s.wait...)
 	if s.prm.H != AST {
@@ -52,6 +54,10 @@ func (s *Sched) msb(now int64, x *djob) bool {
 	bestTe := make([]int64, N)
 	n, e := x.j.Procs, x.j.Estimate
 	held := 0
+	// the last evaluated schedule: x at refTx, order[refFrom:refReach]
+	// re-placed at cand[...]
+	cand := make([]int64, N)
+	refTx, refReach := int64(-1), 0
 	for i := 0; i <= N; i++ {
 		for ; held < i; held++ {
 			order[held].te = order[held].old
@@ -65,6 +71,12 @@ func (s *Sched) msb(now int64, x *djob) bool {
 		if !s.noPrune && bestPos >= 0 && own+lb[i] > best+tolerance(best) {
 			break // no later position can be cheaper
 		}
+		if !s.noPrune && i > 0 && tx == refTx && i-1 < refReach && cand[i-1] == order[i-1].old {
+			// the same holds as the last evaluated schedule (its job i−1
+			// went back to its old slot, and x to the same one): the same
+			// schedule, which a later position cannot beat
+			continue
+		}
 		s.Stats.Points++
 		s.hold(x, tx)
 		price, moved, feasible := own, 0, true
@@ -77,6 +89,7 @@ func (s *Sched) msb(now int64, x *djob) bool {
 				break
 			}
 			w.te = t
+			cand[k] = t
 			s.hold(w, t)
 			if t != w.old {
 				moved++
@@ -88,6 +101,7 @@ func (s *Sched) msb(now int64, x *djob) bool {
 				break
 			}
 		}
+		refTx, refReach = tx, k
 		if feasible && better(price, moved, best, bestMoved) {
 			best, bestMoved, bestPos, bestX = price, moved, i, tx
 			for m := range order {
