@@ -77,13 +77,14 @@ func newBenchSched(tb testing.TB, kind string, n int, seed uint64) (*Sched, *ben
 	return s, st
 }
 
-// probe is a new job at time 0 whose deadline leaves a slack uniform over
-// the schedule's length: some are admitted at once, some after
-// reordering, some rejected.
+// probe is a new job at time 0 whose deadline leaves a slack
+// log-uniform between 1 s and the schedule's length: some are admitted at
+// once, some after reordering, some rejected.
 func (st *benchState) probe() *job.Request {
 	j := benchJob(st.r, st.nextID)
 	st.nextID++
-	j.Deadline = j.Estimate + st.r.Int64N(st.horizon+1)
+	slack := int64(math.Exp(st.r.Float64() * math.Log(float64(st.horizon+1))))
+	j.Deadline = j.Estimate + slack
 	return j
 }
 
