@@ -258,3 +258,21 @@ func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
 	}
 	return policy.NoWake
 }
+
+var _ policy.Planner = (*Conservative)(nil)
+
+// Planned implements policy.Planner: the current reservation of waiting
+// job j.
+func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
+	if e, ok := c.byID[j.ID]; ok {
+		return e.start, true
+	}
+	return 0, false
+}
+
+// Reservations implements policy.Planner: every waiting job holds one.
+func (c *Conservative) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	for _, e := range c.wait {
+		fn(e.j, e.start)
+	}
+}
