@@ -31,5 +31,6 @@ With no --trace, the embedded KTH SP2 trace (28,476 jobs, 100 processors) is use
 		SilenceErrors: true,
 	}
 	root.AddCommand(newSimulate(), newInfo(), newCheck(), newPolicies(), newBench(), newReproduceCmd())
+	root.AddCommand(serviceCommands()...)
 	return root
 }
