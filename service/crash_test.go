@@ -97,7 +97,7 @@ func crashRun(t *testing.T, pol string) {
 	ctx := context.Background()
 	var userTok string
 	acked := map[string]JobView{} // key → answer
-	var sent []string              // keys in order of first sending
+	var sent []string             // keys in order of first sending
 	sentSet := map[string]bool{}
 	next := 0
 	retried := 0
