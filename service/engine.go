@@ -163,6 +163,7 @@ type Engine struct {
 	// live counts
 	waiting, running, busy int
 	outstanding            map[string]int64 // user → processor-seconds waiting or running
+	userIDs                map[string]int32 // user → dense number, in order of first submission
 
 	decisions []Decision
 
@@ -178,7 +179,7 @@ type Engine struct {
 // NewEngine returns an engine for policy sched on procs processors, at
 // time start.
 func NewEngine(sched policy.Scheduler, procs int, start int64) *Engine {
-	e := &Engine{sched: sched, procs: procs, byKey: map[string]*Job{}, cur: start, wake: policy.NoWake, outstanding: map[string]int64{}}
+	e := &Engine{sched: sched, procs: procs, byKey: map[string]*Job{}, cur: start, wake: policy.NoWake, outstanding: map[string]int64{}, userIDs: map[string]int32{}}
 	e.guar, _ = sched.(policy.Guarantor)
 	e.plan, _ = sched.(policy.Planner)
 	e.adm, _ = sched.(policy.Admitter)
@@ -250,7 +251,7 @@ func (e *Engine) Next() int64 {
 	if e.dirty {
 		return e.cur
 	}
-	return min(e.wake, e.lims.min())
+	return min(e.wake, e.limMin())
 }
 
 func (e *Engine) emit(kind string, t int64, v any) int64 {
@@ -273,11 +274,14 @@ func (e *Engine) Advance(t int64) error {
 	if t < e.cur {
 		return fmt.Errorf("time %d is before the current instant %d", t, e.cur)
 	}
+	if t == e.cur {
+		return nil
+	}
 	for {
 		if e.dirty {
 			e.pass()
 		}
-		x := min(e.wake, e.lims.min())
+		x := min(e.wake, e.limMin())
 		if x >= t {
 			break
 		}
@@ -285,7 +289,7 @@ func (e *Engine) Advance(t int64) error {
 	}
 	if t > e.cur {
 		e.cur = t
-		e.dirty = e.wake == t || e.lims.min() == t
+		e.dirty = e.wake == t || e.limMin() == t
 	}
 	return nil
 }
@@ -301,7 +305,7 @@ func (e *Engine) Flush() {
 // estimate, as in the simulator's kill mode), then runs one Tick.
 func (e *Engine) pass() {
 	now := e.cur
-	for e.lims.min() == now {
+	for e.limMin() == now {
 		it := e.lims.pop()
 		j := e.jobs[it.id]
 		if j.State != Running || j.Limit() != now {
@@ -399,6 +403,14 @@ func (e *Engine) Submit(t int64, in SubmitInput) (*Job, error) {
 // insert runs the policy's Insert for a new job; want is the logged
 // decision on replay (nil live).
 func (e *Engine) insert(t int64, j *Job, want *submitData) error {
+	uid, ok := e.userIDs[j.User]
+	if !ok {
+		uid = int32(len(e.userIDs))
+		e.userIDs[j.User] = uid
+	}
+	// the policy sees users as numbers (runtime predictors group jobs by
+	// user), numbered in order of their first job
+	j.Req.User = uid
 	e.jobs = append(e.jobs, j)
 	if j.Key != "" {
 		e.byKey[j.User+"\x00"+j.Key] = j
@@ -603,6 +615,19 @@ func (e *Engine) Replay(r Record) error {
 	e.seq = r.Seq
 	e.effects = e.effects[:0]
 	return nil
+}
+
+// limMin is the earliest limit of a running job, dropping the entries of
+// jobs that ended before their limit.
+func (e *Engine) limMin() int64 {
+	for len(e.lims) > 0 {
+		it := e.lims[0]
+		if j := e.jobs[it.id]; j.State == Running && j.Limit() == it.t {
+			return it.t
+		}
+		e.lims.pop()
+	}
+	return policy.NoWake
 }
 
 type limitItem struct {

@@ -139,13 +139,6 @@ func must[T any](t *testing.T) func(v T, err error) T {
 	}
 }
 
-func statusOf(err error) int {
-	if e, ok := err.(*APIError); ok {
-		return e.Status
-	}
-	return 0
-}
-
 var _ = os.Getenv
 var _ = strings.Contains
 
