@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,8 +134,10 @@ func jsonError(err error) error {
 	switch {
 	case errors.As(err, &se):
 		return errf(400, "malformed JSON at byte %d: %v", se.Offset, se)
+	case errors.As(err, &te) && te.Field == "":
+		return errf(400, "malformed JSON: expected an object, found %s", te.Value)
 	case errors.As(err, &te):
-		return &fieldError{te.Field, fmt.Sprintf("expected %s, found JSON %s", te.Type, te.Value)}
+		return &fieldError{te.Field, fmt.Sprintf("expected %s, found JSON %s", jsonType(te.Type.Kind()), te.Value)}
 	case errors.Is(err, io.EOF):
 		return errf(400, "empty body: expected a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -145,6 +148,20 @@ func jsonError(err error) error {
 		return err
 	}
 	return errf(400, "malformed JSON: %v", err)
+}
+
+func jsonType(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return k.String()
 }
 
 func checkString(field, s string, maxLen int) error {
