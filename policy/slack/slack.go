@@ -455,13 +455,9 @@ func (s *Slack) Extend(now int64, j *job.Request) int64 {
 		return 0
 	}
 	s.apply(nil, ts)
-	end := now + ext
-	if _, err := s.run.ExtendWith(now, func(r *job.Request, _, e int64) int64 {
-		if r.ID == j.ID {
-			return end
-		}
-		return e // others: Running's rule (now+1)
-	}); err != nil {
+	// only j's hold: another job reaching its estimate at the same instant
+	// gets its own Extend call (or is killed and removed)
+	if err := s.run.ExtendJob(now, j, now+ext); err != nil {
 		panic("slack: " + err.Error()) // unreachable: the search found room
 	}
 	return ext
