@@ -302,7 +302,9 @@ func (s *Service) auth(r *http.Request) (store.User, error) {
 // Handler returns the HTTP API.
 func (s *Service) Handler() http.Handler {
 	mux := http.NewServeMux()
+	s.routes = []string{"GET /v1/health", "GET /v1/openapi.json", "GET /metrics"}
 	route := func(pattern string, admin bool, h func(w http.ResponseWriter, r *http.Request, u store.User) error) {
+		s.routes = append(s.routes, pattern)
 		hist := s.met.request.WithLabelValues(pattern)
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			t0 := time.Now()

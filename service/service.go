@@ -140,7 +140,8 @@ type Service struct {
 	effects chan []Effect
 	newDec  chan struct{} // closed and replaced when decisions are added
 
-	met *metrics
+	met    *metrics
+	routes []string // the API's patterns, as registered by Handler
 }
 
 type batch struct {
