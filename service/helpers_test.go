@@ -143,3 +143,5 @@ var _ = os.Getenv
 var _ = strings.Contains
 
 func strconvI(n int64) string { return fmt.Sprint(n) }
+
+func fmtSscan(s string, v *int) (int, error) { return fmt.Sscan(s, v) }
