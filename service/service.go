@@ -137,6 +137,7 @@ type Service struct {
 	fatal   error
 	wg      sync.WaitGroup
 
+	failed  chan struct{} // closed when fatal is set
 	effects chan []Effect
 	newDec  chan struct{} // closed and replaced when decisions are added
 
@@ -188,7 +189,7 @@ func Open(cfg Config) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, st: st,
 		users: map[string]*store.User{}, names: map[string]*store.User{},
-		effects: make(chan []Effect, 1024), newDec: make(chan struct{})}
+		effects: make(chan []Effect, 1024), newDec: make(chan struct{}), failed: make(chan struct{})}
 	s.qcond = sync.NewCond(&s.qmu)
 	fail := func(err error) (*Service, error) {
 		st.Close()
@@ -469,6 +470,9 @@ func (s *Service) committer() {
 		if err != nil {
 			s.log.Error("commit failed; the service stops accepting requests", "err", err)
 			s.qmu.Lock()
+			if s.fatal == nil {
+				close(s.failed)
+			}
 			s.fatal = err
 			rest := s.queue
 			s.queue = nil
@@ -642,6 +646,9 @@ func (s *Service) Close() error {
 	s.exec.Close()
 	return s.st.Close()
 }
+
+// Failed is closed when the service can no longer commit (Fatal says why).
+func (s *Service) Failed() <-chan struct{} { return s.failed }
 
 // Fatal is the error that made the service unavailable, if any.
 func (s *Service) Fatal() error {

@@ -26,6 +26,9 @@ func serviceCommands() []*cobra.Command {
 	return []*cobra.Command{newServe(), newSubmit(), newQueue(), newCancel(), newUserCmd(), newLoadgen()}
 }
 
+// serveStop, when set (tests), stops a running serve when closed.
+var serveStop chan struct{}
+
 type serveFlags struct {
 	policy, state, listen, executor, clock, sync string
 	procs                                        int
@@ -148,9 +151,17 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	select {
 	case s := <-sig:
 		logger.Info("shutting down", "signal", s.String())
+	case <-serveStop:
+		logger.Info("shutting down")
+	case <-svc.Failed():
+		logger.Error("the state database failed; stopping (a restart recovers from the log)", "err", svc.Fatal())
+		close(stop)
+		srv.Close()
+		return svc.Fatal()
 	case err := <-errc:
 		close(stop)
 		return err
