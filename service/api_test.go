@@ -190,3 +190,32 @@ func TestAuth(t *testing.T) {
 		t.Fatalf("new token: %v", err)
 	}
 }
+
+func TestQuotaAndPoliticalPriority(t *testing.T) {
+	env := newEnv(t, "slack", 4)
+	ctx := context.Background()
+	alice := env.user("alice")
+	var u UserView
+	if err := env.admin.Do(ctx, "PATCH", "/v1/users/alice", UserRequest{PP: f64(0.75), Quota: i64(1000)}, &u); err != nil || u.PP != 0.75 || u.Quota != 1000 {
+		t.Fatalf("patch: %v %+v", err, u)
+	}
+	a := must[JobView](t)(alice.Submit(ctx, SubmitRequest{Procs: ip(4), Estimate: i64(100)}))
+	if a.OverQuota || a.PoliticalPriority == nil || *a.PoliticalPriority != 0.75 {
+		t.Fatalf("within quota: %+v", a)
+	}
+	b := must[JobView](t)(alice.Submit(ctx, SubmitRequest{Procs: ip(4), Estimate: i64(200), UserPriority: f64(1)}))
+	if !b.OverQuota || b.PoliticalPriority != nil || b.GuaranteedStart != nil || b.UserPriority != 1 {
+		t.Fatalf("over quota (400 + 800 > 1000 processor-seconds): %+v", b)
+	}
+	env.restart()
+	b2 := must[JobView](t)(env.admin.Job(ctx, b.ID))
+	if !b2.OverQuota || b2.PoliticalPriority != nil {
+		t.Fatalf("over quota after the restart: %+v", b2)
+	}
+	if err := env.admin.Do(ctx, "PATCH", "/v1/users/alice", UserRequest{PP: f64(2)}, nil); statusOf(err) != 400 {
+		t.Fatalf("PP 2 accepted: %v", err)
+	}
+	if err := env.admin.Do(ctx, "DELETE", "/v1/users/admin", nil, nil); statusOf(err) != 409 {
+		t.Fatalf("admin deleted: %v", err)
+	}
+}
