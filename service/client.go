@@ -20,6 +20,9 @@ type Client struct {
 	Base  string
 	Token string
 	HTTP  *http.Client
+	// LastTiming is the Server-Timing header of the last answer (not safe
+	// for concurrent use; the load generator uses one client per worker).
+	LastTiming string
 }
 
 // NewClient returns a client for base with token.
@@ -66,6 +69,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 		return err
 	}
 	defer resp.Body.Close()
+	c.LastTiming = resp.Header.Get("Server-Timing")
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return err

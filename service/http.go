@@ -426,6 +426,8 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 	}
 	var v JobView
 	status := http.StatusCreated
+	var decision time.Duration
+	t0 := time.Now()
 	err = s.do(func(e *Engine) error {
 		if in.Deadline != 0 && !e.Admits() {
 			return &fieldError{"deadline", fmt.Sprintf("policy %s has no deadline admission control (use qops, msb or mrt)", e.Policy())}
@@ -442,13 +444,14 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 				return nil
 			}
 		}
-		t0 := time.Now()
+		t1 := time.Now()
 		j, err := e.Submit(now, in)
 		if err != nil {
 			return err
 		}
 		v = s.view(j)
-		s.met.decision.Observe(time.Since(t0).Seconds())
+		decision = time.Since(t1)
+		s.met.decision.Observe(decision.Seconds())
 		if j.State == Rejected {
 			s.met.submits.WithLabelValues("rejected").Inc()
 		} else {
@@ -459,6 +462,10 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 	if err != nil {
 		return err
 	}
+	// Server-Timing (W3C): the policy's decision and the whole request
+	// (lock wait and commit included), in milliseconds
+	w.Header().Set("Server-Timing", fmt.Sprintf("decision;dur=%.3f, total;dur=%.3f",
+		decision.Seconds()*1000, time.Since(t0).Seconds()*1000))
 	writeJSON(w, status, v)
 	return nil
 }

@@ -50,7 +50,11 @@ waiting jobs, then for --duration runs --clients concurrent clients in a
 closed loop: each submits a job (random size and estimate) and cancels a job
 so that the queue stays at Q: the one it just submitted (--drain newest), or
 the oldest waiting one (--drain oldest: the front of the queue leaves, as when
-a long job ends early, and conservative backfilling compresses the queue). It reports the
+a long job ends early, and conservative backfilling compresses the queue), or
+none at all (--drain none: the queue grows from Q during the measurement; the
+final length is reported). Besides the latency seen by the client (lock wait,
+commit and HTTP included), it reports the policy's own decision time, read
+from the answers' Server-Timing header. It reports the
 sustained submissions per second and the latency of submissions (the
 decision: admission, reserved and guaranteed start, committed) as seen by
 the client, p50 and p99, and of the cancellations.
@@ -73,7 +77,7 @@ use a fresh service: it submits and cancels jobs).`,
 	fl.StringVar(&f.sync, "sync", "full", "SQLite synchronous mode of the started services: full or normal")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the job sizes and estimates")
 	fl.BoolVar(&f.asJSON, "json", false, "print the results as JSON")
-	fl.StringVar(&f.drain, "drain", "newest", "how the queue is held at Q: newest (each client cancels the job it just submitted) or oldest (cancel the job at the front of the queue, which makes reservation-based policies compress the whole queue)")
+	fl.StringVar(&f.drain, "drain", "newest", "how the queue is held at Q: newest (each client cancels the job it just submitted), oldest (cancel the job at the front of the queue, which makes reservation-based policies compress the whole queue) or none (the queue grows)")
 	fl.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	return cmd
 }
@@ -91,13 +95,15 @@ type LoadResult struct {
 	SubmitMax   float64 `json:"submit_max_ms"`
 	CancelP50   float64 `json:"cancel_p50_ms"`
 	CancelP99   float64 `json:"cancel_p99_ms"`
+	DecisionP50 float64 `json:"decision_p50_ms"`
+	DecisionP99 float64 `json:"decision_p99_ms"`
 	Errors      int     `json:"errors"`
 	FinalQueue  int     `json:"final_queue"`
 }
 
 func runLoadgen(cmd *cobra.Command, f *loadgenFlags) error {
-	if f.drain != "newest" && f.drain != "oldest" {
-		return fmt.Errorf("--drain must be newest or oldest, got %q", f.drain)
+	if f.drain != "newest" && f.drain != "oldest" && f.drain != "none" {
+		return fmt.Errorf("--drain must be newest, oldest or none, got %q", f.drain)
 	}
 	if f.clients < 1 || f.duration <= 0 {
 		return errors.New("--clients and --duration must be positive")
@@ -132,10 +138,10 @@ func runLoadgen(cmd *cobra.Command, f *loadgenFlags) error {
 	}
 	fmt.Fprintf(w, "# backfill loadgen: %d clients, %s per configuration, drain=%s, sync=%s, GOMAXPROCS=%d\n", f.clients, f.duration, f.drain, f.sync, runtime.GOMAXPROCS(0))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tqueue\tsubmissions\tsubmits/s\tp50 ms\tp99 ms\tmax ms\tcancel p50 ms\tcancel p99 ms\terrors\t")
+	fmt.Fprintln(tw, "policy\tqueue\tfinal queue\tsubmissions\tsubmits/s\tp50 ms\tp99 ms\tmax ms\tdecision p50 ms\tdecision p99 ms\tcancel p50 ms\tcancel p99 ms\terrors\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%.2f\t%.2f\t%d\t\n", r.Policy, r.Queue, r.Submissions, r.PerSecond,
-			r.SubmitP50, r.SubmitP99, r.SubmitMax, r.CancelP50, r.CancelP99, r.Errors)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%.3f\t%.3f\t%.2f\t%.2f\t%d\t\n", r.Policy, r.Queue, r.FinalQueue, r.Submissions, r.PerSecond,
+			r.SubmitP50, r.SubmitP99, r.SubmitMax, r.DecisionP50, r.DecisionP99, r.CancelP50, r.CancelP99, r.Errors)
 	}
 	return tw.Flush()
 }
@@ -192,8 +198,13 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 	if err != nil {
 		return res, err
 	}
-	cl := service.NewClient(base, u.Token)
-	cl.HTTP.Transport = admin.HTTP.Transport
+	// one client per goroutine (a client keeps the last Server-Timing)
+	newClient := func() *service.Client {
+		c := service.NewClient(base, u.Token)
+		c.HTTP.Transport = admin.HTTP.Transport
+		return c
+	}
+	cl := newClient()
 	rng := rand.New(rand.NewPCG(f.seed, uint64(queue)))
 	var rmu sync.Mutex
 	job := func() service.SubmitRequest {
@@ -215,8 +226,12 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 	var fifo []int64
 	var fmu sync.Mutex
 	fmt.Fprintf(log, "loadgen: %s: filling the queue with %d jobs…\n", res.Policy, queue)
-	if err := parallel(f.clients, queue, func(int) error {
-		v, err := cl.Submit(ctx, job())
+	fillers := make([]*service.Client, f.clients)
+	for i := range fillers {
+		fillers[i] = newClient()
+	}
+	if err := parallel(f.clients, queue, func(w, _ int) error {
+		v, err := fillers[w].Submit(ctx, job())
 		if err != nil {
 			return err
 		}
@@ -232,6 +247,7 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 	var (
 		mu      sync.Mutex
 		subLat  []float64
+		decLat  []float64
 		canLat  []float64
 		errs    int
 		wg      sync.WaitGroup
@@ -242,6 +258,7 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			cl := newClient()
 			for time.Now().Before(stopAt) {
 				t0 := time.Now()
 				v, err := cl.Submit(ctx, job())
@@ -253,8 +270,14 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 					continue
 				}
 				subLat = append(subLat, d)
+				if x, ok := serverTiming(cl.LastTiming, "decision"); ok {
+					decLat = append(decLat, x)
+				}
 				mu.Unlock()
 				var old int64 = -1
+				if f.drain == "none" {
+					continue
+				}
 				if f.drain == "newest" {
 					old = v.ID
 				} else {
@@ -287,6 +310,7 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 	res.PerSecond = float64(len(subLat)) / res.Seconds
 	res.SubmitP50, res.SubmitP99, res.SubmitMax = quantile(subLat, 0.5), quantile(subLat, 0.99), quantile(subLat, 1)
 	res.CancelP50, res.CancelP99 = quantile(canLat, 0.5), quantile(canLat, 0.99)
+	res.DecisionP50, res.DecisionP99 = quantile(decLat, 0.5), quantile(decLat, 0.99)
 	res.Errors = errs
 	if h, err := admin.Health(ctx); err == nil {
 		res.FinalQueue = h.Waiting
@@ -304,15 +328,34 @@ func quantile(xs []float64, q float64) float64 {
 	return xs[min(max(i, 0), len(xs)-1)]
 }
 
-// parallel runs f(0..n-1) on k goroutines; the first error stops it.
-func parallel(k, n int, f func(i int) error) error {
+// serverTiming reads metric name's duration (ms) from a Server-Timing
+// header.
+func serverTiming(h, name string) (float64, bool) {
+	for _, part := range strings.Split(h, ",") {
+		fields := strings.Split(strings.TrimSpace(part), ";")
+		if len(fields) < 2 || fields[0] != name {
+			continue
+		}
+		for _, p := range fields[1:] {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(p), "dur="); ok {
+				x, err := strconv.ParseFloat(v, 64)
+				return x, err == nil
+			}
+		}
+	}
+	return 0, false
+}
+
+// parallel runs f(w, i) for i in 0..n-1 on k goroutines (w: the
+// goroutine's number); the first error stops it.
+func parallel(k, n int, f func(w, i int) error) error {
 	var mu sync.Mutex
 	next := 0
 	var first error
 	var wg sync.WaitGroup
 	for w := 0; w < k; w++ {
 		wg.Add(1)
-		go func() {
+		go func(w int) {
 			defer wg.Done()
 			for {
 				mu.Lock()
@@ -323,7 +366,7 @@ func parallel(k, n int, f func(i int) error) error {
 				i := next
 				next++
 				mu.Unlock()
-				if err := f(i); err != nil {
+				if err := f(w, i); err != nil {
 					mu.Lock()
 					if first == nil {
 						first = err
@@ -332,7 +375,7 @@ func parallel(k, n int, f func(i int) error) error {
 					return
 				}
 			}
-		}()
+		}(w)
 	}
 	wg.Wait()
 	return first
