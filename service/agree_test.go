@@ -41,7 +41,7 @@ func agree(t *testing.T, spec string, procs int, jobs []job.Job) {
 	env.stop()
 }
 
-var agreePolicies = []string{"fcfs", "easy", "easy:depth=3", "easy:order=sjf", "easy++", "conservative", "slack"}
+var agreePolicies = []string{"fcfs", "easy", "easy:depth=3", "easy:order=sjf", "easy++", "conservative", "slack", "multiqueue", "lookahead"}
 
 // TestServiceAgreesWithSimulator: replaying random workloads (many ties,
 // runtime-0 jobs, jobs killed at their estimate) through the service with
