@@ -3,9 +3,12 @@ package service
 import (
 	"context"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
+
+	"backfill/policy"
 )
 
 func TestRestartKeepsStateAndGuarantees(t *testing.T) {
@@ -176,3 +179,67 @@ func TestDecisionsAdvisor(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconvI(n) }
+
+// TestDeadlinePolicies runs every registered deadline policy (a
+// policy.Admitter: qops, msb, mrt when present, and the test policy)
+// through the service on a random stream with deadlines: each admitted job
+// ends by its deadline, rejections carry a reason, and a restart replays
+// to the same decisions.
+func TestDeadlinePolicies(t *testing.T) {
+	for _, spec := range []string{"qops", "msb", "mrt", "test-deadline"} {
+		if _, err := policy.New(spec, 8); err != nil {
+			t.Logf("%s: not in this tree (%v)", spec, err)
+			continue
+		}
+		t.Run(spec, func(t *testing.T) { deadlineStream(t, spec) })
+	}
+}
+
+func deadlineStream(t *testing.T, spec string) {
+	env := newEnv(t, spec, 8)
+	ctx := context.Background()
+	alice := env.user("alice")
+	r := rand.New(rand.NewPCG(11, uint64(len(spec))))
+	var now int64
+	var views []JobView
+	for i := 0; i < 60; i++ {
+		now += int64(r.IntN(20))
+		env.clockTo(now)
+		est := int64(10 + r.IntN(90))
+		req := SubmitRequest{Procs: ip(1 + r.IntN(8)), Estimate: i64(est)}
+		if r.IntN(4) > 0 {
+			req.Deadline = i64(now + est + int64(r.IntN(300)))
+		}
+		views = append(views, must[JobView](t)(alice.Submit(ctx, req)))
+	}
+	env.restart()
+	admitted, rejected := 0, 0
+	for _, v := range views {
+		w := must[JobView](t)(env.admin.Job(ctx, v.ID))
+		if w.Admitted != v.Admitted || w.Reason != v.Reason || !eq(w.GuaranteedStart, v.GuaranteedStart) {
+			t.Fatalf("job %d after the restart:\n%+v\n%+v", v.ID, v, w)
+		}
+		if !v.Admitted && v.Reason == "" {
+			t.Fatalf("job %d rejected without a reason", v.ID)
+		}
+	}
+	runToEnd(t, env)
+	for _, v := range views {
+		w := must[JobView](t)(env.admin.Job(ctx, v.ID))
+		if !w.Admitted {
+			rejected++
+			if w.Start != nil {
+				t.Fatalf("rejected job %d started", w.ID)
+			}
+			continue
+		}
+		admitted++
+		if w.Deadline != nil && *w.End > *w.Deadline {
+			t.Fatalf("%s: admitted job %d ended at %d after its deadline %d", spec, w.ID, *w.End, *w.Deadline)
+		}
+	}
+	if admitted == 0 || rejected == 0 {
+		t.Fatalf("%s: %d admitted, %d rejected: the stream does not test admission", spec, admitted, rejected)
+	}
+	t.Logf("%s: %d admitted, %d rejected", spec, admitted, rejected)
+}
