@@ -32,7 +32,7 @@ func agree(t *testing.T, spec string, procs int, jobs []job.Job) {
 	}
 	for i := range jobs {
 		w, g := want.Outcomes[i], got[i]
-		if w.Start != g.Start || w.End != g.End || w.Bound != g.Bound || w.Killed != g.Killed {
+		if w.Start != g.Start || w.End != g.End || w.Bound != g.Bound || w.Killed != g.Killed || w.Rejected != g.Rejected {
 			t.Fatalf("%s on %d processors, job %d (submit %d, %d procs, estimate %d, runtime %d):\nsimulator start %d end %d bound %d killed %v\nservice   start %d end %d bound %d killed %v",
 				spec, procs, jobs[i].SWFID, jobs[i].Submit, jobs[i].Procs, jobs[i].Estimate, jobs[i].Runtime,
 				w.Start, w.End, w.Bound, w.Killed, g.Start, g.End, g.Bound, g.Killed)
@@ -59,6 +59,30 @@ func TestServiceAgreesWithSimulator(t *testing.T) {
 		s.Overrun = 0.2
 		jobs := testgen.Jobs(r, s)
 		for _, spec := range agreePolicies {
+			agree(t, spec, s.Procs, jobs)
+		}
+	}
+}
+
+// TestServiceAgreesOnDeadlines: the same for the deadline policies (QoPS,
+// MSB, MRT: admission decisions included) on random workloads where most
+// jobs have a deadline; skipped for the policies not in this tree.
+func TestServiceAgreesOnDeadlines(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 13))
+	for _, spec := range []string{"qops", "msb", "mrt"} {
+		if _, err := policy.New(spec, 4); err != nil {
+			t.Logf("%s: not in this tree (%v)", spec, err)
+			continue
+		}
+		for k := 0; k < 2; k++ {
+			s := testgen.Random(r)
+			s.Jobs = 40 + r.IntN(40)
+			jobs := testgen.Jobs(r, s)
+			for i := range jobs {
+				if r.IntN(4) > 0 {
+					jobs[i].Deadline = jobs[i].Submit + jobs[i].Estimate + int64(r.IntN(600))
+				}
+			}
 			agree(t, spec, s.Procs, jobs)
 		}
 	}

@@ -18,7 +18,9 @@ import (
 // submissions — the simulator's order (sim.Run). admin must hold an admin
 // token; the service must be fresh (its job ids are then 1..N in trace
 // order). It returns one outcome per job, indexed like jobs, with the
-// start and end the service decided and the guarantee it gave (Bound).
+// start and end the service decided and the guarantee it gave (Bound), or
+// Rejected and its reason when admission control refused the job (jobs
+// with a Deadline are submitted with it).
 //
 // With the same policy and machine size, the outcomes equal those of
 // sim.Run in kill mode, job by job (TestServiceAgreesWithSimulator).
@@ -76,7 +78,11 @@ func Replay(ctx context.Context, admin *Client, jobs []job.Job) ([]job.Outcome, 
 			for next < len(jobs) && jobs[next].Submit == t {
 				j := &jobs[next]
 				up, pp := j.UP, j.PP
-				v, err := admin.Submit(ctx, SubmitRequest{Procs: &j.Procs, Estimate: &j.Estimate, UserPriority: &up, PoliticalPriority: &pp, User: traceUser(j.User)})
+				req := SubmitRequest{Procs: &j.Procs, Estimate: &j.Estimate, UserPriority: &up, PoliticalPriority: &pp, User: traceUser(j.User)}
+				if j.Deadline != 0 {
+					req.Deadline = &j.Deadline
+				}
+				v, err := admin.Submit(ctx, req)
 				if err != nil {
 					return nil, fmt.Errorf("replay: job %d: %w", j.SWFID, err)
 				}
@@ -121,6 +127,10 @@ func Replay(ctx context.Context, admin *Client, jobs []job.Job) ([]job.Outcome, 
 	}
 	for _, v := range l.Jobs {
 		i := int(v.ID - 1)
+		if v.State == Rejected {
+			outs[i].Rejected, outs[i].Reason = true, v.Reason
+			continue
+		}
 		if v.Start == nil || v.End == nil {
 			return nil, fmt.Errorf("replay: job %d is %s at the end", v.ID, v.State)
 		}

@@ -35,6 +35,7 @@ type loadgenFlags struct {
 	asJSON            bool
 	cpuprofile        string
 	drain             string
+	deadlineShare     float64
 }
 
 func newLoadgen() *cobra.Command {
@@ -78,6 +79,7 @@ use a fresh service: it submits and cancels jobs).`,
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the job sizes and estimates")
 	fl.BoolVar(&f.asJSON, "json", false, "print the results as JSON")
 	fl.StringVar(&f.drain, "drain", "newest", "how the queue is held at Q: newest (each client cancels the job it just submitted), oldest (cancel the job at the front of the queue, which makes reservation-based policies compress the whole queue) or none (the queue grows)")
+	fl.Float64Var(&f.deadlineShare, "deadline-share", 0, "share of the measured jobs with a deadline (deadline policies: qops, msb, mrt): after the long job's end, one estimate plus up to 4 estimates and Q × 2000 s")
 	fl.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	return cmd
 }
@@ -98,6 +100,7 @@ type LoadResult struct {
 	DecisionP50 float64 `json:"decision_p50_ms"`
 	DecisionP99 float64 `json:"decision_p99_ms"`
 	Errors      int     `json:"errors"`
+	Rejected    int     `json:"rejected"`
 	FinalQueue  int     `json:"final_queue"`
 }
 
@@ -138,10 +141,10 @@ func runLoadgen(cmd *cobra.Command, f *loadgenFlags) error {
 	}
 	fmt.Fprintf(w, "# backfill loadgen: %d clients, %s per configuration, drain=%s, sync=%s, GOMAXPROCS=%d\n", f.clients, f.duration, f.drain, f.sync, runtime.GOMAXPROCS(0))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tqueue\tfinal queue\tsubmissions\tsubmits/s\tp50 ms\tp99 ms\tmax ms\tdecision p50 ms\tdecision p99 ms\tcancel p50 ms\tcancel p99 ms\terrors\t")
+	fmt.Fprintln(tw, "policy\tqueue\tfinal queue\tsubmissions\tsubmits/s\tp50 ms\tp99 ms\tmax ms\tdecision p50 ms\tdecision p99 ms\tcancel p50 ms\tcancel p99 ms\trejected\terrors\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%.3f\t%.3f\t%.2f\t%.2f\t%d\t\n", r.Policy, r.Queue, r.FinalQueue, r.Submissions, r.PerSecond,
-			r.SubmitP50, r.SubmitP99, r.SubmitMax, r.DecisionP50, r.DecisionP99, r.CancelP50, r.CancelP99, r.Errors)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%.3f\t%.3f\t%.2f\t%.2f\t%d\t%d\t\n", r.Policy, r.Queue, r.FinalQueue, r.Submissions, r.PerSecond,
+			r.SubmitP50, r.SubmitP99, r.SubmitMax, r.DecisionP50, r.DecisionP99, r.CancelP50, r.CancelP99, r.Rejected, r.Errors)
 	}
 	return tw.Flush()
 }
@@ -207,6 +210,8 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 	cl := newClient()
 	rng := rand.New(rand.NewPCG(f.seed, uint64(queue)))
 	var rmu sync.Mutex
+	all, long := procs, int64(300*24*3600)
+	blockerEnd := h.Now + 2 + long
 	job := func() service.SubmitRequest {
 		rmu.Lock()
 		defer rmu.Unlock()
@@ -215,12 +220,33 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 			n = 1 + rng.IntN(procs)
 		}
 		e := int64(60 + rng.IntN(36000))
-		return service.SubmitRequest{Procs: &n, Estimate: &e}
+		r := service.SubmitRequest{Procs: &n, Estimate: &e}
+		if f.deadlineShare > 0 && rng.Float64() < f.deadlineShare {
+			// after the long job, within about twice the queue's work
+			d := blockerEnd + e + int64(rng.Float64()*float64(4*e+int64(queue)*2000))
+			r.Deadline = &d
+		}
+		return r
 	}
 	// the blocker: every processor, for a long time
-	all, long := procs, int64(300*24*3600)
-	if _, err := cl.Submit(ctx, service.SubmitRequest{Procs: &all, Estimate: &long, Name: "blocker"}); err != nil {
+	b, err := cl.Submit(ctx, service.SubmitRequest{Procs: &all, Estimate: &long, Name: "blocker"})
+	if err != nil {
 		return res, err
+	}
+	// wait for its start (the pass of its second), so that no job of the
+	// load starts before it
+	for i := 0; ; i++ {
+		v, err := cl.Job(ctx, b.ID)
+		if err != nil {
+			return res, err
+		}
+		if v.State == service.Running {
+			break
+		}
+		if i == 500 {
+			return res, fmt.Errorf("the long job did not start (%s)", v.State)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	// fill the queue (concurrently)
 	var fifo []int64
@@ -231,7 +257,9 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 		fillers[i] = newClient()
 	}
 	if err := parallel(f.clients, queue, func(w, _ int) error {
-		v, err := fillers[w].Submit(ctx, job())
+		r := job()
+		r.Deadline = nil // the queue is filled with jobs that stay
+		v, err := fillers[w].Submit(ctx, r)
 		if err != nil {
 			return err
 		}
@@ -268,6 +296,14 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 					errs++
 					mu.Unlock()
 					continue
+				}
+				if !v.Admitted {
+					subLat = append(subLat, d)
+					if x, ok := serverTiming(cl.LastTiming, "decision"); ok {
+						decLat = append(decLat, x)
+					}
+					mu.Unlock()
+					continue // rejected: it left no job to cancel
 				}
 				subLat = append(subLat, d)
 				if x, ok := serverTiming(cl.LastTiming, "decision"); ok {
@@ -312,6 +348,9 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 	res.CancelP50, res.CancelP99 = quantile(canLat, 0.5), quantile(canLat, 0.99)
 	res.DecisionP50, res.DecisionP99 = quantile(decLat, 0.5), quantile(decLat, 0.99)
 	res.Errors = errs
+	if l, err := admin.Jobs(ctx, "rejected", ""); err == nil {
+		res.Rejected = len(l.Jobs)
+	}
 	if h, err := admin.Health(ctx); err == nil {
 		res.FinalQueue = h.Waiting
 	}
