@@ -277,8 +277,6 @@ func (s *Service) view(j *Job) JobView {
 	return v
 }
 
-type ctxUser struct{}
-
 // auth returns the user of the request's bearer token.
 func (s *Service) auth(r *http.Request) (store.User, error) {
 	h := r.Header.Get("Authorization")
@@ -409,9 +407,6 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 	}
 	if req.PoliticalPriority != nil && !u.Admin {
 		return &fieldError{"political_priority", "only an admin may set political priorities"}
-	}
-	if req.Command != "" && s.exec.Name() == "none" {
-		// kept as information for the resource manager
 	}
 	in := SubmitInput{User: owner.Name, Procs: *req.Procs, Estimate: *req.Estimate, PP: owner.PP, Quota: owner.Quota,
 		Name: req.Name, Command: req.Command, Key: req.IdempotencyKey}

@@ -32,7 +32,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -667,5 +666,3 @@ func (s *Service) Procs() int { return s.cfg.Procs }
 func (s *Service) ExecutorName() string { return s.exec.Name() }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-
-func clean(s string) string { return strings.TrimSpace(s) }
