@@ -213,6 +213,9 @@ func Open(cfg Config) (*Service, error) {
 	if n == 0 {
 		s.eng.cur = start
 	}
+	if mc, ok := cfg.Clock.(*ManualClock); ok {
+		mc.Set(s.eng.cur) // a manual clock resumes where the log ends
+	}
 	if err := s.loadUsers(); err != nil {
 		return fail(err)
 	}
@@ -400,7 +403,7 @@ func (r endReporter) Ended(id int64, exit *int, note string) {
 		if j == nil {
 			return fmt.Errorf("unknown job %d", id)
 		}
-		_, err := e.End(s.clock.Now(), j, exit, note)
+		_, err := e.End(max(s.clock.Now(), e.cur), j, exit, note)
 		return err
 	})
 	if err != nil {
