@@ -20,9 +20,6 @@ type Client struct {
 	Base  string
 	Token string
 	HTTP  *http.Client
-	// LastTiming is the Server-Timing header of the last answer (not safe
-	// for concurrent use; the load generator uses one client per worker).
-	LastTiming string
 }
 
 // NewClient returns a client for base with token.
@@ -44,19 +41,25 @@ func (e *APIError) Error() string {
 }
 
 // Do sends a request with a JSON body (nil for none) and decodes the JSON
-// answer into out (nil to discard).
+// answer into out (nil to discard). A Client is safe for concurrent use.
 func (c *Client) Do(ctx context.Context, method, path string, body, out any) error {
+	_, err := c.do(ctx, method, path, body, out)
+	return err
+}
+
+// do is Do, also returning the answer's headers.
+func (c *Client) do(ctx context.Context, method, path string, body, out any) (http.Header, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.Base+path, rd)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -66,25 +69,24 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	c.LastTiming = resp.Header.Get("Server-Timing")
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return err
+		return resp.Header, err
 	}
 	if resp.StatusCode >= 400 {
 		e := &APIError{Status: resp.StatusCode}
 		_ = json.Unmarshal(data, &e.Body)
-		return e
+		return resp.Header, e
 	}
 	if out != nil && len(data) > 0 {
 		if err := json.Unmarshal(data, out); err != nil {
-			return fmt.Errorf("decoding the answer of %s %s: %w", method, path, err)
+			return resp.Header, fmt.Errorf("decoding the answer of %s %s: %w", method, path, err)
 		}
 	}
-	return nil
+	return resp.Header, nil
 }
 
 // Submit submits a job.
@@ -92,6 +94,14 @@ func (c *Client) Submit(ctx context.Context, r SubmitRequest) (JobView, error) {
 	var v JobView
 	err := c.Do(ctx, "POST", "/v1/jobs", r, &v)
 	return v, err
+}
+
+// SubmitTiming submits a job and also returns the answer's Server-Timing
+// header (the policy's decision time and the request's total time).
+func (c *Client) SubmitTiming(ctx context.Context, r SubmitRequest) (JobView, string, error) {
+	var v JobView
+	h, err := c.do(ctx, "POST", "/v1/jobs", r, &v)
+	return v, h.Get("Server-Timing"), err
 }
 
 // Job returns one job.

@@ -201,7 +201,7 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 	if err != nil {
 		return res, err
 	}
-	// one client per goroutine (a client keeps the last Server-Timing)
+	// one client per goroutine, sharing one transport
 	newClient := func() *service.Client {
 		c := service.NewClient(base, u.Token)
 		c.HTTP.Transport = admin.HTTP.Transport
@@ -289,7 +289,7 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 			cl := newClient()
 			for time.Now().Before(stopAt) {
 				t0 := time.Now()
-				v, err := cl.Submit(ctx, job())
+				v, timing, err := cl.SubmitTiming(ctx, job())
 				d := time.Since(t0).Seconds() * 1000
 				mu.Lock()
 				if err != nil {
@@ -299,14 +299,14 @@ func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult,
 				}
 				if !v.Admitted {
 					subLat = append(subLat, d)
-					if x, ok := serverTiming(cl.LastTiming, "decision"); ok {
+					if x, ok := serverTiming(timing, "decision"); ok {
 						decLat = append(decLat, x)
 					}
 					mu.Unlock()
 					continue // rejected: it left no job to cancel
 				}
 				subLat = append(subLat, d)
-				if x, ok := serverTiming(cl.LastTiming, "decision"); ok {
+				if x, ok := serverTiming(timing, "decision"); ok {
 					decLat = append(decLat, x)
 				}
 				mu.Unlock()
