@@ -331,6 +331,12 @@ func BenchmarkBrowserFirstRender(b *testing.B) {
 		jobs := testgen.Jobs(r, testgen.Spec{Jobs: 100_000, Procs: 1024, MeanGap: 30, MaxRuntime: 20000})
 		res := simResults(b, "synthetic-100k", jobs, 1024, "easy")
 		path, _ = writeReport(b, res, BuildOptions{})
+		if out := os.Getenv("BACKFILL_REPORT_OUT"); out != "" { // keep the page to look at
+			data, err := os.ReadFile(path)
+			if err != nil || os.WriteFile(out, data, 0o644) != nil {
+				b.Fatal("cannot copy the page to BACKFILL_REPORT_OUT")
+			}
+		}
 	}
 	br := newBrowser(b, 1400, 1000)
 	defer br.cancel()

@@ -211,13 +211,17 @@
 
   // index buckets the rectangles by time so that a view visits only the
   // rectangles that overlap it: rectangle r is listed in every bucket its
-  // job's [start, end) overlaps (CSR layout).
+  // job's [start, end) overlaps (CSR layout). Buckets are at least as wide
+  // as the mean job, so a job is listed in about two buckets on average and
+  // the index stays O(rectangles).
   function buildIndex(g) {
     var R = g.rects.job.length, st = g.jobs.start, en = g.jobs.end, rj = g.rects.job;
+    var n = st.length, total = 0, r, j, b;
+    for (j = 0; j < n; j++) total += en[j] - st[j];
     var nb = Math.max(1, Math.min(8192, Math.ceil(R / 4)));
-    var bw = Math.max(1, Math.ceil((g.span + 1) / nb));
+    var bw = Math.max(1, Math.ceil((g.span + 1) / nb), Math.ceil(total / Math.max(1, n)));
     nb = Math.ceil((g.span + 1) / bw);
-    var cnt = new Int32Array(nb + 1), r, j, b;
+    var cnt = new Int32Array(nb + 1);
     for (r = 0; r < R; r++) {
       j = rj[r];
       var b1 = Math.min(nb - 1, Math.floor((en[j] - 1) / bw));
@@ -230,7 +234,7 @@
       var e1 = Math.min(nb - 1, Math.floor((en[j] - 1) / bw));
       for (b = Math.floor(st[j] / bw); b <= e1; b++) list[fill[b]++] = r;
     }
-    return { nb: nb, bw: bw, off: cnt, list: list };
+    return { nb: nb, bw: bw, off: cnt, list: list, all: Int32Array.from({ length: R }, function (_, i) { return i; }) };
   }
 
   function computeColours() {
@@ -331,10 +335,12 @@
     var frame = ++G.frame, drawn = 0, marks = [];
     var wantMarks = G.marks && g.bounds > 0;
     var b0 = Math.max(0, Math.floor(v.t0 / bw)), b1 = Math.min(ix.nb - 1, Math.floor(v.t1 / bw));
+    var linear = off[b1 + 1] - off[b0] > list.length / 2; // a wide view: scan every rectangle once
+    if (linear) { b0 = 0; b1 = 0; list = ix.all; }
     for (var b = b0; b <= b1; b++) {
-      for (var k = off[b], kend = off[b + 1]; k < kend; k++) {
+      for (var k = linear ? 0 : off[b], kend = linear ? list.length : off[b + 1]; k < kend; k++) {
         var r = list[k], j = rj[r], s = st[j], e = en[j];
-        if (Math.max(Math.floor(s / bw), b0) !== b) continue; // listed in an earlier visible bucket
+        if (!linear && Math.max(Math.floor(s / bw), b0) !== b) continue; // listed in an earlier visible bucket
         if (e <= v.t0 || s >= v.t1) continue;
         var lo = rlo[r], hi = lo + rn[r];
         if (hi <= v.p0 || lo >= v.p1) continue;
@@ -344,7 +350,7 @@
         if (y1 <= y0) y1 = y0 + 1;
         if (x0 < 0) x0 = 0; if (x1 > W) x1 = W; if (y0 < 0) y0 = 0; if (y1 > H) y1 = H;
         if (x1 <= x0 || y1 <= y0) continue;
-        var c = col[j], y;
+        var c = col[j], y, kend2;
         if (x1 - x0 >= 6 && y1 - y0 >= 6) {
           var d = dark[j];
           buf.fill(d, y0 * W + x0, y0 * W + x1);
@@ -354,6 +360,10 @@
             buf[o + x0] = d; buf[o + x1 - 1] = d;
             buf.fill(c, o + x0 + 1, o + x1 - 1);
           }
+        } else if (x1 - x0 === 1) { // the common case when zoomed out: a one-pixel column
+          for (y = y0 * W + x0, kend2 = y1 * W + x0; y < kend2; y += W) buf[y] = c;
+        } else if (x1 - x0 < 8) {
+          for (y = y0; y < y1; y++) for (var x = y * W + x0, xe = y * W + x1; x < xe; x++) buf[x] = c;
         } else {
           for (y = y0; y < y1; y++) buf.fill(c, y * W + x0, y * W + x1);
         }
