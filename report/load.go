@@ -191,6 +191,7 @@ func readJobsCSV(r io.Reader, path string, opt LoadOptions) (*Run, error) {
 	}
 	run.Outcomes = outs
 	run.Summary = metrics.Summarize(outs, run.Opt)
+	run.SetAxes()
 	return run, nil
 }
 

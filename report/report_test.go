@@ -272,3 +272,16 @@ func TestLinesDefaults(t *testing.T) {
 		t.Errorf("aggregate %+v", a)
 	}
 }
+
+func TestSetAxes(t *testing.T) {
+	r := &Run{Procs: 2, Header: []string{"trace: x", "rule: estimate model factor:3, seed 7 (applied after ingestion; the user's estimates are its input)"}}
+	// work 2*50 + 1*100 = 200 over 2 procs and 100 s: load 1
+	r.Outcomes = append(r.Outcomes, oc(0, 0, 50, 2), oc(1, 0, 100, 1))
+	r.Outcomes[0].Runtime, r.Outcomes[1].Runtime = 50, 100
+	r.Outcomes[1].Submit = 100
+	r.SetAxes()
+	want := []KV{{"estimate", "factor:3"}, {"load", "1.000"}, {"seed", "7"}}
+	if !slices.Equal(r.Axes, want) {
+		t.Errorf("axes %v, want %v", r.Axes, want)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"backfill/job"
@@ -94,6 +95,72 @@ func Load(path string, opt LoadOptions) (*Results, error) {
 		return LoadSimulateDir(path, opt)
 	}
 	return nil, fmt.Errorf("%s: not a results directory: expected summary.json or *.jobs.csv (written by backfill simulate --out)", path)
+}
+
+// Merge joins the results of several inputs into one, in order. When a
+// label occurs in more than one input, every run's label is prefixed with
+// its input's base name ("load0.9/easy").
+func Merge(list []*Results) *Results {
+	if len(list) == 1 {
+		return list[0]
+	}
+	out := &Results{Kind: "merged"}
+	count := map[string]int{}
+	var paths []string
+	for _, r := range list {
+		paths = append(paths, r.Path)
+		seen := map[string]bool{}
+		for _, run := range r.Runs {
+			if !seen[run.Label] {
+				count[run.Label]++
+				seen[run.Label] = true
+			}
+		}
+	}
+	clash := false
+	for _, n := range count {
+		clash = clash || n > 1
+	}
+	for _, r := range list {
+		for _, run := range r.Runs {
+			if clash {
+				run.Label = filepath.Base(filepath.Clean(r.Path)) + "/" + run.Label
+			}
+			out.Runs = append(out.Runs, run)
+		}
+		out.Warnings = append(out.Warnings, r.Warnings...)
+	}
+	out.Path = strings.Join(paths, ", ")
+	uniqueLabels(out.Runs)
+	return out
+}
+
+// SetAxes gives a run read from simulate's outputs its experiment
+// coordinates: "load", the offered load of its jobs, Σ size × runtime /
+// (P × (last submit − first submit)), with 3 decimals, as 'backfill info'
+// computes it; and, when the header names an estimate model, "estimate"
+// (the model) and "seed" (its seed, the replicate axis).
+func (r *Run) SetAxes() {
+	if len(r.Outcomes) > 0 && r.Procs > 0 {
+		first, last := r.Outcomes[0].Submit, r.Outcomes[0].Submit
+		work := 0.0
+		for i := range r.Outcomes {
+			o := &r.Outcomes[i]
+			first, last = min(first, o.Submit), max(last, o.Submit)
+			work += float64(o.Procs) * float64(o.Runtime)
+		}
+		if last > first {
+			r.Axes = append(r.Axes, KV{"load", strconv.FormatFloat(work/(float64(r.Procs)*float64(last-first)), 'f', 3, 64)})
+		}
+	}
+	for _, h := range r.Header {
+		var model string
+		var seed uint64
+		if _, err := fmt.Sscanf(h, "rule: estimate model %s seed %d", &model, &seed); err == nil {
+			r.Axes = append(r.Axes, KV{"estimate", strings.TrimSuffix(model, ",")}, KV{ReplicateAxis, strconv.FormatUint(seed, 10)})
+		}
+	}
+	slices.SortFunc(r.Axes, func(a, b KV) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // SplitSpec splits a policy spec into its base name and its parameters

@@ -110,6 +110,22 @@ func (l *Line) Points(res *Results, m Metric) []Agg {
 // or an experiment coordinate (Run.Axes). Runs whose x value is not a
 // number are left out. Lines are ordered by name.
 func Lines(res *Results, x string) []Line {
+	// coordinates with one value in every run distinguish nothing: left out
+	// of the line names
+	constant := map[string]bool{}
+	for _, r := range res.Runs {
+		for _, kv := range r.Axes {
+			constant[kv.Name] = true
+		}
+	}
+	for name := range constant {
+		v0, ok0 := coord(res.Runs[0], name)
+		for _, r := range res.Runs {
+			if v, ok := coord(r, name); !ok || !ok0 || v != v0 {
+				constant[name] = false
+			}
+		}
+	}
 	groups := map[string]map[float64][]int{}
 	for i, r := range res.Runs {
 		xv, ok := coord(r, x)
@@ -127,7 +143,7 @@ func Lines(res *Results, x string) []Line {
 			}
 		}
 		for _, kv := range r.Axes {
-			if kv.Name != x && kv.Name != ReplicateAxis {
+			if kv.Name != x && kv.Name != ReplicateAxis && !constant[kv.Name] {
 				parts = append(parts, kv.Name+"="+kv.Value)
 			}
 		}

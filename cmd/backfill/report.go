@@ -27,7 +27,7 @@ type reportFlags struct {
 func newReport() *cobra.Command {
 	f := &reportFlags{}
 	cmd := &cobra.Command{
-		Use:   "report [RESULTS_DIR | JOBS_CSV]",
+		Use:   "report [RESULTS_DIR | JOBS_CSV]...",
 		Short: "Write an interactive, self-contained HTML report (tables, plots, Gantt chart)",
 		Long: `report writes one HTML file that works offline (every script and style is
 inside it): the summary table across policies with the best values marked,
@@ -37,7 +37,7 @@ an interactive Gantt chart of each schedule (zoom, pan, hover, colour by user,
 size or wait, reservation markers).
 
 The input is a directory written by 'backfill simulate --out', or one
-jobs.csv (ours or Batsim's). With no input, report simulates the policies
+jobs.csv (ours or Batsim's); several inputs are shown side by side. With no input, report simulates the policies
 given with --policy on the trace given with --trace, as simulate does, and
 reports on those runs. See docs/report.md.`,
 		Example: `  # simulate, then report
@@ -49,7 +49,7 @@ reports on those runs. See docs/report.md.`,
 
   # one schedule from a jobs.csv of another simulator (machine size needed)
   backfill report batsim_jobs.csv --machine-procs 128 -o batsim.html`,
-		Args: cobra.MaximumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, f, args) },
 	}
 	f.register(cmd, true)
@@ -77,11 +77,11 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	}
 	start := time.Now()
 	var res *report.Results
-	if len(args) == 1 {
+	if len(args) > 0 {
 		if cmd.Flags().Changed("trace") || cmd.Flags().Changed("policy") {
 			return fmt.Errorf("--trace and --policy simulate; they cannot be combined with an input (%s)", args[0])
 		}
-		res, err = report.Load(args[0], report.LoadOptions{Procs: f.csvProcs})
+		res, err = loadInputs(args, f.csvProcs)
 	} else {
 		res, err = simulateForReport(&f.simulateFlags)
 	}
@@ -161,12 +161,14 @@ func simulateForReport(f *simulateFlags) (*report.Results, error) {
 			return nil, r.err
 		}
 		name, params := report.SplitSpec(r.res.Policy)
-		res.Runs = append(res.Runs, &report.Run{
+		run := &report.Run{
 			Label: r.res.Policy, Policy: name, Params: params, Trace: tr.Name, Procs: tr.Procs,
 			Header:   append([]string{"policy: " + r.res.Policy}, header...),
 			Opt:      metrics.Options{Procs: tr.Procs, Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain},
 			Outcomes: r.res.Outcomes, Summary: r.sum, Source: strings.TrimSpace(tr.Name),
-		})
+		}
+		run.SetAxes()
+		res.Runs = append(res.Runs, run)
 	}
 	return res, nil
 }
