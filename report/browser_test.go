@@ -340,13 +340,18 @@ func BenchmarkBrowserFirstRender(b *testing.B) {
 	}
 	br := newBrowser(b, 1400, 1000)
 	defer br.cancel()
-	var first, redraw float64
+	var first, redraw, day float64
 	for b.Loop() {
 		br.open(b, path)
 		first += eval[float64](b, br, `backfillReport.firstRenderMs`)
+		b.Logf("timings (ms): %s", eval[string](b, br, `JSON.stringify(backfillReport.timings)`))
 		redraw += eval[float64](b, br, `backfillGantt.reset(), backfillGantt.lastDrawMs`)
+		// a one-day view in the middle of the trace, as when zooming in
+		day += eval[float64](b, br, `(function(){var v=backfillGantt.view, m=(v.t0+v.t1)/2;
+			backfillGantt.setView(m, m+86400); return backfillGantt.lastDrawMs})()`)
 	}
 	b.ReportMetric(first/float64(b.N), "first-render-ms")
 	b.ReportMetric(redraw/float64(b.N), "redraw-ms")
+	b.ReportMetric(day/float64(b.N), "day-redraw-ms")
 	b.ReportMetric(eval[float64](b, br, `backfillGantt.drawn`), "jobs-drawn")
 }

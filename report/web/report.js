@@ -3,8 +3,10 @@
 // package report (Go); see docs/report.md.
 (function () {
   'use strict';
+  var t0 = performance.now();
   var D = JSON.parse(document.getElementById('report-data').textContent);
-  var state = { ready: false, firstRenderMs: null, charts: 0, errors: [] };
+  // timings (ms): page load up to this script, JSON parse, then each part
+  var state = { ready: false, firstRenderMs: null, charts: 0, errors: [], timings: { loaded: t0, parse: performance.now() - t0 } };
   window.backfillReport = state;
 
   // ---------- formatting ----------
@@ -540,7 +542,9 @@
   };
 
   [compareCharts, paramCharts, cdfChart, timeCharts, classCharts, ganttInit].forEach(function (f) {
+    var t = performance.now();
     try { f(); } catch (e) { state.errors.push(String(e && e.stack || e)); console.error(e); }
+    state.timings[f.name] = performance.now() - t;
   });
   state.firstRenderMs = performance.now();
   state.ready = true;
