@@ -98,7 +98,7 @@
         tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
         grid: { left: 64, right: 16, top: 36, bottom: labels.length > 4 ? 90 : 40 },
         xAxis: { type: 'category', data: labels, axisLabel: { interval: 0, rotate: labels.length > 4 ? 30 : 0 } },
-        yAxis: { type: 'value', scale: m[0] === 'utilization' },
+        yAxis: { type: 'value', max: m[0] === 'utilization' ? 100 : null },
         series: [{
           type: 'bar', data: D.summary.rows.map(function (row, i) {
             return { value: row[ci], itemStyle: { color: best.indexOf(i) >= 0 ? '#1a7f37' : '#4e79a7' } };
@@ -175,7 +175,8 @@
         tooltip: { trigger: 'axis', valueFormatter: function (v) { return v.toFixed(2); } },
         legend: { top: 22, type: 'scroll' },
         grid: { left: 64, right: 24, top: 56, bottom: 70 },
-        xAxis: { type: 'value', name: 'days since first submission', nameLocation: 'middle', nameGap: 24, min: 0, max: T.runs[0].util.length * T.step / 86400 },
+        xAxis: { type: 'value', name: 'days since first submission', nameLocation: 'middle', nameGap: 24, min: 0, max: T.runs[0].util.length * T.step / 86400,
+          axisLabel: { formatter: function (v) { return String(+v.toFixed(1)); } } },
         yAxis: { type: 'value', name: yname, min: 0, max: ymax },
         dataZoom: [{ type: 'inside', xAxisIndex: 0, filterMode: 'none' }, { type: 'slider', xAxisIndex: 0, height: 18, bottom: 8, filterMode: 'none' }],
         series: series
