@@ -7,5 +7,7 @@ import (
 	_ "backfill/policy/conservative"
 	_ "backfill/policy/easy"
 	_ "backfill/policy/fcfs"
+	_ "backfill/policy/lookahead"
+	_ "backfill/policy/multiqueue"
 	_ "backfill/policy/slack"
 )
