@@ -263,6 +263,9 @@ func Build(res *Results, opt BuildOptions) (*Data, error) {
 		d.Warnings = append(d.Warnings, warn)
 	}
 	for _, r := range sel {
+		if peak := peakUse(r.Outcomes); peak > 4*max(r.Procs, 1) {
+			return nil, fmt.Errorf("%s: the schedule holds up to %d processors at once on a %d-processor machine: not a schedule of this machine (wrong --machine-procs?)", r.Label, peak, r.Procs)
+		}
 		g := buildGantt(r)
 		if g.Rows > r.Procs {
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the schedule holds up to %d processors at once on a %d-processor machine; the Gantt chart draws rows %d–%d for the excess",
@@ -530,6 +533,30 @@ func joinComma(s []string) string {
 		out += x
 	}
 	return out
+}
+
+// peakUse is the largest number of processors held at once (ends before
+// starts at the same instant).
+func peakUse(outs []job.Outcome) int {
+	ev := make([]event, 0, 2*len(outs))
+	for i := range outs {
+		o := &outs[i]
+		if o.Start >= 0 && o.End > o.Start {
+			ev = append(ev, event{o.Start, int64(o.Procs)}, event{o.End, -int64(o.Procs)})
+		}
+	}
+	slices.SortFunc(ev, func(a, b event) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.d, b.d) // releases first
+	})
+	var use, peak int64
+	for _, e := range ev {
+		use += e.d
+		peak = max(peak, use)
+	}
+	return int(peak)
 }
 
 func buildGantt(r *Run) Gantt {

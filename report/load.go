@@ -143,8 +143,8 @@ func readJobsCSV(r io.Reader, path string, opt LoadOptions) (*Run, error) {
 				return nil, err
 			}
 		}
-		if procs < 1 || procs > 1<<30 {
-			return nil, fmt.Errorf("%s:%d: requested_number_of_resources: expected a positive size, found %d", path, line, procs)
+		if procs < 1 || procs > int64(run.Procs) {
+			return nil, fmt.Errorf("%s:%d: requested_number_of_resources: expected a size in 1..%d (the machine size), found %d", path, line, run.Procs, procs)
 		}
 		o.Procs = int(procs)
 		exec := o.End - o.Start

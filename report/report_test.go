@@ -161,14 +161,13 @@ func TestLoadErrors(t *testing.T) {
 		want       string
 	}{
 		{"noprocs.csv", header + "1,0,1,0,10\n", 0, "machine size unknown"},
-		{"nocol.csv", "# machine: 4 processors\njob_id,submission_time\n1,0\n", 0, `noconol.csv:2: expected a "requested_number_of_resources" column`},
+		{"nocol.csv", "# machine: 4 processors\njob_id,submission_time\n1,0\n", 0, `nocol.csv:2: expected a "requested_number_of_resources" column`},
 		{"badint.csv", header + "1,0,x,0,10\n", 4, `badint.csv:2: requested_number_of_resources: expected an integer, found "x"`},
-		{"order.csv", header + "1,0,1,20,10\n", 4, "badorder"},
+		{"big.csv", header + "1,0,5,0,10\n", 4, `big.csv:2: requested_number_of_resources: expected a size in 1..4 (the machine size), found 5`},
+		{"order.csv", header + "1,0,1,20,10\n", 4, "order.csv:2: finish_time 10 is before starting_time 20"},
 		{"fields.csv", header + "1,0,1\n", 4, "fields.csv:2: expected 5 fields as in the header, found 3"},
 		{"empty.csv", "# machine: 4 processors\n", 0, "empty.csv:2: expected the CSV header line"},
 	}
-	cases[1].want = `nocol.csv:2: expected a "requested_number_of_resources" column`
-	cases[3].want = "order.csv:2: finish_time 10 is before starting_time 20"
 	for _, c := range cases {
 		_, err := LoadJobsCSV(write(c.name, c.text), LoadOptions{Procs: c.procs})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
