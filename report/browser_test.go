@@ -276,6 +276,9 @@ func TestBrowserReport(t *testing.T) {
 	if tip := eval[string](t, b, `document.getElementById('gantt-tip').style.display==='block' ? document.getElementById('gantt-tip').textContent : ''`); !strings.Contains(tip, "wait") {
 		t.Errorf("hover tooltip: %q", tip)
 	}
+	if h := eval[int](t, b, `backfillGantt.highlighted`); h < 0 {
+		t.Error("hover highlighted no job")
+	}
 
 	// nothing was fetched but the page itself
 	if n := eval[int](t, b, `performance.getEntriesByType('resource').length`); n != 0 {
@@ -304,8 +307,10 @@ func TestBrowserReport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eval[any](t, b, `backfillGantt.setView(2000000, 2100000)`)
-	save("gantt-zoom.png", chromedp.Screenshot(chromedp.ID("gantt")))
+	eval[any](t, b, `backfillGantt.setView(2000000, 2100000); document.getElementById('gantt').scrollIntoView()`)
+	eval[any](t, b, `(function(){var c=document.getElementById('gantt-canvas'),r=c.getBoundingClientRect();
+		c.dispatchEvent(new MouseEvent('mousemove',{clientX:r.left+r.width*0.6,clientY:r.top+r.height*0.5,bubbles:true}));})()`)
+	save("gantt-zoom.png", chromedp.CaptureScreenshot()) // the viewport: a hovered job stays highlighted
 	eval[any](t, b, `backfillGantt.select(0); backfillGantt.reset()`)
 	save("gantt.png", chromedp.Screenshot(chromedp.ID("gantt")))
 	eval[any](t, b, `window.scrollTo(0,0)`)

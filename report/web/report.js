@@ -206,6 +206,7 @@
   // ---------- Gantt chart ----------
   var G = {
     canvas: document.getElementById('gantt-canvas'), tip: document.getElementById('gantt-tip'),
+    overlay: document.getElementById('gantt-overlay'), highlighted: -1,
     g: null, idx: null, view: null, colour: 'user', marks: true,
     drawn: 0, frames: 0, lastDrawMs: 0, img: null, stamp: null, frame: 0
   };
@@ -326,6 +327,7 @@
   function draw() {
     var t = performance.now();
     G.tip.style.display = 'none'; // the view moved: the hovered job may be elsewhere (the wheel handler re-shows it)
+    if (G.highlighted >= 0) highlight(-1);
     var g = G.g, v = G.view, z = size(), W = z.pw, H = z.ph;
     var ctx = G.canvas.getContext('2d');
     if (!G.img || G.img.width !== W || G.img.height !== H) G.img = ctx.createImageData(W, H);
@@ -471,11 +473,40 @@
     return -1;
   }
 
+  // highlight outlines the hovered job's rectangles on the overlay canvas
+  // and draws its wait: a dashed line from its submission to its start on
+  // each of its rectangles. j < 0 clears.
+  function highlight(j, k0, k1) {
+    var o = G.overlay, z = size();
+    if (o.width !== G.canvas.width || o.height !== G.canvas.height) { o.width = G.canvas.width; o.height = G.canvas.height; }
+    var ctx = o.getContext('2d');
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, o.width, o.height);
+    G.highlighted = j;
+    if (j < 0) return;
+    var g = G.g, v = G.view, pw = z.pw / z.dpr, ph = z.ph / z.dpr;
+    ctx.setTransform(z.dpr, 0, 0, z.dpr, 0, 0);
+    ctx.save(); ctx.beginPath(); ctx.rect(M.l, M.t, pw, ph); ctx.clip();
+    var X = function (t) { return M.l + (t - v.t0) / (v.t1 - v.t0) * pw; };
+    var Y = function (p) { return M.t + ph - (p - v.p0) / (v.p1 - v.p0) * ph; };
+    for (var k = k0; k <= k1; k++) {
+      var lo = g.rects.lo[k], hi = lo + g.rects.n[k];
+      var x0 = X(g.jobs.start[j]), x1 = Math.max(X(g.jobs.end[j]), x0 + 1), y0 = Y(hi), y1 = Math.max(Y(lo), y0 + 1);
+      ctx.fillStyle = 'rgba(255,255,255,0.25)'; ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
+      ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.setLineDash([]); ctx.strokeRect(x0, y0, x1 - x0, y1 - y0);
+      var ym = (y0 + y1) / 2;
+      ctx.lineWidth = 1.5; ctx.setLineDash([4, 3]); ctx.beginPath();
+      ctx.moveTo(X(g.jobs.submit[j]), ym); ctx.lineTo(x0, ym); ctx.stroke();
+    }
+    ctx.setLineDash([]);
+    ctx.restore();
+  }
+
   function tooltip(ev) {
     var a = at(ev), tip = G.tip;
-    if (!a.inside) { tip.style.display = 'none'; return; }
+    if (!a.inside) { tip.style.display = 'none'; highlight(-1); return; }
     var r = hit(a.t, a.p);
-    if (r < 0) { tip.style.display = 'none'; return; }
+    if (r < 0) { tip.style.display = 'none'; highlight(-1); return; }
     var g = G.g, j = g.rects.job[r], J = g.jobs, procs = [];
     // the job's rectangles are consecutive in rects
     var k, k0 = r, k1 = r;
@@ -488,6 +519,7 @@
       ['start', clock(J.start[j], true)], ['end', clock(J.end[j], true)], ['wait', dur(J.start[j] - J.submit[j])],
       ['killed', J.killed[j] ? 'yes, at its estimate' : 'no'], ['processors', procs.join(', ')]];
     if (J.bound[j] >= 0) rows.push(['promised start', clock(J.bound[j], true) + ' (' + dur(J.bound[j] - J.start[j]) + ' after the actual start)']);
+    highlight(j, k0, k1);
     tip.innerHTML = '<table>' + rows.map(function (x) { return '<tr><td>' + esc(x[0]) + '</td><td>' + esc(x[1]) + '</td></tr>'; }).join('') + '</table>';
     tip.style.display = 'block';
     var left = a.x + M.l + 14, top = a.y + M.t + 14;
@@ -515,7 +547,7 @@
       if (ev.shiftKey) zoom(f, a.p, 'p'); else zoom(f, a.t);
       tooltip(ev);
     }, { passive: false });
-    c.addEventListener('mousedown', function (ev) { drag = { x: ev.clientX, y: ev.clientY, v: G.view }; c.classList.add('dragging'); G.tip.style.display = 'none'; });
+    c.addEventListener('mousedown', function (ev) { drag = { x: ev.clientX, y: ev.clientY, v: G.view }; c.classList.add('dragging'); G.tip.style.display = 'none'; highlight(-1); });
     window.addEventListener('mouseup', function () { drag = null; c.classList.remove('dragging'); });
     c.addEventListener('mousemove', function (ev) {
       if (!drag) { tooltip(ev); return; }
@@ -524,7 +556,7 @@
       G.view = clampView({ t0: v.t0 - dt, t1: v.t1 - dt, p0: v.p0 + dp, p1: v.p1 + dp });
       draw();
     });
-    c.addEventListener('mouseleave', function () { G.tip.style.display = 'none'; });
+    c.addEventListener('mouseleave', function () { G.tip.style.display = 'none'; highlight(-1); });
     c.addEventListener('dblclick', reset);
     window.addEventListener('resize', draw);
     select(0);
@@ -533,7 +565,7 @@
   // the test hook: the browser test reads and drives the Gantt through it
   window.backfillGantt = {
     get drawn() { return G.drawn; }, get frames() { return G.frames; }, get lastDrawMs() { return G.lastDrawMs; },
-    get marks() { return G.marksShown; },
+    get marks() { return G.marksShown; }, get highlighted() { return G.highlighted; },
     get view() { return G.view && { t0: G.view.t0, t1: G.view.t1, p0: G.view.p0, p1: G.view.p1 }; },
     get run() { return G.g && G.g.run; },
     zoom: function (f, tc) { zoom(f, tc); }, reset: function () { reset(); },
