@@ -257,6 +257,16 @@ func TestBrowserReport(t *testing.T) {
 		t.Errorf("reset view %+v, want %+v", v, full)
 	}
 
+	// a click on the utilization curve shows that moment in the Gantt chart:
+	// a one-day window around it
+	eval[any](t, b, `(function(){var el=document.querySelector('#chart-util-time canvas'),r=el.getBoundingClientRect();
+		var o={clientX:r.left+r.width/2,clientY:r.top+r.height/2,bubbles:true};
+		el.dispatchEvent(new MouseEvent('mousedown',o)); el.dispatchEvent(new MouseEvent('mouseup',o)); el.dispatchEvent(new MouseEvent('click',o));})()`)
+	if v := getView(t, b); v.T1-v.T0 != 86400 || v.T0 < 0.3*full.T1 || v.T1 > 0.7*full.T1 {
+		t.Errorf("after a click in the middle of the utilization chart the Gantt shows %+v, want one day near the middle of [0, %v]", v, full.T1)
+	}
+	eval[any](t, b, `backfillGantt.reset()`)
+
 	// conservative promises bounds: its reservation markers are drawn
 	eval[any](t, b, `backfillGantt.select(1)`)
 	if got, want := eval[int](t, b, `backfillGantt.drawn`), d.Gantt[1].Drawn; got != want {

@@ -185,6 +185,20 @@
     var u = chart('chart-util-time', common('Utilization over time (mean per bin of ' + dur(T.step) + ')', 'busy %', mk('util', 100), 100));
     var q = chart('chart-queue-time', common('Queue length over time (mean waiting jobs per bin)', 'jobs', mk('queue', 1)));
     if (u && q) echarts.connect([u, q]);
+    // a click on either curve shows that moment in the Gantt chart (a one-day
+    // window, or the current window when already zoomed in)
+    [u, q].forEach(function (c) {
+      if (!c) return;
+      c.getZr().on('click', function (e) {
+        if (!G.g || !c.containPixel('grid', [e.offsetX, e.offsetY])) return;
+        var day = c.convertFromPixel({ gridIndex: 0 }, [e.offsetX, e.offsetY])[0];
+        var t = T.start + day * 86400 - G.g.t0, v = G.view;
+        var span = v.t1 - v.t0 >= G.g.span ? 86400 : v.t1 - v.t0;
+        G.view = clampView({ t0: t - span / 2, t1: t + span / 2, p0: v.p0, p1: v.p1 });
+        draw();
+        document.getElementById('gantt').scrollIntoView();
+      });
+    });
   }
 
   function classCharts() {
