@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"backfill/metrics"
 	"backfill/policy"
@@ -37,8 +38,9 @@ an interactive Gantt chart of each schedule (zoom, pan, hover, colour by user,
 size or wait, reservation markers).
 
 The input is a directory written by 'backfill simulate --out', or one
-jobs.csv (ours or Batsim's); several inputs are shown side by side. With no input, report simulates the policies
-given with --policy on the trace given with --trace, as simulate does, and
+jobs.csv (ours or Batsim's); several inputs are shown side by side. With no
+input, report simulates the policies given with --policy on the trace given
+with --trace, as simulate does (the simulation flags apply only then), and
 reports on those runs. See docs/report.md.`,
 		Example: `  # simulate, then report
   backfill simulate --policy fcfs,easy,conservative --out out/
@@ -78,8 +80,15 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	start := time.Now()
 	var res *report.Results
 	if len(args) > 0 {
-		if cmd.Flags().Changed("trace") || cmd.Flags().Changed("policy") {
-			return fmt.Errorf("--trace and --policy simulate; they cannot be combined with an input (%s)", args[0])
+		own := map[string]bool{"output": true, "title": true, "gantt": true, "max-gantt-jobs": true, "machine-procs": true, "classes": true}
+		var bad []string
+		cmd.Flags().Visit(func(fl *pflag.Flag) {
+			if !own[fl.Name] {
+				bad = append(bad, "--"+fl.Name)
+			}
+		})
+		if len(bad) > 0 {
+			return fmt.Errorf("%s: simulation flags, for a report without an input; they cannot be combined with an input (%s)", strings.Join(bad, ", "), args[0])
 		}
 		res, err = loadInputs(args, f.csvProcs)
 	} else {

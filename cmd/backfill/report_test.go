@@ -53,7 +53,8 @@ func TestReportAndPlotCLI(t *testing.T) {
 		want string
 	}{
 		{[]string{"report", out, "--gantt", "sjf"}, `--gantt: no run "sjf"`},
-		{[]string{"report", out, "--policy", "easy"}, "cannot be combined"},
+		{[]string{"report", out, "--policy", "easy"}, "--policy: simulation flags"},
+		{[]string{"report", out, "--load", "0.8", "--trace", "x"}, "--load, --trace: simulation flags"},
 		{[]string{"report", filepath.Join(dir, "missing")}, "no such file"},
 		{[]string{"plot", out, "-o", filepath.Join(dir, "x.gif")}, "unknown figure format"},
 		{[]string{"plot", out, "--metric", "speed", "-o", fig}, "unknown metric"},
