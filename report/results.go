@@ -72,10 +72,13 @@ type LoadOptions struct {
 	// Procs overrides the machine size (needed for a jobs.csv without
 	// simulate's "machine:" comment).
 	Procs int
+	// MaxJobs bounds the per-job outcomes read from a sweep's results
+	// directory (default DefaultMaxSweepJobs).
+	MaxJobs int
 }
 
-// Load reads results from path: a directory written by
-// `backfill simulate --out`, or one jobs.csv file.
+// Load reads results from path: a results directory of `backfill sweep`, a
+// directory written by `backfill simulate --out`, or one jobs.csv file.
 func Load(path string, opt LoadOptions) (*Results, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -88,13 +91,16 @@ func Load(path string, opt LoadOptions) (*Results, error) {
 		}
 		return &Results{Kind: "jobs.csv", Path: path, Runs: []*Run{run}}, nil
 	}
+	if isSweepDir(path) {
+		return LoadSweepDir(path, opt)
+	}
 	if _, err := os.Stat(filepath.Join(path, "summary.json")); err == nil {
 		return LoadSimulateDir(path, opt)
 	}
 	if m, _ := filepath.Glob(filepath.Join(path, "*.jobs.csv")); len(m) > 0 {
 		return LoadSimulateDir(path, opt)
 	}
-	return nil, fmt.Errorf("%s: not a results directory: expected summary.json or *.jobs.csv (written by backfill simulate --out)", path)
+	return nil, fmt.Errorf("%s: not a results directory: expected plan.json and runs/ (backfill sweep), or summary.json or *.jobs.csv (backfill simulate --out)", path)
 }
 
 // Merge joins the results of several inputs into one, in order. When a
