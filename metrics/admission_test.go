@@ -85,7 +85,7 @@ func TestAdmissionOutputs(t *testing.T) {
 	if err := WriteJobsCSV(&b, admissionSample(), "w", 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), ",deadline,reason\n") || !strings.Contains(b.String(), "\n1003,w,30,2,200,0,REJECTED,,,,,,,,200,200,,1,0,500,no feasible schedule\n") {
+	if !strings.Contains(b.String(), ",deadline,reason\n") || !strings.Contains(b.String(), "\n1003,w,30,2,200,0,REJECTED,,,,,,,,200,200,,1,0,,500,no feasible schedule\n") {
 		t.Errorf("jobs CSV with a rejected job:\n%s", b.String())
 	}
 }

@@ -27,13 +27,13 @@ const (
 // requested_number_of_resources, requested_time, success, final_state,
 // starting_time, execution_time, finish_time, waiting_time,
 // turnaround_time, stretch, allocated_resources) followed by ours
-// (runtime, estimate, bounded_slowdown, user, killed).
+// (runtime, estimate, bounded_slowdown, user, killed, bound).
 func JobsCSVHeader() []string {
 	return []string{
 		"job_id", "workload_name", "submission_time", "requested_number_of_resources",
 		"requested_time", "success", "final_state", "starting_time", "execution_time",
 		"finish_time", "waiting_time", "turnaround_time", "stretch", "allocated_resources",
-		"runtime", "estimate", "bounded_slowdown", "user", "killed",
+		"runtime", "estimate", "bounded_slowdown", "user", "killed", "bound",
 	}
 }
 
@@ -56,8 +56,10 @@ func JobsCSVHeader() []string {
 //     processors but does not assign processor ids;
 //   - runtime is the actual runtime, estimate the estimate again,
 //     bounded_slowdown the bounded slowdown with threshold tau (≤ 0 means
-//     job.Tau; six decimals), user the SWF user id (-1 if unknown) and
-//     killed 1 or 0.
+//     job.Tau; six decimals), user the SWF user id (-1 if unknown),
+//     killed 1 or 0, and bound the start-time bound the policy promised at
+//     submission (Outcome.Bound: conservative backfilling's reservation),
+//     empty when it promised none.
 //
 // A job rejected at submission (admission control) has success 0,
 // final_state REJECTED and empty starting, execution, finish, waiting and
@@ -121,12 +123,16 @@ func WriteJobsCSV(w io.Writer, outcomes []job.Outcome, workloadName string, tau 
 		if exec != 0 {
 			stretch = six(float64(o.Response()) / float64(exec))
 		}
+		bound := ""
+		if o.Bound >= 0 {
+			bound = i64(o.Bound)
+		}
 		rec := []string{
 			i64(o.SWFID), workloadName, i64(o.Submit), itoa(o.Procs),
 			i64(o.Estimate), b01(!o.Killed), state, i64(o.Start), i64(exec),
 			i64(o.End), i64(o.Wait()), i64(o.Response()), stretch, "",
 			i64(o.Runtime), i64(o.Estimate), six(o.BoundedSlowdown(tau)),
-			i64(int64(o.User)), b01(o.Killed),
+			i64(int64(o.User)), b01(o.Killed), bound,
 		}
 		if o.Rejected {
 			rec[5], rec[6] = "0", StateRejected

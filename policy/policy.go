@@ -91,6 +91,24 @@ type Admitter interface {
 	Admitted(j *job.Request) (ok bool, reason string)
 }
 
+// Planner is implemented by policies that hold a planned start (a
+// reservation) for waiting jobs: conservative and slack-based backfilling
+// for every waiting job, EASY for the first waiting jobs (its reservation
+// depth). The live service reports the plan to users (the "reserved
+// start") and draws the schedule from it. A plan is not a promise: it may
+// move earlier when jobs end early, and, for EASY and slack-based
+// backfilling, later; the promise is Guarantor's.
+type Planner interface {
+	// Planned reports the start currently planned at now for waiting job
+	// j, or ok false when j holds no reservation (it is not waiting, or
+	// the policy plans only the first jobs).
+	Planned(now int64, j *job.Request) (start int64, ok bool)
+	// Reservations calls fn for every waiting job that holds a
+	// reservation at now, with its planned start, in increasing (start,
+	// job ID) order.
+	Reservations(now int64, fn func(j *job.Request, start int64))
+}
+
 // Params are a policy's parameters, parsed from "name:key=value:key=value".
 type Params map[string]string
 

@@ -131,6 +131,29 @@ func (r *Running) ExtendWith(now int64, next func(j *job.Request, start, end int
 	return n, nil
 }
 
+// ExtendJob lengthens the hold of running job j, which has ended by now,
+// to end (> now), and leaves every other hold alone: the tick strategy
+// (policy.Extender) decides job by job, and another job whose hold ends at
+// the same instant gets its own decision. The caller must first make room;
+// ExtendJob returns an error, changing nothing, if the profile has none or
+// j is not running with an ended hold.
+func (r *Running) ExtendJob(now int64, j *job.Request, end int64) error {
+	if j.ID < 0 || j.ID >= len(r.pos) || r.pos[j.ID] == 0 {
+		return fmt.Errorf("extending job %d: not running", j.SWFID)
+	}
+	i := int(r.pos[j.ID]) - 1
+	it := r.heap[i]
+	if it.end > now || end <= now {
+		return fmt.Errorf("extending job %d at %d: its hold ends at %d, new end %d", j.SWFID, now, it.end, end)
+	}
+	if err := r.Prof.Add(it.end, end, it.size); err != nil {
+		return fmt.Errorf("extending the hold of job %d: %w", it.id, err)
+	}
+	r.heap[i].end = end
+	r.down(i)
+	return nil
+}
+
 func (r *Running) less(a, b int) bool {
 	x, y := r.heap[a], r.heap[b]
 	return x.end < y.end || (x.end == y.end && x.id < y.id)

@@ -15,12 +15,16 @@ import (
 )
 
 var allPolicies = []string{"fcfs", "easy", "easy:depth=2", "easy:depth=all", "conservative",
-	"slack:awt=100", "slack:awt=50:sf=1:h=aat", "slack:awt=200:h=du", "slack:awt=100:h=dc:au=0.5", "slack:awt=100:h=dp:ap=0.5:af=0.5"}
+	"slack:awt=100", "slack:awt=50:sf=1:h=aat", "slack:awt=200:h=du", "slack:awt=100:h=dc:au=0.5", "slack:awt=100:h=dp:ap=0.5:af=0.5",
+	"multiqueue", "multiqueue:bounds=50/150:order=sjf", "multiqueue:bounds=10/20/40/80/160",
+	"lookahead", "lookahead:depth=3:cs=0", "lookahead:reserve=false:cs=2", "lookahead:reserve=false:order=sjf:depth=all:cs=inf"}
 
 // TestPropertiesRandomWorkloads runs every policy on random workloads
 // (varied P, load, estimate accuracy, simultaneous events), in kill and
 // no-kill mode, and audits each schedule: capacity, start ≥ submit, run
-// lengths, guarantees, FCFS order for FCFS, and completeness.
+// lengths, guarantees, FCFS order for FCFS, and completeness. The third
+// mode is the tick strategy (Options.Extend): policies with an Extender
+// may lengthen overrunning jobs, the others kill them.
 func TestPropertiesRandomWorkloads(t *testing.T) {
 	n := 400
 	if testing.Short() {
@@ -30,8 +34,12 @@ func TestPropertiesRandomWorkloads(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 42))
 		spec := testgen.Random(r)
 		jobs := testgen.Jobs(r, spec)
-		for _, noKill := range []bool{false, true} {
+		for mode := range 3 {
+			noKill, extend := mode == 1, mode == 2
 			for _, pspec := range allPolicies {
+				if extend && !strings.HasPrefix(pspec, "slack") && pspec != "conservative" {
+					continue // the same as kill mode for policies without the tick strategy
+				}
 				if strings.HasPrefix(pspec, "slack") && seed%4 != 0 {
 					continue // slower; a quarter of the seeds
 				}
@@ -39,9 +47,9 @@ func TestPropertiesRandomWorkloads(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := sim.Run(jobs, s, sim.Options{Procs: spec.Procs, NoKill: noKill})
+				res, err := sim.Run(jobs, s, sim.Options{Procs: spec.Procs, NoKill: noKill, Extend: extend})
 				if err != nil {
-					t.Fatalf("seed %d %s noKill=%v: %v", seed, pspec, noKill, err)
+					t.Fatalf("seed %d %s noKill=%v extend=%v: %v", seed, pspec, noKill, extend, err)
 				}
 				rep := audit.Audit(res.Outcomes, audit.Options{
 					Procs: spec.Procs, Kill: !noKill, KnownRuntime: true,

@@ -16,7 +16,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files of the real-trace regression (say why in the commit)")
 
-var regressionPolicies = []string{"fcfs", "easy", "easy:depth=4", "conservative"}
+var regressionPolicies = []string{"fcfs", "easy", "easy:depth=4", "conservative", "slack"}
 
 // TestRealTraceRegression simulates every policy on two real traces and
 // compares the summary metrics with golden values in testdata/regression.

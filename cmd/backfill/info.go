@@ -17,11 +17,21 @@ import (
 
 func newInfo() *cobra.Command {
 	f := &traceFlags{}
+	var compare []string
 	cmd := &cobra.Command{
 		Use:   "info [FILE]",
-		Short: "Describe a workload: jobs, machine size, span, offered load, estimate accuracy, skipped records",
+		Short: "Describe a workload: jobs, machine size, span, offered load, estimate accuracy, skipped records, distributions",
+		Long: `info describes a workload: the summary (jobs, machine size, span, offered load,
+estimates, skipped records) and the distributions (size histogram by power of
+two, serial and power-of-two shares, runtime percentiles, inter-arrival
+times, size-runtime correlation). With --compare TRACE the distributions of
+the workload and of each TRACE are printed side by side, e.g. a generated
+model next to the real trace it models. The compared traces are read with
+the same options, except that their machine size comes from their own
+header.`,
 		Example: `  backfill info ../shared/traces/SDSC-SP2-1998-4.2-cln.swf.gz
-  backfill info            # the embedded KTH SP2 trace`,
+  backfill info            # the embedded KTH SP2 trace
+  backfill generate jann97 -o jann.swf && backfill info jann.swf --compare ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := ""
@@ -32,10 +42,26 @@ func newInfo() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return workload.Summarize(tr).WriteText(cmd.OutOrStdout())
+			w := cmd.OutOrStdout()
+			if err := workload.Summarize(tr).WriteText(w); err != nil {
+				return err
+			}
+			ds := []workload.Distribution{workload.Distribute(tr)}
+			for _, c := range compare {
+				g := *f
+				g.procs = 0
+				ct, err := g.load(c)
+				if err != nil {
+					return fmt.Errorf("--compare: %w", err)
+				}
+				ds = append(ds, workload.Distribute(ct))
+			}
+			fmt.Fprintln(w)
+			return workload.WriteDistributions(w, ds)
 		},
 	}
 	f.register(cmd, false)
+	cmd.Flags().StringArrayVar(&compare, "compare", nil, "print the distributions of this trace beside the workload's (repeat for several)")
 	return cmd
 }
 

@@ -20,6 +20,9 @@ type traceFlags struct {
 	lenient  bool
 	prio     string
 	seed     uint64
+	// loadTarget, when > 0, scales the inter-arrival times to this
+	// offered load (workload.ScaleLoad).
+	loadTarget float64
 }
 
 func (f *traceFlags) register(cmd *cobra.Command, withTrace bool) {
@@ -33,6 +36,7 @@ func (f *traceFlags) register(cmd *cobra.Command, withTrace bool) {
 	fl.StringVar(&f.fallback, "estimate-fallback", "runtime", "estimate for jobs without a requested time: runtime or max (the largest requested time)")
 	fl.BoolVar(&f.clamp, "clamp", false, "give jobs larger than the machine the whole machine instead of skipping them")
 	fl.BoolVar(&f.lenient, "lenient", false, "count malformed lines as warnings instead of failing")
+	fl.Float64Var(&f.loadTarget, "load", 0, "scale the inter-arrival times so that the offered load is this (sizes and runtimes unchanged; see docs/workload.md)")
 	fl.StringVar(&f.prio, "priorities", "none", "user/political priorities for slack-based scheduling: none, every:N (every N-th job UP=PP=1), csv:FILE (job_id,up,pp), or user|group|queue|partition:FILE (id,up,pp)")
 }
 
@@ -73,6 +77,11 @@ func (f *traceFlags) load(path string) (*workload.Trace, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if f.loadTarget != 0 {
+		if _, err := workload.ScaleLoad(tr, f.loadTarget); err != nil {
+			return nil, fmt.Errorf("--load: %w", err)
+		}
 	}
 	if f.ingestEstimate() != f.estimate {
 		notes, err := estimate.Apply(tr.Jobs, f.estimate, f.seed)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,12 +161,43 @@ func TestReproduceSlackTwoMonths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"== P = 128 processors", "1997-07", "2185", "399.9", "354.1", "year", "AST, SF=3", "16.5 %", "differential priorities"} {
+	for _, want := range []string{"== P = 128 processors", "1997-07", "2185", "399.9", "354.1", "year", "AST, SF=3", "16.5 %", "differential priorities", "tick strategy (§4.7)", "jobs that reach their estimate saved"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
 	if _, err := run(t, "reproduce", "slack", "--months", "2001-01"); err == nil {
 		t.Error("unknown month accepted")
+	}
+}
+
+// TestSimulateOverrunExtend: --overrun extend gives slack-based
+// backfilling's tick strategy a say (jobs saved, fewer killed), leaves
+// conservative killing, and is reported in the header; bad values and a
+// contradiction with --no-kill are errors.
+func TestSimulateOverrunExtend(t *testing.T) {
+	out, err := run(t, "simulate", "--policy", "conservative,slack", "--procs", "128", "--overrun", "extend", "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "# tick strategy: conservative granted 0 extensions; 0 jobs saved, 475 killed") {
+		t.Errorf("conservative line missing:\n%s", out)
+	}
+	var saved, killed int
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "# tick strategy: slack") {
+			var ext int
+			if _, err := fmt.Sscanf(l[strings.Index(l, "granted"):], "granted %d extensions; %d jobs saved, %d killed", &ext, &saved, &killed); err != nil {
+				t.Fatalf("%q: %v", l, err)
+			}
+		}
+	}
+	if saved == 0 || killed+saved != 475 {
+		t.Errorf("slack saved %d, killed %d; want some saved and saved+killed = 475 (the jobs that reach their estimate)", saved, killed)
+	}
+	for _, bad := range [][]string{{"--overrun", "maybe"}, {"--overrun", "extend", "--no-kill"}} {
+		if _, err := run(t, append([]string{"simulate", "--policy", "easy"}, bad...)...); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
 	}
 }

@@ -30,6 +30,7 @@ type simulateFlags struct {
 	out      string
 	format   string
 	noKill   bool
+	overrun  string
 	warmUp   int64
 	drain    int64
 	tau      int64
@@ -65,7 +66,8 @@ func newSimulate() *cobra.Command {
 	fl.StringSliceVar(&f.policies, "policy", []string{"fcfs", "easy", "conservative"}, "policies to compare, comma-separated, each name[:key=value...] (see 'backfill policies')")
 	fl.StringVarP(&f.out, "out", "o", "", "directory for per-job CSV (Batsim jobs.csv columns), SWF schedules and the summary")
 	fl.StringVarP(&f.format, "format", "f", "table", "summary format: table, json or csv")
-	fl.BoolVar(&f.noKill, "no-kill", false, "let jobs run past their estimate (default: kill at the estimate, as the papers' simulations)")
+	fl.StringVar(&f.overrun, "overrun", "kill", "a job still running at its estimate is: kill (killed, as the papers' simulations), extend (offered an extension by policies with the tick strategy of Talby & Feitelson §4.7, e.g. slack; killed by the others), or run (runs to its full runtime)")
+	fl.BoolVar(&f.noKill, "no-kill", false, "the same as --overrun run")
 	fl.Int64Var(&f.warmUp, "warmup", 0, "exclude jobs submitted in the first S seconds from the averages")
 	fl.Int64Var(&f.drain, "drain", 0, "exclude jobs submitted in the last S seconds from the averages")
 	fl.Int64Var(&f.tau, "tau", 10, "bounded-slowdown threshold τ in seconds")
@@ -91,6 +93,9 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	}
 	if len(f.policies) == 0 {
 		return fmt.Errorf("--policy: no policy given")
+	}
+	if err := f.resolveOverrun(); err != nil {
+		return err
 	}
 	rules, err := parseClassRules(f.classes)
 	if err != nil {
@@ -155,10 +160,12 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		rows[i] = metrics.Row{Label: r.res.Policy, S: r.sum}
 	}
 	if f.out != "" {
+		header := append(header, extensionNotes(f, runs)...)
 		if err := writeOutputs(f.out, tr, runs, rows, header, f); err != nil {
 			return err
 		}
 	}
+	header = append(header, extensionNotes(f, runs)...)
 	if err := writeSummary(cmd.OutOrStdout(), f.format, tr, rows, header); err != nil {
 		return err
 	}
@@ -171,7 +178,7 @@ func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progres
 		return simRun{spec: spec, err: err}
 	}
 	last := 0
-	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, NoKill: f.noKill, Progress: func(done int) {
+	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, NoKill: f.noKill, Extend: f.overrun == "extend", Progress: func(done int) {
 		bar.add(int64(done - last))
 		last = done
 	}})
@@ -204,8 +211,11 @@ func runHeader(tr *workload.Trace, f *simulateFlags) []string {
 		h = append(h, "rule: "+r)
 	}
 	kill := "jobs are killed at their estimate"
-	if f.noKill {
-		kill = "jobs run past their estimate (--no-kill)"
+	switch {
+	case f.noKill:
+		kill = "jobs run past their estimate (--overrun run)"
+	case f.overrun == "extend":
+		kill = "a job still running at its estimate is offered an extension by policies with the tick strategy (--overrun extend), killed by the others"
 	}
 	h = append(h, "kill: "+kill, fmt.Sprintf("bounded slowdown tau: %d s", f.tau))
 	if f.warmUp > 0 || f.drain > 0 {
@@ -245,6 +255,43 @@ func writeSummary(w io.Writer, format string, tr *workload.Trace, rows []metrics
 		fmt.Fprintln(w)
 		return metrics.WriteTable(w, rows)
 	}
+}
+
+// resolveOverrun checks --overrun and reconciles it with --no-kill.
+func (f *simulateFlags) resolveOverrun() error {
+	switch f.overrun {
+	case "kill", "extend", "run", "":
+	default:
+		return fmt.Errorf("--overrun: expected kill, extend or run, found %q", f.overrun)
+	}
+	if f.noKill {
+		if f.overrun != "kill" && f.overrun != "run" && f.overrun != "" {
+			return fmt.Errorf("--no-kill contradicts --overrun %s", f.overrun)
+		}
+		f.overrun = "run"
+	}
+	if f.overrun == "run" {
+		f.noKill = true
+	}
+	return nil
+}
+
+// extensionNotes reports, with --overrun extend, for every policy that
+// implements the tick strategy, the extensions it granted and the jobs
+// they saved (completed instead of being killed).
+func extensionNotes(f *simulateFlags, runs []simRun) []string {
+	if f.overrun != "extend" {
+		return nil
+	}
+	var notes []string
+	for _, r := range runs {
+		if r.res == nil {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("tick strategy: %s granted %d extensions; %d jobs saved, %d killed",
+			r.res.Policy, r.res.Extensions, r.res.Saved, r.res.Killed))
+	}
+	return notes
 }
 
 // fileName turns a policy spec into a file-name-safe stem.

@@ -8,5 +8,7 @@ import (
 	_ "backfill/policy/deadline"
 	_ "backfill/policy/easy"
 	_ "backfill/policy/fcfs"
+	_ "backfill/policy/lookahead"
+	_ "backfill/policy/multiqueue"
 	_ "backfill/policy/slack"
 )

@@ -298,6 +298,7 @@ var (
 	_ policy.Scheduler = (*Sched)(nil)
 	_ policy.Admitter  = (*Sched)(nil)
 	_ policy.Guarantor = (*Sched)(nil)
+	_ policy.Planner   = (*Sched)(nil)
 )
 
 // New returns the scheduler kind ("qops", "msb" or "mrt") for a machine of
@@ -500,6 +501,24 @@ func (s *Sched) Guarantee(j *job.Request) int64 {
 		return x.d - x.j.Estimate
 	}
 	return -1
+}
+
+// Planned implements policy.Planner: the reservation of an admitted
+// waiting job. It may move (earlier or later) when later jobs are
+// admitted, but never past the job's deadline − estimate (Guarantee).
+func (s *Sched) Planned(now int64, j *job.Request) (int64, bool) {
+	if x, ok := s.byID[j.ID]; ok {
+		return x.te, true
+	}
+	return 0, false
+}
+
+// Reservations implements policy.Planner: every admitted waiting job with
+// its reservation, in (start, ID) order.
+func (s *Sched) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	for _, x := range s.wait {
+		fn(x.j, x.te)
+	}
 }
 
 // Remove implements policy.Scheduler. A running job that ends before its

@@ -429,17 +429,7 @@ func (e *EASY) compact() {
 		return
 	}
 	if e.holes+e.first > 64 && 2*(e.holes+e.first) > len(e.queue) {
-		n := 0
-		for _, j := range e.queue[e.first:] {
-			if j != nil {
-				e.queue[n] = j
-				n++
-			}
-		}
-		clear(e.queue[n:])
-		e.queue = e.queue[:n]
-		e.first, e.holes = 0, 0
-		e.rebuild()
+		e.squeeze()
 	}
 }
 

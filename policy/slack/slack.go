@@ -455,14 +455,28 @@ func (s *Slack) Extend(now int64, j *job.Request) int64 {
 		return 0
 	}
 	s.apply(nil, ts)
-	end := now + ext
-	if _, err := s.run.ExtendWith(now, func(r *job.Request, _, e int64) int64 {
-		if r.ID == j.ID {
-			return end
-		}
-		return e // others: Running's rule (now+1)
-	}); err != nil {
+	// only j's hold: another job reaching its estimate at the same instant
+	// gets its own Extend call (or is killed and removed)
+	if err := s.run.ExtendJob(now, j, now+ext); err != nil {
 		panic("slack: " + err.Error()) // unreachable: the search found room
 	}
 	return ext
+}
+
+var _ policy.Planner = (*Slack)(nil)
+
+// Planned implements policy.Planner: the slot te currently scheduled for
+// waiting job j (it may move later within j's slack).
+func (s *Slack) Planned(now int64, j *job.Request) (int64, bool) {
+	if x, ok := s.byID[j.ID]; ok {
+		return x.te, true
+	}
+	return 0, false
+}
+
+// Reservations implements policy.Planner: every waiting job holds a slot.
+func (s *Slack) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	for _, x := range s.wait {
+		fn(x.j, x.te)
+	}
 }

@@ -1,0 +1,8 @@
+// Package all imports every workload model for its registration.
+package all
+
+import (
+	_ "backfill/workload/model/feitelson96" // Feitelson 1996
+	_ "backfill/workload/model/jann97"      // Jann et al. 1997
+	_ "backfill/workload/model/lublin"      // Lublin & Feitelson 2003
+)
