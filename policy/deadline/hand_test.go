@@ -107,6 +107,12 @@ func TestQoPSAdmitsByReordering(t *testing.T) {
 		if ok && s.Guarantee(C) != 20 {
 			t.Errorf("%s: guarantee %d, want 20 (deadline 30 − estimate 10)", c.kind, s.Guarantee(C))
 		}
+		// the plan, as the live service shows it (policy.Planner)
+		var plan []string
+		s.Reservations(0, func(j *job.Request, start int64) { plan = append(plan, fmt.Sprintf("J%d@%d", j.ID, start)) })
+		if p, planned := s.Planned(0, C); strings.Join(plan, " ") != c.after || planned != ok || (ok && p != 10) {
+			t.Errorf("%s: reservations %v, Planned(C) = %d, %v", c.kind, plan, p, planned)
+		}
 		if !ok && (s.Guarantee(C) != -1 || !strings.Contains(reason, "no feasible schedule")) {
 			t.Errorf("%s: rejected job: guarantee %d, reason %q", c.kind, s.Guarantee(C), reason)
 		}
