@@ -292,6 +292,9 @@ type Sched struct {
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool
+	// fullSearch makes compress search every waiting job from now (tests
+	// check that the freed bound changes nothing)
+	fullSearch bool
 }
 
 var (
@@ -528,7 +531,7 @@ func (s *Sched) Reservations(now int64, fn func(j *job.Request, start int64)) {
 func (s *Sched) Remove(now int64, j *job.Request) {
 	if running, early := s.run.End(now, j); running {
 		if early {
-			s.compress(now)
+			s.compress(now, now)
 		}
 		return
 	}
@@ -540,17 +543,34 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 	s.unhold(x, x.te)
 	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
 	s.wait = slices.Delete(s.wait, i, i+1)
-	s.compress(now)
+	s.compress(now, max(now, x.te))
 }
 
 // compress moves waiting jobs earlier after capacity was freed, as
 // conservative backfilling does: in reservation order, each to its earliest
 // fit no later than its reservation. A forward walk (PrefixMax) skips the
 // jobs that cannot move.
-func (s *Sched) compress(now int64) {
+//
+// freed is the start of the capacity just released: now for an early end,
+// the cancelled job's reservation for a cancellation. As in conservative
+// backfilling (policy/conservative, compress), every reservation is an
+// earliest fit given all the others before the release (admission places
+// jobs one by one at their earliest fit and only adds holds afterwards;
+// compression keeps the property), so a job of duration d can move only to
+// a window that meets released capacity — the cancelled reservation, or
+// the old slot of a job moved in this pass, all at or after freed — and its
+// search starts at freed − d + 1. A cancellation far in the future then
+// no longer queries every waiting job from now (the live service's
+// cancellations; the simulator has early ends only, where freed = now).
+// TestCancellationsEqualFullSearch checks the result against the search
+// from now.
+func (s *Sched) compress(now, freed int64) {
 	if s.run.Overrunning(now) {
 		s.replan(now)
 		return
+	}
+	if s.fullSearch {
+		freed = now
 	}
 	prof := s.run.Prof
 	pm := prof.PrefixMax(now)
@@ -559,9 +579,14 @@ func (s *Sched) compress(now int64) {
 		if x.te <= now || pm.Before(x.te) < x.j.Procs {
 			continue
 		}
-		t := prof.EarliestFitMoving(now, x.j.Estimate, x.j.Procs, x.te)
+		after := max(now, freed-x.j.Estimate+1)
+		if after >= x.te {
+			continue
+		}
+		t := prof.EarliestFitMoving(after, x.j.Estimate, x.j.Procs, x.te)
 		if t < x.te {
 			s.unhold(x, x.te)
+			freed = min(freed, x.te) // its old slot is released
 			x.te = t
 			s.hold(x, t)
 			moved = true
