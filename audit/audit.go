@@ -5,7 +5,9 @@
 // simulator: it re-derives processor usage over time by sweeping start and
 // end events, and checks every job against the rules of the model (no start
 // before submission, run lengths consistent with the kill mode, promised
-// start bounds kept, FCFS order, every job present exactly once).
+// start bounds kept, FCFS order, every job present exactly once) and, for
+// policies with admission control, that every admitted job meets its
+// deadline unless a runtime past an estimate explains the miss.
 //
 // All checks together cost O(n log n) time for n outcomes.
 package audit
@@ -54,6 +56,13 @@ const (
 	// KindResource: a job requires a negative amount of a resource, more
 	// than the machine has, or a resource the machine lacks (Options.Res).
 	KindResource = "resource"
+	// KindDeadline: an admitted job with a deadline ends after it although
+	// no job ran past its estimate while it waited, nor did it itself
+	// (Options.Deadlines).
+	KindDeadline = "deadline"
+	// KindRejected: a job rejected at submission has a start or an end
+	// (it must have Start = End = -1).
+	KindRejected = "rejected"
 )
 
 // DefaultLimit is the number of violations of each kind kept in a Report
@@ -88,6 +97,15 @@ type Options struct {
 	// checks each job's Request.Res against them and that no resource is
 	// over capacity at any instant.
 	Res []int
+	// Deadlines requests the deadline check, for policies with admission
+	// control (QoPS, MSB, MRT): every job that was not rejected and has a
+	// Deadline > 0 must end by it. A miss is excused, and counted in
+	// Report.OverrunMisses instead, when the job itself ran longer than its
+	// estimate, or when some job ran past its estimate at an instant
+	// between the missing job's submission and its start (in no-kill mode a
+	// scheduler cannot keep a promise that an overrun breaks; the delay can
+	// propagate through jobs that started late because of it).
+	Deadlines bool
 }
 
 // Violation is one broken rule.
@@ -134,6 +152,12 @@ type Report struct {
 	// Counts is the number of violations of each kind found, including
 	// those not kept in Violations. Kinds with no violation are absent.
 	Counts map[string]int
+	// OverrunMisses is the number of admitted jobs that missed their
+	// deadline because of runtimes past estimates (Options.Deadlines);
+	// they are not violations.
+	OverrunMisses int
+	// Rejected is the number of jobs rejected at submission.
+	Rejected int
 }
 
 // OK reports whether the schedule has no violation at all.
@@ -165,6 +189,9 @@ func (r *Report) Kinds() []string {
 func (r *Report) String() string {
 	total := r.Total()
 	if total == 0 {
+		if r.OverrunMisses > 0 {
+			return fmt.Sprintf("no violations (%d deadline misses caused by runtimes past estimates)", r.OverrunMisses)
+		}
 		return "no violations"
 	}
 	var b strings.Builder
@@ -175,6 +202,9 @@ func (r *Report) String() string {
 	}
 	for _, k := range r.Kinds() {
 		fmt.Fprintf(&b, " %s=%d", k, r.Counts[k])
+	}
+	if r.OverrunMisses > 0 {
+		fmt.Fprintf(&b, " (and %d deadline misses caused by runtimes past estimates)", r.OverrunMisses)
 	}
 	return b.String()
 }
@@ -227,6 +257,9 @@ func Audit(outcomes []job.Outcome, opt Options) Report {
 		a.fcfs(outcomes)
 	}
 	a.ids(outcomes)
+	if opt.Deadlines {
+		a.deadlines(outcomes)
+	}
 
 	slices.SortStableFunc(a.vs, compareViolations)
 	limit := opt.Limit
@@ -244,7 +277,13 @@ func Audit(outcomes []job.Outcome, opt Options) Report {
 			}
 		}
 	}
-	return Report{Violations: slices.Clip(kept), Counts: a.counts}
+	rejected := 0
+	for i := range outcomes {
+		if outcomes[i].Rejected {
+			rejected++
+		}
+	}
+	return Report{Violations: slices.Clip(kept), Counts: a.counts, OverrunMisses: a.overrunMisses, Rejected: rejected}
 }
 
 func compareViolations(x, y Violation) int {
@@ -258,9 +297,10 @@ func compareViolations(x, y Violation) int {
 }
 
 type auditor struct {
-	opt    Options
-	vs     []Violation
-	counts map[string]int
+	opt           Options
+	vs            []Violation
+	counts        map[string]int
+	overrunMisses int
 }
 
 func (a *auditor) add(kind string, o *job.Outcome, t int64, format string, args ...any) {
@@ -339,6 +379,13 @@ func (a *auditor) capacity(outcomes []job.Outcome) {
 
 func (a *auditor) perJob(o *job.Outcome) {
 	opt := a.opt
+	if o.Rejected {
+		// rejected at submission: it never ran, so nothing else applies
+		if o.Start != -1 || o.End != -1 {
+			a.add(KindRejected, o, o.Submit, "rejected at submission but has start %d and end %d (want -1, -1)", o.Start, o.End)
+		}
+		return
+	}
 	if o.Procs < 1 || (opt.Procs > 0 && o.Procs > opt.Procs) {
 		a.add(KindProcs, o, o.Start, "requests %d processors, machine has %d", o.Procs, opt.Procs)
 	}
@@ -408,6 +455,9 @@ func (a *auditor) fcfs(outcomes []job.Outcome) {
 	latest := -1 // index of the earlier-arrived job with the latest start
 	for _, i := range order {
 		o := &outcomes[i]
+		if o.Rejected {
+			continue // never started
+		}
 		if latest >= 0 {
 			p := &outcomes[latest]
 			if o.Start < p.Start {
@@ -536,5 +586,50 @@ func (a *auditor) resCapacity(outcomes []job.Outcome) {
 			}
 		}
 		i = j
+	}
+}
+
+// deadlines reports every admitted job with a deadline that ends after it,
+// unless an overrun explains the miss (Options.Deadlines). An overrun is
+// the part [Start+Estimate+Extension, End) of a job that ran longer than
+// its limit; a miss by job j is excused when j overran, or when an overrun
+// of any job overlaps [j.Submit, j.Start), the time j waited. O(n log n).
+func (a *auditor) deadlines(outcomes []job.Outcome) {
+	type span struct{ from, to int64 }
+	var over []span
+	for i := range outcomes {
+		o := &outcomes[i]
+		if o.Rejected {
+			continue
+		}
+		if lim := o.Start + o.Estimate + o.Extension; o.End > lim {
+			over = append(over, span{lim, o.End})
+		}
+	}
+	slices.SortFunc(over, func(x, y span) int { return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.to, y.to)) })
+	reach := make([]int64, len(over)) // reach[i] = max to over over[:i+1]
+	for i, s := range over {
+		reach[i] = s.to
+		if i > 0 {
+			reach[i] = max(reach[i], reach[i-1])
+		}
+	}
+	for i := range outcomes {
+		o := &outcomes[i]
+		if o.Rejected || o.Deadline <= 0 || o.End <= o.Deadline {
+			continue
+		}
+		if o.End-o.Start > o.Estimate+o.Extension {
+			a.overrunMisses++
+			continue
+		}
+		// overruns that began before o started and ended after o arrived
+		k, _ := slices.BinarySearchFunc(over, o.Start, func(s span, t int64) int { return cmp.Compare(s.from, t) })
+		if k > 0 && reach[k-1] > o.Submit {
+			a.overrunMisses++
+			continue
+		}
+		a.add(KindDeadline, o, o.Start, "ends at %d after its deadline %d (late by %d s; submitted %d, started %d, estimate %d)",
+			o.End, o.Deadline, o.End-o.Deadline, o.Submit, o.Start, o.Estimate)
 	}
 }

@@ -77,10 +77,36 @@ type Extender interface {
 // then, at once, Admitted: a rejected job is forgotten by the policy (it is
 // never started and never passed to Remove), and the caller reports the
 // rejection to the user. An admission decision never changes afterwards.
+//
+// Refinements (package policy/deadline, docs/policies.md): Admitted must
+// be asked before the next Insert (the simulator asks at once, for each
+// job of an instant in turn); asked later, it reports whether j is
+// admitted and still waiting. The deadline policies also implement
+// Guarantor: the bound of an admitted job is its latest start, deadline −
+// estimate (a job without a deadline has an artificial one), -1 for a
+// rejected job. A deadline earlier than submission + estimate is rejected.
 type Admitter interface {
 	// Admitted reports whether j, just inserted, was admitted, and if not,
 	// a short human-readable reason.
 	Admitted(j *job.Request) (ok bool, reason string)
+}
+
+// Planner is implemented by policies that hold a planned start (a
+// reservation) for waiting jobs: conservative and slack-based backfilling
+// for every waiting job, EASY for the first waiting jobs (its reservation
+// depth). The live service reports the plan to users (the "reserved
+// start") and draws the schedule from it. A plan is not a promise: it may
+// move earlier when jobs end early, and, for EASY and slack-based
+// backfilling, later; the promise is Guarantor's.
+type Planner interface {
+	// Planned reports the start currently planned at now for waiting job
+	// j, or ok false when j holds no reservation (it is not waiting, or
+	// the policy plans only the first jobs).
+	Planned(now int64, j *job.Request) (start int64, ok bool)
+	// Reservations calls fn for every waiting job that holds a
+	// reservation at now, with its planned start, in increasing (start,
+	// job ID) order.
+	Reservations(now int64, fn func(j *job.Request, start int64))
 }
 
 // Params are a policy's parameters, parsed from "name:key=value:key=value".

@@ -13,6 +13,13 @@
 //     promises);
 //  3. one scheduling pass: policy.Tick(t), which starts jobs.
 //
+// Admission control. For a policy.Admitter (deadline scheduling: QoPS,
+// MSB, MRT) the engine asks Admitted(j) right after Insert(j), before the
+// next submission of the same instant. A rejected job is done at once: its
+// Outcome has Rejected set, the policy's Reason, Start = End = -1; it is
+// never started (starting it is an error) nor passed to Remove, and
+// Result.Rejected counts it.
+//
 // A pass also happens at any time the policy asked to be woken at. Nothing
 // depends on map order or goroutines: the same input gives the same
 // schedule, byte for byte.
@@ -62,6 +69,9 @@ type Result struct {
 	// Saved the number of jobs that completed thanks to them.
 	Extensions, Saved int
 	Passes            int // scheduling passes (Tick calls)
+	// Rejected is the number of jobs a policy.Admitter refused at
+	// submission (Outcome.Rejected).
+	Rejected int
 	// Res are the capacities of the resources beyond the processors
 	// (Options.Res).
 	Res []int
@@ -114,6 +124,7 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 	freeRes := append([]int(nil), opt.Res...)
 	guar, _ := sched.(policy.Guarantor)
 	pred, _ := sched.(policy.Predicting)
+	adm, _ := sched.(policy.Admitter)
 	var ext policy.Extender
 	if opt.Extend && !opt.NoKill {
 		ext, _ = sched.(policy.Extender)
@@ -244,6 +255,18 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 			state[next] = stWaiting
 			waiting++
 			sched.Insert(now, &j.Request)
+			if adm != nil {
+				if ok, reason := adm.Admitted(&j.Request); !ok {
+					o := &res.Outcomes[next]
+					o.Rejected, o.Reason = true, reason
+					state[next] = stDone
+					waiting--
+					done++
+					res.Rejected++
+					next++
+					continue
+				}
+			}
 			if guar != nil && !opt.NoKill {
 				res.Outcomes[next].Bound = guar.Guarantee(&j.Request)
 			}

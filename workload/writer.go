@@ -25,7 +25,9 @@ import (
 // status 1 (completed) or 0 (killed; SWF's "failed"), user, group, queue
 // and partition copied, requested memory (field 10) = the job's memory
 // Res[0] per processor, rounded up, when it has one (Options.Mem), every
-// other field -1. outcomes is not modified.
+// other field -1. A job rejected at submission (admission control) has
+// wait and run -1 and status 5 (SWF's "cancelled"). outcomes is not
+// modified.
 func WriteSchedule(w io.Writer, tr *Trace, outcomes []job.Outcome, comments []string) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	hdr := emptyHeader()
@@ -67,8 +69,12 @@ func WriteSchedule(w io.Writer, tr *Trace, outcomes []job.Outcome, comments []st
 		if o.Killed {
 			status = 0
 		}
+		wait, run := o.Start-o.Submit, o.End-o.Start
+		if o.Rejected {
+			status, wait, run = 5, -1, -1
+		}
 		f := [18]int64{
-			num, o.Submit, o.Start - o.Submit, o.End - o.Start, int64(o.Procs), -1, -1,
+			num, o.Submit, wait, run, int64(o.Procs), -1, -1,
 			int64(o.Procs), o.Estimate, -1, status, int64(o.User), int64(o.Group), -1,
 			int64(o.Queue), int64(o.Partition), -1, -1,
 		}

@@ -5,6 +5,7 @@ package all
 import (
 	// Each import registers its policies with package policy.
 	_ "backfill/policy/conservative"
+	_ "backfill/policy/deadline"
 	_ "backfill/policy/easy"
 	_ "backfill/policy/fcfs"
 	_ "backfill/policy/kresource"
