@@ -2,8 +2,6 @@ package sim_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"backfill/audit"
@@ -63,21 +61,5 @@ func TestDeadlineRegression(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	golden := filepath.Join("testdata", "regression-deadline", "KTH-SP2.csv")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./sim -run DeadlineRegression -update to create it)", err)
-	}
-	if !bytes.Equal(want, buf.Bytes()) {
-		t.Errorf("deadline summary metrics changed\n got:\n%s\nwant:\n%s", buf.String(), want)
-	}
+	checkGolden(t, "regression-deadline", "KTH-SP2.csv", buf.Bytes())
 }

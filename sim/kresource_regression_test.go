@@ -78,23 +78,7 @@ func TestKResourceRegression(t *testing.T) {
 			if err := metrics.WriteCSV(&buf, rows); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "regression-kresource", c.name+".csv")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./sim -run KResourceRegression -update to create it)", err)
-			}
-			if !bytes.Equal(want, buf.Bytes()) {
-				t.Errorf("summary metrics changed on %s\n got:\n%s\nwant:\n%s", c.name, buf.String(), want)
-			}
+			checkGolden(t, "regression-kresource", c.name+".csv", buf.Bytes())
 		})
 	}
 }
