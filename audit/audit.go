@@ -5,7 +5,9 @@
 // simulator: it re-derives processor usage over time by sweeping start and
 // end events, and checks every job against the rules of the model (no start
 // before submission, run lengths consistent with the kill mode, promised
-// start bounds kept, FCFS order, every job present exactly once).
+// start bounds kept, FCFS order, every job present exactly once) and, for
+// policies with admission control, that every admitted job meets its
+// deadline unless a runtime past an estimate explains the miss.
 //
 // All checks together cost O(n log n) time for n outcomes.
 package audit
@@ -48,6 +50,19 @@ const (
 	KindUnknownID = "unknown-id"
 	// KindMissing: an ID in 0..Expect-1 with no outcome.
 	KindMissing = "missing"
+	// KindResCapacity: more units of a resource beyond the processors in
+	// use at some instant than the machine has (Options.Res).
+	KindResCapacity = "resource-capacity"
+	// KindResource: a job requires a negative amount of a resource, more
+	// than the machine has, or a resource the machine lacks (Options.Res).
+	KindResource = "resource"
+	// KindDeadline: an admitted job with a deadline ends after it although
+	// no job ran past its estimate while it waited, nor did it itself
+	// (Options.Deadlines).
+	KindDeadline = "deadline"
+	// KindRejected: a job rejected at submission has a start or an end
+	// (it must have Start = End = -1).
+	KindRejected = "rejected"
 )
 
 // DefaultLimit is the number of violations of each kind kept in a Report
@@ -77,6 +92,20 @@ type Options struct {
 	// (the earliest ones in report order); 0 means DefaultLimit and a
 	// negative value keeps all. Every violation is counted regardless.
 	Limit int
+	// Res are the capacities of the resources beyond the processors
+	// (K-resource scheduling, sim.Options.Res). When set, the auditor also
+	// checks each job's Request.Res against them and that no resource is
+	// over capacity at any instant.
+	Res []int
+	// Deadlines requests the deadline check, for policies with admission
+	// control (QoPS, MSB, MRT): every job that was not rejected and has a
+	// Deadline > 0 must end by it. A miss is excused, and counted in
+	// Report.OverrunMisses instead, when the job itself ran longer than its
+	// estimate, or when some job ran past its estimate at an instant
+	// between the missing job's submission and its start (in no-kill mode a
+	// scheduler cannot keep a promise that an overrun breaks; the delay can
+	// propagate through jobs that started late because of it).
+	Deadlines bool
 }
 
 // Violation is one broken rule.
@@ -123,6 +152,12 @@ type Report struct {
 	// Counts is the number of violations of each kind found, including
 	// those not kept in Violations. Kinds with no violation are absent.
 	Counts map[string]int
+	// OverrunMisses is the number of admitted jobs that missed their
+	// deadline because of runtimes past estimates (Options.Deadlines);
+	// they are not violations.
+	OverrunMisses int
+	// Rejected is the number of jobs rejected at submission.
+	Rejected int
 }
 
 // OK reports whether the schedule has no violation at all.
@@ -154,6 +189,9 @@ func (r *Report) Kinds() []string {
 func (r *Report) String() string {
 	total := r.Total()
 	if total == 0 {
+		if r.OverrunMisses > 0 {
+			return fmt.Sprintf("no violations (%d deadline misses caused by runtimes past estimates)", r.OverrunMisses)
+		}
 		return "no violations"
 	}
 	var b strings.Builder
@@ -164,6 +202,9 @@ func (r *Report) String() string {
 	}
 	for _, k := range r.Kinds() {
 		fmt.Fprintf(&b, " %s=%d", k, r.Counts[k])
+	}
+	if r.OverrunMisses > 0 {
+		fmt.Fprintf(&b, " (and %d deadline misses caused by runtimes past estimates)", r.OverrunMisses)
 	}
 	return b.String()
 }
@@ -206,6 +247,9 @@ func Check(outcomes []job.Outcome, opt Options) []Violation {
 func Audit(outcomes []job.Outcome, opt Options) Report {
 	a := auditor{opt: opt, counts: make(map[string]int)}
 	a.capacity(outcomes)
+	if len(opt.Res) > 0 {
+		a.resCapacity(outcomes)
+	}
 	for i := range outcomes {
 		a.perJob(&outcomes[i])
 	}
@@ -213,6 +257,9 @@ func Audit(outcomes []job.Outcome, opt Options) Report {
 		a.fcfs(outcomes)
 	}
 	a.ids(outcomes)
+	if opt.Deadlines {
+		a.deadlines(outcomes)
+	}
 
 	slices.SortStableFunc(a.vs, compareViolations)
 	limit := opt.Limit
@@ -230,7 +277,13 @@ func Audit(outcomes []job.Outcome, opt Options) Report {
 			}
 		}
 	}
-	return Report{Violations: slices.Clip(kept), Counts: a.counts}
+	rejected := 0
+	for i := range outcomes {
+		if outcomes[i].Rejected {
+			rejected++
+		}
+	}
+	return Report{Violations: slices.Clip(kept), Counts: a.counts, OverrunMisses: a.overrunMisses, Rejected: rejected}
 }
 
 func compareViolations(x, y Violation) int {
@@ -244,9 +297,10 @@ func compareViolations(x, y Violation) int {
 }
 
 type auditor struct {
-	opt    Options
-	vs     []Violation
-	counts map[string]int
+	opt           Options
+	vs            []Violation
+	counts        map[string]int
+	overrunMisses int
 }
 
 func (a *auditor) add(kind string, o *job.Outcome, t int64, format string, args ...any) {
@@ -325,8 +379,25 @@ func (a *auditor) capacity(outcomes []job.Outcome) {
 
 func (a *auditor) perJob(o *job.Outcome) {
 	opt := a.opt
+	if o.Rejected {
+		// rejected at submission: it never ran, so nothing else applies
+		if o.Start != -1 || o.End != -1 {
+			a.add(KindRejected, o, o.Submit, "rejected at submission but has start %d and end %d (want -1, -1)", o.Start, o.End)
+		}
+		return
+	}
 	if o.Procs < 1 || (opt.Procs > 0 && o.Procs > opt.Procs) {
 		a.add(KindProcs, o, o.Start, "requests %d processors, machine has %d", o.Procs, opt.Procs)
+	}
+	if len(o.Res) > 0 || len(opt.Res) > 0 {
+		for k, n := range o.Res {
+			switch {
+			case k >= len(opt.Res):
+				a.add(KindResource, o, o.Start, "requires %d units of resource %d; the machine has %d resources beyond processors", n, k+1, len(opt.Res))
+			case n < 0 || n > opt.Res[k]:
+				a.add(KindResource, o, o.Start, "requires %d units of resource %d, machine has %d", n, k+1, opt.Res[k])
+			}
+		}
 	}
 	if o.Start < o.Submit {
 		a.add(KindEarlyStart, o, o.Start, "starts at %d before its submission at %d", o.Start, o.Submit)
@@ -384,6 +455,9 @@ func (a *auditor) fcfs(outcomes []job.Outcome) {
 	latest := -1 // index of the earlier-arrived job with the latest start
 	for _, i := range order {
 		o := &outcomes[i]
+		if o.Rejected {
+			continue // never started
+		}
 		if latest >= 0 {
 			p := &outcomes[latest]
 			if o.Start < p.Start {
@@ -447,5 +521,115 @@ func (a *auditor) ids(outcomes []job.Outcome) {
 	}
 	if expect >= 0 {
 		missing(expect)
+	}
+}
+
+// resCapacity is capacity for the resources beyond the processors: one
+// sweep of start and end events in time order with a vector of units in
+// use, every event of an instant applied before the check (a job may start
+// exactly when another ends). Each overloaded (instant, resource) is one
+// violation.
+func (a *auditor) resCapacity(outcomes []job.Outcome) {
+	type event struct {
+		t     int64
+		start bool
+		idx   int
+	}
+	K := len(a.opt.Res)
+	evs := make([]event, 0, 2*len(outcomes))
+	for i := range outcomes {
+		o := &outcomes[i]
+		if o.End <= o.Start || len(o.Res) == 0 {
+			continue
+		}
+		evs = append(evs, event{o.Start, true, i}, event{o.End, false, i})
+	}
+	slices.SortFunc(evs, func(x, y event) int {
+		return cmp.Or(
+			cmp.Compare(x.t, y.t),
+			cmp.Compare(outcomes[x.idx].ID, outcomes[y.idx].ID),
+			cmp.Compare(x.idx, y.idx))
+	})
+	busy := make([]int64, K)
+	for i := 0; i < len(evs); {
+		t := evs[i].t
+		j := i
+		var starting []int
+		for ; j < len(evs) && evs[j].t == t; j++ {
+			o := &outcomes[evs[j].idx]
+			sign := int64(-1)
+			if evs[j].start {
+				sign = 1
+				starting = append(starting, evs[j].idx)
+			}
+			for k, n := range o.Res {
+				if k < K {
+					busy[k] += sign * int64(n)
+				}
+			}
+		}
+		if len(starting) > 0 {
+			for k := range K {
+				if busy[k] <= int64(a.opt.Res[k]) {
+					continue
+				}
+				var ids strings.Builder
+				for c, idx := range starting {
+					if c == maxListed {
+						fmt.Fprintf(&ids, " ... (%d jobs)", len(starting))
+						break
+					}
+					fmt.Fprintf(&ids, " %d", outcomes[idx].ID)
+				}
+				a.add(KindResCapacity, &outcomes[starting[0]], t,
+					"resource %d: %d units in use > %d; starting:%s", k+1, busy[k], a.opt.Res[k], ids.String())
+			}
+		}
+		i = j
+	}
+}
+
+// deadlines reports every admitted job with a deadline that ends after it,
+// unless an overrun explains the miss (Options.Deadlines). An overrun is
+// the part [Start+Estimate+Extension, End) of a job that ran longer than
+// its limit; a miss by job j is excused when j overran, or when an overrun
+// of any job overlaps [j.Submit, j.Start), the time j waited. O(n log n).
+func (a *auditor) deadlines(outcomes []job.Outcome) {
+	type span struct{ from, to int64 }
+	var over []span
+	for i := range outcomes {
+		o := &outcomes[i]
+		if o.Rejected {
+			continue
+		}
+		if lim := o.Start + o.Estimate + o.Extension; o.End > lim {
+			over = append(over, span{lim, o.End})
+		}
+	}
+	slices.SortFunc(over, func(x, y span) int { return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.to, y.to)) })
+	reach := make([]int64, len(over)) // reach[i] = max to over over[:i+1]
+	for i, s := range over {
+		reach[i] = s.to
+		if i > 0 {
+			reach[i] = max(reach[i], reach[i-1])
+		}
+	}
+	for i := range outcomes {
+		o := &outcomes[i]
+		if o.Rejected || o.Deadline <= 0 || o.End <= o.Deadline {
+			continue
+		}
+		if o.End-o.Start > o.Estimate+o.Extension {
+			a.overrunMisses++
+			continue
+		}
+		// overruns that began before o started and ended after o arrived
+		k, _ := slices.BinarySearchFunc(over, o.Start, func(s span, t int64) int { return cmp.Compare(s.from, t) })
+		if k > 0 && reach[k-1] > o.Submit {
+			a.overrunMisses++
+			continue
+		}
+		a.add(KindDeadline, o, o.Start, "ends at %d after its deadline %d (late by %d s; submitted %d, started %d, estimate %d)",
+			o.End, o.Deadline, o.End-o.Deadline, o.Submit, o.Start, o.Estimate)
 	}
 }

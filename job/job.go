@@ -32,6 +32,25 @@ type Request struct {
 	// the job must complete, for deadline scheduling with admission control
 	// (Islam et al., QoPS); 0 means the job has no deadline.
 	Deadline int64
+	// Res is the job's total requirement of each resource beyond the
+	// processors, for K-resource scheduling (Leinberger, Karypis & Kumar):
+	// the job holds Procs processors and Res[i] units of resource i+1 for
+	// its whole run. nil for ordinary single-resource jobs. Units are the
+	// machine's (sim.Options.Res): for memory from an SWF trace, KB in
+	// total (field 10, KB per processor, times Procs).
+	Res []int
+}
+
+// Need is the job's requirement of resource i: Procs for i = 0, Res[i-1]
+// beyond, 0 for a resource the job does not mention.
+func (r *Request) Need(i int) int {
+	if i == 0 {
+		return r.Procs
+	}
+	if i-1 < len(r.Res) {
+		return r.Res[i-1]
+	}
+	return 0
 }
 
 // Job is a Request together with what only the simulator knows.

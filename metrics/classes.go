@@ -62,7 +62,8 @@ func (p *predAcc) stats() *PredStats {
 }
 
 // measured returns the indexes of the measured jobs (warm-up and drain
-// applied as in Summarize) in job-ID order.
+// applied as in Summarize, jobs rejected at submission left out) in job-ID
+// order.
 func measured(outcomes []job.Outcome, opt Options) []int {
 	if len(outcomes) == 0 {
 		return nil
@@ -77,6 +78,9 @@ func measured(outcomes []job.Outcome, opt Options) []int {
 		o := &outcomes[i]
 		if (opt.WarmUp > 0 && o.Submit < first+opt.WarmUp) || (opt.Drain > 0 && o.Submit > last-opt.Drain) {
 			continue
+		}
+		if o.Rejected {
+			continue // never ran (admission control)
 		}
 		idx = append(idx, i)
 	}

@@ -17,6 +17,9 @@ import (
 const (
 	StateCompleted = "COMPLETED_SUCCESSFULLY"
 	StateKilled    = "COMPLETED_KILLED"
+	// StateRejected is the final state of a job refused at submission by
+	// admission control (Batsim's REJECTED).
+	StateRejected = "REJECTED"
 )
 
 // JobsCSVHeader returns the columns of WriteJobsCSV: Batsim's jobs.csv
@@ -24,13 +27,13 @@ const (
 // requested_number_of_resources, requested_time, success, final_state,
 // starting_time, execution_time, finish_time, waiting_time,
 // turnaround_time, stretch, allocated_resources) followed by ours
-// (runtime, estimate, bounded_slowdown, user, killed).
+// (runtime, estimate, bounded_slowdown, user, killed, bound).
 func JobsCSVHeader() []string {
 	return []string{
 		"job_id", "workload_name", "submission_time", "requested_number_of_resources",
 		"requested_time", "success", "final_state", "starting_time", "execution_time",
 		"finish_time", "waiting_time", "turnaround_time", "stretch", "allocated_resources",
-		"runtime", "estimate", "bounded_slowdown", "user", "killed",
+		"runtime", "estimate", "bounded_slowdown", "user", "killed", "bound",
 	}
 }
 
@@ -53,8 +56,16 @@ func JobsCSVHeader() []string {
 //     processors but does not assign processor ids;
 //   - runtime is the actual runtime, estimate the estimate again,
 //     bounded_slowdown the bounded slowdown with threshold tau (≤ 0 means
-//     job.Tau; six decimals), user the SWF user id (-1 if unknown) and
-//     killed 1 or 0.
+//     job.Tau; six decimals), user the SWF user id (-1 if unknown),
+//     killed 1 or 0, and bound the start-time bound the policy promised at
+//     submission (Outcome.Bound: conservative backfilling's reservation),
+//     empty when it promised none.
+//
+// A job rejected at submission (admission control) has success 0,
+// final_state REJECTED and empty starting, execution, finish, waiting and
+// turnaround times, stretch and bounded slowdown. When some job has a
+// deadline or was rejected, two columns follow: deadline (the absolute
+// deadline, empty when none) and reason (why the job was rejected).
 //
 // Each comment line (comments are split at newlines) is written first,
 // prefixed by "# ": readers must skip lines starting with '#' (pandas:
@@ -83,7 +94,15 @@ func WriteJobsCSV(w io.Writer, outcomes []job.Outcome, workloadName string, tau 
 	})
 
 	cw := csv.NewWriter(bw)
-	if err := cw.Write(JobsCSVHeader()); err != nil {
+	dl := false
+	for i := range outcomes {
+		dl = dl || outcomes[i].Deadline > 0 || outcomes[i].Rejected
+	}
+	head := JobsCSVHeader()
+	if dl {
+		head = append(head, "deadline", "reason")
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
 	b01 := func(b bool) string {
@@ -104,12 +123,29 @@ func WriteJobsCSV(w io.Writer, outcomes []job.Outcome, workloadName string, tau 
 		if exec != 0 {
 			stretch = six(float64(o.Response()) / float64(exec))
 		}
+		bound := ""
+		if o.Bound >= 0 {
+			bound = i64(o.Bound)
+		}
 		rec := []string{
 			i64(o.SWFID), workloadName, i64(o.Submit), itoa(o.Procs),
 			i64(o.Estimate), b01(!o.Killed), state, i64(o.Start), i64(exec),
 			i64(o.End), i64(o.Wait()), i64(o.Response()), stretch, "",
 			i64(o.Runtime), i64(o.Estimate), six(o.BoundedSlowdown(tau)),
-			i64(int64(o.User)), b01(o.Killed),
+			i64(int64(o.User)), b01(o.Killed), bound,
+		}
+		if o.Rejected {
+			rec[5], rec[6] = "0", StateRejected
+			for _, k := range []int{7, 8, 9, 10, 11, 12, 16} {
+				rec[k] = ""
+			}
+		}
+		if dl {
+			d := ""
+			if o.Deadline > 0 {
+				d = i64(o.Deadline)
+			}
+			rec = append(rec, d, o.Reason)
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

@@ -59,7 +59,7 @@ type Stats struct {
 // Summary is what Summarize computes for one schedule.
 type Summary struct {
 	// All, Short and Long are the Stats of the measured jobs (those not
-	// excluded by warm-up/drain): all of them, and those whose actual
+	// excluded by warm-up/drain, nor rejected at submission): all of them, and those whose actual
 	// Runtime is ≤ ShortLimit (Short) or above it (Long).
 	All   Stats `json:"all"`
 	Short Stats `json:"short"`
@@ -78,6 +78,9 @@ type Summary struct {
 	// Prediction measures the runtime predictions of the measured jobs
 	// (see Predictions); nil when the policy planned with the estimates.
 	Prediction *PredStats `json:"prediction,omitempty"`
+	// Admission reports admission control and deadlines (see Admission);
+	// nil when no job has a deadline and none was rejected.
+	Admission *AdmissionStats `json:"admission,omitempty"`
 }
 
 // NearestRank returns the pct-th percentile of sorted (ascending) by the
@@ -177,6 +180,9 @@ func Summarize(outcomes []job.Outcome, opt Options) Summary {
 	var all, short, long acc
 	for _, i := range order {
 		o := &outcomes[i]
+		if o.Rejected {
+			continue // rejected at submission: never ran (see Admission)
+		}
 		if (opt.WarmUp > 0 && o.Submit < firstSubmit+opt.WarmUp) ||
 			(opt.Drain > 0 && o.Submit > lastSubmit-opt.Drain) {
 			s.Excluded++
@@ -191,5 +197,6 @@ func Summarize(outcomes []job.Outcome, opt Options) Summary {
 	}
 	s.All, s.Short, s.Long = all.stats(), short.stats(), long.stats()
 	s.Prediction = Predictions(outcomes, opt)
+	s.Admission = Admission(outcomes, opt)
 	return s
 }

@@ -53,7 +53,39 @@ func WriteTable(w io.Writer, rows []Row) error {
 		bw.WriteByte('\n')
 		writeAligned(bw, pred)
 	}
+	if adm := admissionBlock(rows); adm != nil {
+		bw.WriteByte('\n')
+		writeAligned(bw, adm)
+	}
 	return bw.Flush()
+}
+
+// admissionBlock is the fourth block of WriteTable, present only when
+// some row has AdmissionStats: jobs with a deadline, unadmitted jobs and
+// processor-seconds in % (all jobs, then deadline jobs), deadline misses,
+// utilization, and the mean response and bounded slowdown of the
+// non-deadline jobs.
+func admissionBlock(rows []Row) [][]string {
+	has := false
+	for _, r := range rows {
+		has = has || r.S.Admission != nil
+	}
+	if !has {
+		return nil
+	}
+	cells := [][]string{{"policy", "deadline jobs", "unadmitted %", "unadm. work %", "unadm. dl %", "unadm. dl work %",
+		"misses", "util %", "non-dl jobs", "non-dl resp", "non-dl bsld"}}
+	for _, r := range rows {
+		a := r.S.Admission
+		if a == nil {
+			cells = append(cells, []string{r.Label, "0", "-", "-", "-", "-", "-", pct(r.S.Utilization), "-", "-", "-"})
+			continue
+		}
+		cells = append(cells, []string{r.Label, itoa(a.DeadlineJobs), pct(a.Unadmitted), pct(a.UnadmittedWork),
+			pct(a.UnadmittedDeadline), pct(a.UnadmittedDeadlineWork), itoa(a.Misses), pct(r.S.Utilization),
+			itoa(a.NonDeadline.Jobs), secs(a.NonDeadline.MeanResponse), ratio(a.NonDeadline.MeanBSLD)})
+	}
+	return cells
 }
 
 // predictionBlock is the third block of WriteTable, present only when
@@ -143,11 +175,37 @@ func statsCells(s Stats) []string {
 		secs(s.P99Wait), i64(s.MaxWait), secs(s.MeanResponse), ratio(s.MeanBSLD), itoa(s.Killed)}
 }
 
+// admissionColumns are appended to the CSV when some row has
+// AdmissionStats (percentages for the fractions).
+var admissionColumns = []string{"deadline_jobs", "rejected", "rejected_deadline", "unadmitted_pct",
+	"unadmitted_work_pct", "unadmitted_deadline_pct", "unadmitted_deadline_work_pct", "deadline_misses",
+	"non_deadline_jobs", "non_deadline_mean_wait", "non_deadline_mean_response", "non_deadline_mean_bsld",
+	"deadline_mean_response", "deadline_mean_bsld"}
+
+func admissionCells(a *AdmissionStats) []string {
+	if a == nil {
+		out := make([]string, len(admissionColumns))
+		for i := range out {
+			out[i] = "0"
+		}
+		return out
+	}
+	return []string{itoa(a.DeadlineJobs), itoa(a.Rejected), itoa(a.RejectedDeadline), pct(a.Unadmitted),
+		pct(a.UnadmittedWork), pct(a.UnadmittedDeadline), pct(a.UnadmittedDeadlineWork), itoa(a.Misses),
+		itoa(a.NonDeadline.Jobs), secs(a.NonDeadline.MeanWait), secs(a.NonDeadline.MeanResponse), ratio(a.NonDeadline.MeanBSLD),
+		secs(a.Deadline.MeanResponse), ratio(a.Deadline.MeanBSLD)}
+}
+
 // CSVHeader returns the columns WriteCSV writes: policy; the all-jobs
 // Stats (jobs, mean_wait, median_wait, p90_wait, p99_wait, max_wait,
 // mean_response, mean_bsld, killed); utilization_pct, makespan,
 // first_submit, last_end, excluded; then the same Stats columns prefixed
-// short_ and long_.
+// short_ and long_. When some row has AdmissionStats, WriteCSV appends
+// the admission columns (deadline_jobs, rejected, rejected_deadline,
+// unadmitted_pct, unadmitted_work_pct, unadmitted_deadline_pct,
+// unadmitted_deadline_work_pct, deadline_misses, non_deadline_jobs,
+// non_deadline_mean_wait, non_deadline_mean_response,
+// non_deadline_mean_bsld, deadline_mean_response, deadline_mean_bsld).
 func CSVHeader() []string {
 	h := []string{"policy"}
 	h = append(h, statsColumns...)
@@ -164,7 +222,15 @@ func CSVHeader() []string {
 // same fixed decimals as WriteTable.
 func WriteCSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader()); err != nil {
+	adm := false
+	for _, r := range rows {
+		adm = adm || r.S.Admission != nil
+	}
+	head := CSVHeader()
+	if adm {
+		head = append(head, admissionColumns...)
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -174,6 +240,9 @@ func WriteCSV(w io.Writer, rows []Row) error {
 			i64(r.S.LastEnd), itoa(r.S.Excluded))
 		rec = append(rec, statsCells(r.S.Short)...)
 		rec = append(rec, statsCells(r.S.Long)...)
+		if adm {
+			rec = append(rec, admissionCells(r.S.Admission)...)
+		}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

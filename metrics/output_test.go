@@ -95,12 +95,12 @@ const goldenJobs = `# trace: KTH-SP2, cleaned
 # policy: easy
 # kill: true
 #
-job_id,workload_name,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,runtime,estimate,bounded_slowdown,user,killed
-1000,KTH-SP2,0,2,100,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1.000000,,100,100,1.000000,0,0
-1001,KTH-SP2,10,1,60,1,COMPLETED_SUCCESSFULLY,20,5,25,10,15,3.000000,,5,60,1.500000,1,0
-1002,KTH-SP2,20,4,5000,1,COMPLETED_SUCCESSFULLY,100,4000,4100,80,4080,1.020000,,4000,5000,1.020000,0,0
-1003,KTH-SP2,30,3,7200,0,COMPLETED_KILLED,4100,7200,11300,4070,11270,1.565278,,9000,7200,1.565278,1,1
-1004,KTH-SP2,40,1,60,1,COMPLETED_SUCCESSFULLY,4100,0,4100,4060,4060,,,0,60,406.000000,0,0
+job_id,workload_name,submission_time,requested_number_of_resources,requested_time,success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,allocated_resources,runtime,estimate,bounded_slowdown,user,killed,bound
+1000,KTH-SP2,0,2,100,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1.000000,,100,100,1.000000,0,0,
+1001,KTH-SP2,10,1,60,1,COMPLETED_SUCCESSFULLY,20,5,25,10,15,3.000000,,5,60,1.500000,1,0,
+1002,KTH-SP2,20,4,5000,1,COMPLETED_SUCCESSFULLY,100,4000,4100,80,4080,1.020000,,4000,5000,1.020000,0,0,
+1003,KTH-SP2,30,3,7200,0,COMPLETED_KILLED,4100,7200,11300,4070,11270,1.565278,,9000,7200,1.565278,1,1,
+1004,KTH-SP2,40,1,60,1,COMPLETED_SUCCESSFULLY,4100,0,4100,4060,4060,,,0,60,406.000000,0,0,
 `
 
 func TestWriteJobsCSVGolden(t *testing.T) {
@@ -116,7 +116,7 @@ func TestWriteJobsCSVGolden(t *testing.T) {
 	// τ is honoured: job 4's bounded slowdown with τ = 100 is 40.6.
 	b.Reset()
 	WriteJobsCSV(&b, sample(), "w", 100, nil)
-	if !strings.Contains(b.String(), "\n1004,w,40,1,60,1,COMPLETED_SUCCESSFULLY,4100,0,4100,4060,4060,,,0,60,40.600000,0,0\n") ||
+	if !strings.Contains(b.String(), "\n1004,w,40,1,60,1,COMPLETED_SUCCESSFULLY,4100,0,4100,4060,4060,,,0,60,40.600000,0,0,\n") ||
 		strings.HasPrefix(b.String(), "#") {
 		t.Errorf("τ=100 output:\n%s", b.String())
 	}
@@ -133,5 +133,18 @@ func TestJobsCSVQuoting(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `1000,"a,b",0,`) {
 		t.Errorf("workload name not quoted:\n%s", b.String())
+	}
+}
+
+func TestJobsCSVBound(t *testing.T) {
+	o := sample()
+	o[0].Bound = 4500 // job 1004, promised to start by 4500, started at 4100
+	var b bytes.Buffer
+	if err := WriteJobsCSV(&b, o, "w", 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\n1004,w,40,1,60,1,COMPLETED_SUCCESSFULLY,4100,0,4100,4060,4060,,,0,60,406.000000,0,0,4500\n") ||
+		!strings.Contains(b.String(), "\n1000,w,0,2,100,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1.000000,,100,100,1.000000,0,0,\n") {
+		t.Errorf("bound column:\n%s", b.String())
 	}
 }

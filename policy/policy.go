@@ -77,10 +77,36 @@ type Extender interface {
 // then, at once, Admitted: a rejected job is forgotten by the policy (it is
 // never started and never passed to Remove), and the caller reports the
 // rejection to the user. An admission decision never changes afterwards.
+//
+// Refinements (package policy/deadline, docs/policies.md): Admitted must
+// be asked before the next Insert (the simulator asks at once, for each
+// job of an instant in turn); asked later, it reports whether j is
+// admitted and still waiting. The deadline policies also implement
+// Guarantor: the bound of an admitted job is its latest start, deadline −
+// estimate (a job without a deadline has an artificial one), -1 for a
+// rejected job. A deadline earlier than submission + estimate is rejected.
 type Admitter interface {
 	// Admitted reports whether j, just inserted, was admitted, and if not,
 	// a short human-readable reason.
 	Admitted(j *job.Request) (ok bool, reason string)
+}
+
+// Planner is implemented by policies that hold a planned start (a
+// reservation) for waiting jobs: conservative and slack-based backfilling
+// for every waiting job, EASY for the first waiting jobs (its reservation
+// depth). The live service reports the plan to users (the "reserved
+// start") and draws the schedule from it. A plan is not a promise: it may
+// move earlier when jobs end early, and, for EASY and slack-based
+// backfilling, later; the promise is Guarantor's.
+type Planner interface {
+	// Planned reports the start currently planned at now for waiting job
+	// j, or ok false when j holds no reservation (it is not waiting, or
+	// the policy plans only the first jobs).
+	Planned(now int64, j *job.Request) (start int64, ok bool)
+	// Reservations calls fn for every waiting job that holds a
+	// reservation at now, with its planned start, in increasing (start,
+	// job ID) order.
+	Reservations(now int64, fn func(j *job.Request, start int64))
 }
 
 // Params are a policy's parameters, parsed from "name:key=value:key=value".
@@ -114,6 +140,12 @@ type Info struct {
 	Doc    string
 	Params []Param
 	New    func(procs int, p Params) (Scheduler, error)
+	// NewK, when set, builds the policy for a machine of several
+	// independently allocatable resources (K-resource scheduling): caps[0]
+	// is the number of processors, caps[i] the capacity of resource i,
+	// which a job requires Request.Need(i) of. Policies without NewK
+	// schedule processors only.
+	NewK func(caps []int, p Params) (Scheduler, error)
 }
 
 var registry = map[string]Info{}
@@ -157,9 +189,21 @@ func Parse(spec string) (string, Params, error) {
 // New builds the policy described by spec for a machine of procs
 // processors. Unknown names and unknown parameters are errors.
 func New(spec string, procs int) (Scheduler, error) {
-	name, params, err := Parse(spec)
+	info, params, err := lookup(spec)
 	if err != nil {
 		return nil, err
+	}
+	if procs < 1 {
+		return nil, fmt.Errorf("policy %s: machine size must be at least 1, got %d", info.Name, procs)
+	}
+	return info.New(procs, params)
+}
+
+// lookup finds the registered policy of spec and checks its parameters.
+func lookup(spec string) (Info, Params, error) {
+	name, params, err := Parse(spec)
+	if err != nil {
+		return Info{}, nil, err
 	}
 	info, ok := registry[name]
 	if !ok {
@@ -167,7 +211,7 @@ func New(spec string, procs int) (Scheduler, error) {
 		for _, i := range List() {
 			names = append(names, i.Name)
 		}
-		return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(names, ", "))
+		return Info{}, nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(names, ", "))
 	}
 	for k := range params {
 		known := false
@@ -175,11 +219,41 @@ func New(spec string, procs int) (Scheduler, error) {
 			known = known || pp.Name == k
 		}
 		if !known {
-			return nil, fmt.Errorf("policy %s has no parameter %q", name, k)
+			return Info{}, nil, fmt.Errorf("policy %s has no parameter %q", name, k)
 		}
 	}
-	if procs < 1 {
-		return nil, fmt.Errorf("policy %s: machine size must be at least 1, got %d", name, procs)
+	return info, params, nil
+}
+
+// NewK builds the policy described by spec for a machine of K = len(caps)
+// resources, caps[0] processors and caps[i] units of resource i. With
+// K = 1 every policy can be built (for a policy without Info.NewK it is
+// New(spec, caps[0])); with K > 1 only the policies that register NewK,
+// the others being an error that names those that can.
+func NewK(spec string, caps []int) (Scheduler, error) {
+	info, params, err := lookup(spec)
+	if err != nil {
+		return nil, err
 	}
-	return info.New(procs, params)
+	if len(caps) == 0 {
+		return nil, fmt.Errorf("policy %s: the machine needs at least one resource", info.Name)
+	}
+	for i, c := range caps {
+		if c < 1 {
+			return nil, fmt.Errorf("policy %s: resource %d has capacity %d (must be at least 1)", info.Name, i, c)
+		}
+	}
+	if info.NewK != nil {
+		return info.NewK(caps, params)
+	}
+	if len(caps) == 1 {
+		return info.New(caps[0], params)
+	}
+	var names []string
+	for _, i := range List() {
+		if i.NewK != nil {
+			names = append(names, i.Name)
+		}
+	}
+	return nil, fmt.Errorf("policy %s schedules processors only, not %d resources (K-resource policies: %s)", info.Name, len(caps), strings.Join(names, ", "))
 }

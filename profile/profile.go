@@ -1075,6 +1075,22 @@ func (p *Profile) Steps() []Step {
 	return s
 }
 
+// AppendSteps appends the steps that Steps returns to dst and returns the
+// extended slice: Steps without an allocation, for a policy that scans the
+// steps at every pass (multiple-queue backfilling's cross-partition
+// reservation).
+func (p *Profile) AppendSteps(dst []Step) []Step {
+	acc := 0
+	for x := p.head; x != 0; x = p.bl[x].next {
+		b := &p.bl[x]
+		for i := range b.n {
+			dst = append(dst, Step{b.key[i], p.procs - acc - b.loc[i]})
+		}
+		acc += b.own.sum
+	}
+	return dst
+}
+
 // Forget drops the breakpoints before t that no longer matter: the value at
 // t is kept. Policies call it as time advances so that B stays proportional
 // to the jobs still held.

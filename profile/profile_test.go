@@ -344,3 +344,23 @@ func TestEarliestFitMoving(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendStepsIsSteps(t *testing.T) {
+	p := New(10)
+	for i := int64(0); i < 300; i++ {
+		if err := p.Add(i*3, i*3+50, 1+int(i%3)); err != nil {
+			break
+		}
+	}
+	buf := []Step{{At: -1, Free: -1}}
+	got := p.AppendSteps(buf)
+	want := p.Steps()
+	if len(got) != len(want)+1 || got[0] != buf[0] {
+		t.Fatalf("AppendSteps: %d steps after the prefix, Steps: %d", len(got)-1, len(want))
+	}
+	for i := range want {
+		if got[i+1] != want[i] {
+			t.Fatalf("step %d: %v, want %v", i, got[i+1], want[i])
+		}
+	}
+}

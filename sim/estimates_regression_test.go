@@ -2,8 +2,6 @@ package sim_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -63,21 +61,5 @@ func TestEstimatesRegression(t *testing.T) {
 	if err := metrics.WriteJSON(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "regression-estimates", "KTH-SP2.json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./sim -run EstimatesRegression -update to create it)", err)
-	}
-	if !bytes.Equal(want, buf.Bytes()) {
-		t.Errorf("summary metrics changed on KTH-SP2\n got:\n%s\nwant:\n%s", buf.String(), want)
-	}
+	checkGolden(t, "regression-estimates", "KTH-SP2.json", buf.Bytes())
 }

@@ -15,7 +15,9 @@ import (
 )
 
 var allPolicies = []string{"fcfs", "easy", "easy:depth=2", "easy:depth=all", "conservative",
-	"slack:awt=100", "slack:awt=50:sf=1:h=aat", "slack:awt=200:h=du", "slack:awt=100:h=dc:au=0.5", "slack:awt=100:h=dp:ap=0.5:af=0.5"}
+	"slack:awt=100", "slack:awt=50:sf=1:h=aat", "slack:awt=200:h=du", "slack:awt=100:h=dc:au=0.5", "slack:awt=100:h=dp:ap=0.5:af=0.5",
+	"multiqueue", "multiqueue:bounds=50/150:order=sjf", "multiqueue:bounds=10/20/40/80/160",
+	"lookahead", "lookahead:depth=3:cs=0", "lookahead:reserve=false:cs=2", "lookahead:reserve=false:order=sjf:depth=all:cs=inf"}
 
 // TestPropertiesRandomWorkloads runs every policy on random workloads
 // (varied P, load, estimate accuracy, simultaneous events), in kill and

@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,8 +12,6 @@ import (
 	"backfill/sim"
 	"backfill/workload"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of the real-trace regression (say why in the commit)")
 
 var regressionPolicies = []string{"fcfs", "easy", "easy:depth=4", "conservative", "slack"}
 
@@ -65,23 +62,7 @@ func TestRealTraceRegression(t *testing.T) {
 			if err := metrics.WriteCSV(&buf, rows); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "regression", c.name+".csv")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./sim -run RealTraceRegression -update to create it)", err)
-			}
-			if !bytes.Equal(want, buf.Bytes()) {
-				t.Errorf("summary metrics changed on %s\n got:\n%s\nwant:\n%s", c.name, buf.String(), want)
-			}
+			checkGolden(t, "regression", c.name+".csv", buf.Bytes())
 		})
 	}
 }

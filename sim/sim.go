@@ -13,6 +13,13 @@
 //     promises);
 //  3. one scheduling pass: policy.Tick(t), which starts jobs.
 //
+// Admission control. For a policy.Admitter (deadline scheduling: QoPS,
+// MSB, MRT) the engine asks Admitted(j) right after Insert(j), before the
+// next submission of the same instant. A rejected job is done at once: its
+// Outcome has Rejected set, the policy's Reason, Start = End = -1; it is
+// never started (starting it is an error) nor passed to Remove, and
+// Result.Rejected counts it.
+//
 // A pass also happens at any time the policy asked to be woken at. Nothing
 // depends on map order or goroutines: the same input gives the same
 // schedule, byte for byte.
@@ -42,6 +49,13 @@ type Options struct {
 	// Progress, if set, is called with the number of ended jobs from time
 	// to time (every 8192 ends) and at the end.
 	Progress func(done int)
+	// Res are the capacities of the resources beyond the processors
+	// (K-resource scheduling; resource i+1 has capacity Res[i]), nil for a
+	// machine of processors only. When set, every job's Request.Res must
+	// have at most len(Res) entries, each within its capacity, and the
+	// engine refuses a start that would put any resource over capacity.
+	// Jobs with a Res on a machine without one are an error.
+	Res []int
 }
 
 // Result is a finished simulation.
@@ -55,6 +69,12 @@ type Result struct {
 	// Saved the number of jobs that completed thanks to them.
 	Extensions, Saved int
 	Passes            int // scheduling passes (Tick calls)
+	// Rejected is the number of jobs a policy.Admitter refused at
+	// submission (Outcome.Rejected).
+	Rejected int
+	// Res are the capacities of the resources beyond the processors
+	// (Options.Res).
+	Res []int
 }
 
 const (
@@ -86,10 +106,25 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("sim: job %d has estimate %d (must be at least 1 s)", j.SWFID, j.Estimate)
 		case j.Runtime < 0:
 			return nil, fmt.Errorf("sim: job %d has negative runtime %d", j.SWFID, j.Runtime)
+		case len(j.Res) > len(opt.Res):
+			return nil, fmt.Errorf("sim: job %d needs %d resources beyond processors; the machine has %d (sim.Options.Res)", j.SWFID, len(j.Res), len(opt.Res))
+		}
+		for k, r := range j.Res {
+			if r < 0 || r > opt.Res[k] {
+				return nil, fmt.Errorf("sim: job %d needs %d units of resource %d; the machine has %d", j.SWFID, r, k+1, opt.Res[k])
+			}
 		}
 	}
+	for k, c := range opt.Res {
+		if c < 1 {
+			return nil, fmt.Errorf("sim: resource %d has capacity %d (must be at least 1)", k+1, c)
+		}
+	}
+	// free units of the resources beyond processors (nil: processors only)
+	freeRes := append([]int(nil), opt.Res...)
 	guar, _ := sched.(policy.Guarantor)
 	pred, _ := sched.(policy.Predicting)
+	adm, _ := sched.(policy.Admitter)
 	var ext policy.Extender
 	if opt.Extend && !opt.NoKill {
 		ext, _ = sched.(policy.Extender)
@@ -99,6 +134,9 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 		limit = make([]int64, len(jobs))
 	}
 	res := &Result{Policy: sched.Name(), Procs: P, NoKill: opt.NoKill, Outcomes: make([]job.Outcome, len(jobs))}
+	if freeRes != nil {
+		res.Res = append([]int(nil), opt.Res...)
+	}
 	state := make([]uint8, len(jobs))
 	var ends endHeap
 	free := P
@@ -125,6 +163,15 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 		if r.Procs > free {
 			startErr = fmt.Errorf("sim: policy %s started job %d (%d processors) at %d with only %d free", res.Policy, r.SWFID, r.Procs, now, free)
 			return
+		}
+		for k, n := range r.Res {
+			if n > freeRes[k] {
+				startErr = fmt.Errorf("sim: policy %s started job %d (%d units of resource %d) at %d with only %d free", res.Policy, r.SWFID, n, k+1, now, freeRes[k])
+				return
+			}
+		}
+		for k, n := range r.Res {
+			freeRes[k] -= n
 		}
 		j := &jobs[id]
 		free -= r.Procs
@@ -184,6 +231,9 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 			}
 			state[id] = stDone
 			free += jobs[id].Procs
+			for k, n := range jobs[id].Res {
+				freeRes[k] += n
+			}
 			done++
 			if res.Outcomes[id].Killed {
 				res.Killed++
@@ -205,6 +255,18 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 			state[next] = stWaiting
 			waiting++
 			sched.Insert(now, &j.Request)
+			if adm != nil {
+				if ok, reason := adm.Admitted(&j.Request); !ok {
+					o := &res.Outcomes[next]
+					o.Rejected, o.Reason = true, reason
+					state[next] = stDone
+					waiting--
+					done++
+					res.Rejected++
+					next++
+					continue
+				}
+			}
 			if guar != nil && !opt.NoKill {
 				res.Outcomes[next].Bound = guar.Guarantee(&j.Request)
 			}

@@ -34,6 +34,19 @@ type Options struct {
 	// sorts out-of-order submit times, counting each as a warning, instead
 	// of failing.
 	Lenient bool
+	// Mem adds memory as a second resource (K = 2): each job's Res[0] is
+	// its total requested memory in KB, and Trace.MemCap the machine's
+	// (see memory.go for the rules).
+	Mem bool
+	// MemCap is the machine's total memory in KB; 0: MemPerProc, else the
+	// header, else a known log's, else the largest job's.
+	MemCap int64
+	// MemPerProc is the machine's memory per processor in KB (used when
+	// MemCap is 0).
+	MemPerProc int64
+	// MemMissing says what a job without requested memory gets: "mode"
+	// (the default when empty), "zero" or "skip".
+	MemMissing string
 }
 
 // Skip reasons (Trace.Skipped). A record is counted under the first reason
@@ -115,6 +128,12 @@ type Trace struct {
 	// Rules describes, one human-readable line each, the rules in force
 	// and their effect; meant for the header of every output.
 	Rules []string
+	// MemCap is the machine's total memory in KB and MemSource where it
+	// came from (Options.Mem only; 0 and "" otherwise). MemMode is the
+	// most common per-processor request, given to jobs without one.
+	MemCap    int64
+	MemSource string
+	MemMode   int64
 }
 
 // Load reads the SWF file at path (plain or gzip) into a Trace; see Read.
@@ -217,6 +236,10 @@ func Read(r io.Reader, name string, opts Options) (*Trace, error) {
 		j.Runtime = rec.Run
 		j.Line = rec.Line
 		j.Procs = int(min(size, math.MaxInt32))
+		if opts.Mem {
+			// KB per processor for now; totals in applyMemory
+			j.Res = []int{int(max(rec.ReqMem, -1))}
+		}
 		if size > math.MaxInt32 {
 			fl |= flagHuge
 		}
@@ -311,6 +334,13 @@ func Read(r io.Reader, name string, opts Options) (*Trace, error) {
 		jobs, req = sj, sr
 	}
 
+	if opts.Mem {
+		jobs, req, err = tr.applyMemory(jobs, req, opts, loc)
+		if err != nil {
+			return nil, err
+		}
+	}
+
 	// Estimates and IDs.
 	var fallback int64 // for EstimateFallback "max"
 	fallbackReason := AdjFallbackMax
@@ -359,6 +389,9 @@ func Read(r io.Reader, name string, opts Options) (*Trace, error) {
 		tr.Warnings = append(tr.Warnings[1:], tr.Warnings[0])
 	}
 	tr.Rules = rules(tr, fallback, fallbackReason)
+	if opts.Mem {
+		tr.Rules = append(tr.Rules, memRule(tr))
+	}
 	return tr, nil
 }
 

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -70,7 +71,7 @@ func TestJobFields(t *testing.T) {
 		Request: job.Request{ID: 0, SWFID: 42, Submit: 100, Procs: 4, Estimate: 300, User: 11, Group: 12, Queue: 14, Partition: 15},
 		Runtime: 60, Line: 2,
 	}
-	if len(tr.Jobs) != 1 || tr.Jobs[0] != want || tr.Requested[0] != 300 {
+	if len(tr.Jobs) != 1 || !reflect.DeepEqual(tr.Jobs[0], want) || tr.Requested[0] != 300 {
 		t.Errorf("job = %+v, want %+v", tr.Jobs, want)
 	}
 }

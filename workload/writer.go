@@ -23,7 +23,11 @@ import (
 // (ID+1 when SWFID ≤ 0), submit, wait = Start−Submit, run = End−Start,
 // allocated = requested processors = Procs, requested time = Estimate,
 // status 1 (completed) or 0 (killed; SWF's "failed"), user, group, queue
-// and partition copied, every other field -1. outcomes is not modified.
+// and partition copied, requested memory (field 10) = the job's memory
+// Res[0] per processor, rounded up, when it has one (Options.Mem), every
+// other field -1. A job rejected at submission (admission control) has
+// wait and run -1 and status 5 (SWF's "cancelled"). outcomes is not
+// modified.
 func WriteSchedule(w io.Writer, tr *Trace, outcomes []job.Outcome, comments []string) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	hdr := emptyHeader()
@@ -65,10 +69,18 @@ func WriteSchedule(w io.Writer, tr *Trace, outcomes []job.Outcome, comments []st
 		if o.Killed {
 			status = 0
 		}
+		wait, run := o.Start-o.Submit, o.End-o.Start
+		if o.Rejected {
+			status, wait, run = 5, -1, -1
+		}
 		f := [18]int64{
-			num, o.Submit, o.Start - o.Submit, o.End - o.Start, int64(o.Procs), -1, -1,
+			num, o.Submit, wait, run, int64(o.Procs), -1, -1,
 			int64(o.Procs), o.Estimate, -1, status, int64(o.User), int64(o.Group), -1,
 			int64(o.Queue), int64(o.Partition), -1, -1,
+		}
+		if len(o.Res) > 0 && o.Procs > 0 {
+			// memory (Options.Mem): back to KB per processor, rounded up
+			f[9] = (int64(o.Res[0]) + int64(o.Procs) - 1) / int64(o.Procs)
 		}
 		line = line[:0]
 		for k, v := range f {

@@ -81,7 +81,7 @@ func benchChild(cmd *cobra.Command, f *benchFlags) error {
 	line := benchLine{Trace: filepath.Base(f.trace), Policy: "(load only)", Jobs: len(tr.Jobs), Procs: tr.Procs,
 		LoadSec: time.Since(t0).Seconds()}
 	if len(f.policies) == 1 && f.policies[0] != "none" {
-		s, err := policy.New(f.policies[0], tr.Procs)
+		s, err := policy.NewK(f.policies[0], tr.Caps())
 		if err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func benchChild(cmd *cobra.Command, f *benchFlags) error {
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		t1 := time.Now()
-		res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs})
+		res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps()})
 		line.SimSec = time.Since(t1).Seconds()
 		if err != nil {
 			return err
@@ -146,6 +146,15 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 			}
 			if f.lenient {
 				args = append(args, "--lenient")
+			}
+			if f.mem != "" {
+				args = append(args, "--mem", f.mem)
+			}
+			if f.memPerProc != "" {
+				args = append(args, "--mem-per-proc", f.memPerProc)
+			}
+			if f.mem != "" || f.memPerProc != "" {
+				args = append(args, "--mem-missing", f.memMissing)
 			}
 			c := exec.Command(exe, args...)
 			var out, errb bytes.Buffer

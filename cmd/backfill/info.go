@@ -186,6 +186,9 @@ func newPolicies() *cobra.Command {
 				for _, pp := range p.Params {
 					fmt.Fprintf(w, "    %s:%s=… (default %s): %s\n", p.Name, pp.Name, pp.Default, pp.Doc)
 				}
+				if p.NewK != nil {
+					fmt.Fprintf(w, "    schedules K resources (e.g. processors and memory with --mem)\n")
+				}
 			}
 			fmt.Fprintln(w, strings.TrimSpace(`
 Parameters follow the name after colons, e.g. easy:depth=4.`))

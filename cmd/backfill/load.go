@@ -20,6 +20,8 @@ type traceFlags struct {
 	lenient  bool
 	prio     string
 	seed     uint64
+	// memory as a second resource (K = 2)
+	mem, memPerProc, memMissing string
 	// loadTarget, when > 0, scales the inter-arrival times to this
 	// offered load (workload.ScaleLoad).
 	loadTarget float64
@@ -36,6 +38,9 @@ func (f *traceFlags) register(cmd *cobra.Command, withTrace bool) {
 	fl.StringVar(&f.fallback, "estimate-fallback", "runtime", "estimate for jobs without a requested time: runtime or max (the largest requested time)")
 	fl.BoolVar(&f.clamp, "clamp", false, "give jobs larger than the machine the whole machine instead of skipping them")
 	fl.BoolVar(&f.lenient, "lenient", false, "count malformed lines as warnings instead of failing")
+	fl.StringVar(&f.mem, "mem", "", "schedule memory as a second resource (K = 2) from SWF field 10, with this much machine memory in KB (suffix M, G, T: binary units), or auto (the header's MaxMemory × P, the archive page of a known log, else the largest job); needs K-resource policies (ff-easy, bl-easy, bb-easy, ff-cons, fcfs)")
+	fl.StringVar(&f.memPerProc, "mem-per-proc", "", "like --mem, with the machine memory given per processor (e.g. 512M)")
+	fl.StringVar(&f.memMissing, "mem-missing", "mode", "memory of jobs without field 10: mode (the trace's most common per-processor request), zero, or skip")
 	fl.Float64Var(&f.loadTarget, "load", 0, "scale the inter-arrival times so that the offered load is this (sizes and runtimes unchanged; see docs/workload.md)")
 	fl.StringVar(&f.prio, "priorities", "none", "user/political priorities for slack-based scheduling: none, every:N (every N-th job UP=PP=1), csv:FILE (job_id,up,pp), or user|group|queue|partition:FILE (id,up,pp)")
 }
@@ -57,7 +62,31 @@ func (f *traceFlags) options() workload.Options {
 		EstimateFallback: f.fallback,
 		Clamp:            f.clamp,
 		Lenient:          f.lenient,
+		Mem:              f.mem != "" || f.memPerProc != "",
+		MemMissing:       f.memMissing,
 	}
+}
+
+// memOptions parses --mem and --mem-per-proc into o.
+func (f *traceFlags) memOptions(o *workload.Options) error {
+	if f.mem != "" && f.memPerProc != "" {
+		return fmt.Errorf("--mem and --mem-per-proc: give one of them")
+	}
+	if f.mem != "" && f.mem != "auto" {
+		v, err := workload.ParseMem(f.mem)
+		if err != nil {
+			return fmt.Errorf("--mem: %w (or auto)", err)
+		}
+		o.MemCap = v
+	}
+	if f.memPerProc != "" {
+		v, err := workload.ParseMem(f.memPerProc)
+		if err != nil {
+			return fmt.Errorf("--mem-per-proc: %w", err)
+		}
+		o.MemPerProc = v
+	}
+	return nil
 }
 
 // load reads the trace named by path, or the embedded default when path is
@@ -69,11 +98,15 @@ func (f *traceFlags) load(path string) (*workload.Trace, error) {
 		}
 	}
 	var tr *workload.Trace
+	opts := f.options()
+	if err := f.memOptions(&opts); err != nil {
+		return nil, err
+	}
 	var err error
 	if path == "" {
-		tr, err = workload.Builtin(f.options())
+		tr, err = workload.Builtin(opts)
 	} else {
-		tr, err = workload.Load(path, f.options())
+		tr, err = workload.Load(path, opts)
 	}
 	if err != nil {
 		return nil, err

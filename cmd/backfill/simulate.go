@@ -21,6 +21,7 @@ import (
 	_ "backfill/policy/all" // register every policy
 	"backfill/sim"
 	"backfill/workload"
+	deadlinewl "backfill/workload/deadline"
 )
 
 type simulateFlags struct {
@@ -36,6 +37,8 @@ type simulateFlags struct {
 	workers  int
 	noAudit  bool
 	classes  []string
+	// deadlines is a deadline-workload spec (package workload/deadline)
+	deadlines string
 }
 
 func newSimulate() *cobra.Command {
@@ -50,7 +53,11 @@ func newSimulate() *cobra.Command {
   backfill simulate --trace CTC-SP2-1996-3.1-cln.swf.gz --policy easy,conservative --format json
 
   # EASY with reservations for the first 4 jobs; per-job CSV and SWF schedules in out/
-  backfill simulate --policy easy,easy:depth=4 --out out/`,
+  backfill simulate --policy easy,easy:depth=4 --out out/
+
+  # deadline scheduling with admission control (QoPS, MSB, MRT) vs EASY on a
+  # deadline workload: 2000 jobs, load 1.4 by duplication, stringency 0.2
+  backfill simulate --estimate exact --deadlines s=0.2:l=1.4:n=2000 --policy qops,msb,mrt,easy`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSimulate(cmd, f) },
 	}
@@ -66,6 +73,7 @@ func newSimulate() *cobra.Command {
 	fl.Int64Var(&f.tau, "tau", 10, "bounded-slowdown threshold τ in seconds")
 	fl.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "policies simulated in parallel")
 	fl.BoolVar(&f.noAudit, "no-audit", false, "skip the schedule audit after each simulation")
+	fl.StringVar(&f.deadlines, "deadlines", "", "make a deadline workload (Islam et al.'s QoPS evaluation) before simulating: key=value pairs s (stringency: deadline = submit + max(runtime, (1−s)·EASY response)), l (load factor), load (dup or expand), frac (share of deadline jobs), offset and n (subset), seed; e.g. s=0.2:l=1.4:load=dup:frac=0.8:n=5000 (use with --estimate exact, as the paper)")
 	fl.StringArrayVar(&f.classes, "classes", nil, "also print per-class tables (table format), one per rule QUANTITY:B1,B2,… with QUANTITY runtime, size or estimate, e.g. size:1,8,64 (repeat the flag for several rules)")
 	return cmd
 }
@@ -100,6 +108,22 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if err != nil {
 		return err
 	}
+	if tr.MemCap > 0 && !cmd.Flags().Changed("policy") {
+		// the default policies schedule processors only
+		f.policies = []string{"fcfs", "ff-easy", "bb-easy", "ff-cons"}
+	}
+	if f.deadlines != "" {
+		sp, err := deadlinewl.ParseSpec(f.deadlines)
+		if err != nil {
+			return fmt.Errorf("--deadlines: %w", err)
+		}
+		b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp)
+		if err != nil {
+			return fmt.Errorf("--deadlines: %w", err)
+		}
+		tr.Jobs = b.Jobs
+		tr.Rules = append(tr.Rules, b.Notes...)
+	}
 	header := runHeader(tr, f)
 	// awt=auto: the mean wait of a conservative run on the same workload
 	specs, notes, err := resolveAuto(tr, f.policies, f.noKill)
@@ -110,7 +134,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	f.policies = specs
 	// build every policy first so that a bad spec fails before any work
 	for _, spec := range f.policies {
-		if _, err := policy.New(spec, tr.Procs); err != nil {
+		if _, err := policy.NewK(spec, tr.Caps()); err != nil {
 			return err
 		}
 	}
@@ -153,12 +177,12 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 }
 
 func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progress) simRun {
-	s, err := policy.New(spec, tr.Procs)
+	s, err := policy.NewK(spec, tr.Caps())
 	if err != nil {
 		return simRun{spec: spec, err: err}
 	}
 	last := 0
-	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, NoKill: f.noKill, Extend: f.overrun == "extend", Progress: func(done int) {
+	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend", Progress: func(done int) {
 		bar.add(int64(done - last))
 		last = done
 	}})
@@ -166,9 +190,10 @@ func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progres
 		return simRun{spec: spec, err: fmt.Errorf("%s on %s: %w", spec, tr.Name, err)}
 	}
 	if !f.noAudit {
+		_, admits := s.(policy.Admitter)
 		rep := audit.Audit(res.Outcomes, audit.Options{
-			Procs: tr.Procs, Kill: !f.noKill, KnownRuntime: true,
-			FCFS: spec == "fcfs", Expect: len(tr.Jobs),
+			Procs: tr.Procs, Res: tr.ResCaps(), Kill: !f.noKill, KnownRuntime: true,
+			FCFS: spec == "fcfs", Expect: len(tr.Jobs), Deadlines: admits,
 		})
 		if !rep.OK() {
 			return simRun{spec: spec, err: fmt.Errorf("%s on %s: the schedule fails the audit (a bug in the policy or the engine):\n%s", spec, tr.Name, rep.String())}

@@ -81,3 +81,16 @@ func Jobs(r *rand.Rand, s Spec) []job.Job {
 	}
 	return jobs
 }
+
+// Deadlines gives a share frac of the jobs (each with probability frac) a
+// completion deadline: submit + estimate + a slack uniform in
+// [0, maxSlack] seconds; the others keep Deadline 0 (no deadline).
+func Deadlines(r *rand.Rand, jobs []job.Job, frac float64, maxSlack int) {
+	for i := range jobs {
+		j := &jobs[i]
+		j.Deadline = 0
+		if r.Float64() < frac {
+			j.Deadline = j.Submit + j.Estimate + int64(r.IntN(maxSlack+1))
+		}
+	}
+}

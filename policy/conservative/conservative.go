@@ -149,7 +149,7 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 	if running, early := c.run.End(now, j); running {
 		c.plan.Ended(now, start, j)
 		if early {
-			c.compress(now)
+			c.compress(now, now)
 		}
 		return
 	}
@@ -161,7 +161,7 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 	c.unplace(e)
 	i, _ := slices.BinarySearchFunc(c.wait, e, cmpEntry)
 	c.wait = slices.Delete(c.wait, i, i+1)
-	c.compress(now)
+	c.compress(now, max(now, e.start))
 }
 
 // compress re-places the waiting jobs after capacity was freed. Its result
@@ -184,7 +184,18 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 // the jobs that pass are queried (EarliestFitMoving, which counts the job's
 // own hold as free and changes nothing), O(log B + k) for k steps visited,
 // and only the jobs that really move update the profile, O(B).
-func (c *Conservative) compress(now int64) {
+//
+// freed is the start of the capacity just released (now for a running job
+// that ended early; the reservation's start for a cancelled waiting job).
+// Before the release no job could move earlier (after an insertion, a
+// pass or a compression, every reservation is an earliest fit given all
+// the others), so a job can now move only to a window that meets released
+// capacity: the reservation released, or the old slot of a job that moved
+// in this pass, all starting at or after freed. The search for a job of
+// duration d therefore starts at freed − d + 1, not at now, which keeps a
+// cancellation far in the future from scanning the profile from now for
+// every later job.
+func (c *Conservative) compress(now, freed int64) {
 	if c.literal || c.run.Overrunning(now) {
 		c.replan(now)
 		return
@@ -197,9 +208,14 @@ func (c *Conservative) compress(now int64) {
 			continue
 		}
 		d := c.plan.Dur(e.j)
-		t := prof.EarliestFitMoving(now, d, e.j.Procs, e.start)
+		after := max(now, freed-d+1)
+		if after >= e.start {
+			continue
+		}
+		t := prof.EarliestFitMoving(after, d, e.j.Procs, e.start)
 		if t < e.start {
 			c.unplace(e)
+			freed = min(freed, e.start) // its old slot is released
 			e.start = t
 			if err := prof.Add(t, t+d, e.j.Procs); err != nil {
 				panic("conservative: " + err.Error()) // unreachable: EarliestFitMoving found room
@@ -257,4 +273,22 @@ func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
 		return c.wait[0].start
 	}
 	return policy.NoWake
+}
+
+var _ policy.Planner = (*Conservative)(nil)
+
+// Planned implements policy.Planner: the current reservation of waiting
+// job j.
+func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
+	if e, ok := c.byID[j.ID]; ok {
+		return e.start, true
+	}
+	return 0, false
+}
+
+// Reservations implements policy.Planner: every waiting job holds one.
+func (c *Conservative) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	for _, e := range c.wait {
+		fn(e.j, e.start)
+	}
 }

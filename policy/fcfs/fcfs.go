@@ -15,6 +15,9 @@ func init() {
 		New: func(procs int, _ policy.Params) (policy.Scheduler, error) {
 			return New(procs), nil
 		},
+		NewK: func(caps []int, _ policy.Params) (policy.Scheduler, error) {
+			return NewK(caps), nil
+		},
 	})
 }
 
@@ -24,12 +27,49 @@ type FCFS struct {
 	queue   []*job.Request // waiting jobs in arrival order; head at index head
 	head    int
 	waiting []bool // by job ID: still in the queue (grows on demand)
+	// freeRes are the free units of the resources beyond the processors
+	// on a K-resource machine (NewK); nil for processors only.
+	freeRes []int
 }
 
 var _ policy.Scheduler = (*FCFS)(nil)
 
 // New returns FCFS for a machine of procs processors.
 func New(procs int) *FCFS { return &FCFS{free: procs} }
+
+// NewK returns FCFS for a machine of K = len(caps) resources (caps[0]
+// processors, caps[i] units of resource i): the first waiting job starts
+// when it fits in every resource. NewK([]int{P}) is New(P).
+func NewK(caps []int) *FCFS {
+	f := New(caps[0])
+	if len(caps) > 1 {
+		f.freeRes = append([]int(nil), caps[1:]...)
+	}
+	return f
+}
+
+// fits reports whether j fits in the free resources.
+func (f *FCFS) fits(j *job.Request) bool {
+	if j.Procs > f.free {
+		return false
+	}
+	for k, n := range j.Res {
+		if k < len(f.freeRes) && n > f.freeRes[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// hold takes (sign 1) or releases (sign −1) j's resources beyond the
+// processors.
+func (f *FCFS) hold(j *job.Request, sign int) {
+	for k, n := range j.Res {
+		if k < len(f.freeRes) {
+			f.freeRes[k] -= sign * n
+		}
+	}
+}
 
 // Name implements policy.Scheduler.
 func (f *FCFS) Name() string { return "fcfs" }
@@ -48,6 +88,9 @@ func (f *FCFS) Insert(now int64, j *job.Request) {
 func (f *FCFS) Remove(now int64, j *job.Request) {
 	if j.ID >= len(f.waiting) || !f.waiting[j.ID] {
 		f.free += j.Procs // a running job ended
+		if f.freeRes != nil {
+			f.hold(j, -1)
+		}
 		return
 	}
 	f.waiting[j.ID] = false
@@ -62,8 +105,11 @@ func (f *FCFS) Remove(now int64, j *job.Request) {
 
 // Tick implements policy.Scheduler.
 func (f *FCFS) Tick(now int64, start func(*job.Request)) int64 {
-	for f.head < len(f.queue) && f.queue[f.head].Procs <= f.free {
+	for f.head < len(f.queue) && f.queue[f.head].Procs <= f.free && (f.freeRes == nil || f.fits(f.queue[f.head])) {
 		j := f.queue[f.head]
+		if f.freeRes != nil {
+			f.hold(j, 1)
+		}
 		f.queue[f.head] = nil
 		f.waiting[j.ID] = false
 		f.head++

@@ -462,3 +462,21 @@ func (s *Slack) Extend(now int64, j *job.Request) int64 {
 	}
 	return ext
 }
+
+var _ policy.Planner = (*Slack)(nil)
+
+// Planned implements policy.Planner: the slot te currently scheduled for
+// waiting job j (it may move later within j's slack).
+func (s *Slack) Planned(now int64, j *job.Request) (int64, bool) {
+	if x, ok := s.byID[j.ID]; ok {
+		return x.te, true
+	}
+	return 0, false
+}
+
+// Reservations implements policy.Planner: every waiting job holds a slot.
+func (s *Slack) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	for _, x := range s.wait {
+		fn(x.j, x.te)
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"gonum.org/v1/plot/vg"
+
+	"backfill/figure"
+	"backfill/report"
+)
+
+type plotFlags struct {
+	output, metric, x, errors, title string
+	logY                             bool
+	width, height                    float64
+	procs, dpi                       int
+}
+
+func newPlot() *cobra.Command {
+	f := &plotFlags{}
+	keys := make([]string, len(report.Metrics))
+	for i, m := range report.Metrics {
+		keys[i] = m.Key
+	}
+	cmd := &cobra.Command{
+		Use:   "plot INPUT... -o FIGURE.{png,svg,pdf,eps}",
+		Short: "Draw a static figure for papers: a metric against load or a parameter, one line per policy",
+		Long: `plot draws one figure with gonum/plot from results: a metric against a
+variable, one line per policy (and per combination of the other parameters),
+with error bars over replicates (runs that differ only in their seed), or a
+bar per run when nothing varies.
+
+INPUT is a directory written by 'backfill simulate --out' or a jobs.csv, as
+for 'backfill report'; give several to compare, e.g. one directory per load
+or per seed. Each run's coordinates: its policy parameters, "load" (the
+offered load of its jobs), and with an estimate model "estimate" and "seed"
+(the replicate axis). The format follows the file extension. See
+docs/report.md.`,
+		Example: `  # bounded slowdown against load, EASY vs conservative, 3 seeds per point
+  backfill plot load0.6/ load0.7/ load0.8/ --metric mean_bsld -o bsld.pdf
+
+  # mean wait against EASY's reservation depth
+  backfill simulate --policy easy,easy:depth=2,easy:depth=4,easy:depth=8 --out depth/
+  backfill plot depth/ --x depth --metric mean_wait -o depth.svg`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runPlot(cmd, f, args) },
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.output, "output", "o", "figure.png", "figure file; the format follows the extension ("+strings.Join(figure.Formats, ", ")+")")
+	fl.StringVarP(&f.metric, "metric", "m", "mean_bsld", "metric on the y axis: "+strings.Join(keys, ", "))
+	fl.StringVar(&f.x, "x", "", "variable on the x axis: load, a policy parameter (depth, …) or another coordinate ; policy: a bar per run (default: load when it varies, else the first variable, else bars)")
+	fl.StringVar(&f.errors, "errors", "ci95", "error bars over seeds: ci95 (95% confidence interval of the mean, Student's t), minmax or none")
+	fl.StringVar(&f.title, "title", "", "figure title")
+	fl.BoolVar(&f.logY, "log-y", false, "logarithmic y axis")
+	fl.Float64Var(&f.width, "width", 12, "width in cm")
+	fl.Float64Var(&f.height, "height", 8, "height in cm")
+	fl.IntVar(&f.dpi, "dpi", 300, "resolution of png, jpg and tif figures")
+	fl.IntVar(&f.procs, "machine-procs", 0, "machine size for a jobs.csv without simulate's \"machine:\" comment")
+	return cmd
+}
+
+func runPlot(cmd *cobra.Command, f *plotFlags, args []string) error {
+	format, err := figure.FormatOf(f.output)
+	if err != nil {
+		return err
+	}
+	res, err := loadInputs(args, f.procs)
+	if err != nil {
+		return err
+	}
+	opt := figure.Options{Metric: f.metric, X: f.x, Errors: f.errors, Title: f.title, LogY: f.logY,
+		Width: vg.Length(f.width) * vg.Centimeter, Height: vg.Length(f.height) * vg.Centimeter, DPI: f.dpi}
+	p, err := figure.Plot(res, opt)
+	if err != nil {
+		return err
+	}
+	if err := writeFile(f.output, func(w io.Writer) error { return figure.Write(w, p, opt, format) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s of %d runs\n", f.output, f.metric, len(res.Runs))
+	return nil
+}
+
+// loadInputs loads every input (results directory or jobs.csv) and merges
+// them.
+func loadInputs(args []string, procs int) (*report.Results, error) {
+	var list []*report.Results
+	for _, a := range args {
+		r, err := report.Load(a, report.LoadOptions{Procs: procs})
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, r)
+	}
+	return report.Merge(list), nil
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"backfill/service"
+	"backfill/service/executor"
+)
+
+// serviceCommands are the live service's commands: the server and its
+// clients.
+func serviceCommands() []*cobra.Command {
+	return []*cobra.Command{newServe(), newSubmit(), newQueue(), newCancel(), newUserCmd(), newLoadgen()}
+}
+
+// serveStop, when set (tests), stops a running serve when closed.
+var serveStop chan struct{}
+
+type serveFlags struct {
+	policy, state, listen, executor, clock, sync string
+	procs                                        int
+	clockStart                                   int64
+	maxBody                                      int64
+	adminTokenFile                               string
+	sbatchArgs                                   []string
+	tlsCert, tlsKey                              string
+	verbose                                      bool
+}
+
+func newServe() *cobra.Command {
+	f := &serveFlags{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the live scheduler service (HTTP/JSON API)",
+		Long: `serve runs a policy as a live scheduler: users submit jobs over an HTTP/JSON
+API (see /v1/openapi.json and docs/service.md) and get at once their reserved
+start, the latest start the policy guarantees (conservative, slack), or, with a
+deadline policy, whether their deadline is accepted. Every accepted request is
+committed to an SQLite database in --state (WAL mode) before it is answered;
+after a crash the service rebuilds its state from that log.
+
+At the first start an admin token is written to STATE/admin.token; create
+user tokens with 'backfill user add NAME'.`,
+		Example: `  # conservative backfilling on 128 processors, advisor mode (a resource
+  # manager polls GET /v1/decisions and reports ends)
+  backfill serve --policy conservative --procs 128 --state /var/lib/backfill
+
+  # run the jobs' commands as local processes on 8 processor slots
+  backfill serve --policy easy --procs 8 --state ./state --executor local
+
+  # jobs go to Slurm held, released when the policy starts them
+  backfill serve --policy slack --procs 64 --state ./state --executor slurm`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.policy, "policy", "conservative", "policy spec, name[:key=value...] (see 'backfill policies')")
+	fl.IntVar(&f.procs, "procs", 0, "machine size P (required)")
+	fl.StringVar(&f.state, "state", "", "state directory: database, admin token, job directories (required)")
+	fl.StringVar(&f.listen, "listen", "127.0.0.1:8470", "address to listen on (loopback unless told otherwise; port 0 picks one, written to STATE/addr)")
+	fl.StringVar(&f.executor, "executor", "none", "none (advisor), local (run commands here) or slurm")
+	fl.StringVar(&f.clock, "clock", "wall", "wall, or manual (time moves only by POST /v1/clock; tests and replays)")
+	fl.Int64Var(&f.clockStart, "clock-start", 0, "initial time of the manual clock (seconds)")
+	fl.StringVar(&f.sync, "sync", "full", "SQLite synchronous mode: full (durable across power loss) or normal (across process crashes)")
+	fl.Int64Var(&f.maxBody, "max-body", 64<<10, "largest request body accepted, bytes")
+	fl.StringVar(&f.adminTokenFile, "admin-token-file", "", "file holding the admin token (default: generated into STATE/admin.token)")
+	fl.StringArrayVar(&f.sbatchArgs, "sbatch-arg", nil, "extra sbatch argument for the slurm executor (repeatable), e.g. --sbatch-arg=--partition=debug")
+	fl.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (and --tls-key)")
+	fl.StringVar(&f.tlsKey, "tls-key", "", "private key for --tls-cert")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every decision and executor action")
+	return cmd
+}
+
+func runServe(cmd *cobra.Command, f *serveFlags) error {
+	if f.procs < 1 {
+		return errors.New("--procs is required (the machine size, at least 1)")
+	}
+	if f.state == "" {
+		return errors.New("--state is required (a directory for the database)")
+	}
+	level := slog.LevelInfo
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	cfg := service.Config{Policy: f.policy, Procs: f.procs, StateDir: f.state, Executor: f.executor,
+		Sync: f.sync, MaxBody: f.maxBody, Logger: logger,
+		ExecOptions: executor.Options{SbatchArgs: f.sbatchArgs}}
+	switch f.clock {
+	case "wall":
+	case "manual":
+		cfg.Clock = service.NewManualClock(f.clockStart)
+	default:
+		return fmt.Errorf("--clock must be wall or manual, got %q", f.clock)
+	}
+	if f.adminTokenFile != "" {
+		b, err := os.ReadFile(f.adminTokenFile)
+		if err != nil {
+			return err
+		}
+		cfg.AdminToken = strings.TrimSpace(string(b))
+		if cfg.AdminToken == "" {
+			return fmt.Errorf("%s: empty admin token", f.adminTokenFile)
+		}
+	}
+	svc, err := service.Open(cfg)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return err
+	}
+	addr := ln.Addr().(*net.TCPAddr)
+	if !addr.IP.IsLoopback() {
+		logger.Warn("listening on a non-loopback address: anyone who can reach it can try tokens; use --tls-cert, or a firewall", "addr", addr.String())
+	}
+	scheme := "http"
+	if f.tlsCert != "" {
+		scheme = "https"
+	}
+	url := scheme + "://" + addr.String()
+	if err := os.WriteFile(filepath.Join(f.state, "addr"), []byte(url+"\n"), 0o600); err != nil {
+		return err
+	}
+	logger.Info("serving", "url", url, "policy", svc.Policy(), "procs", f.procs, "executor", svc.ExecutorName(), "clock", f.clock, "state", f.state)
+	srv := &http.Server{Handler: svc.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	stop := make(chan struct{})
+	go svc.Run(stop)
+	errc := make(chan error, 1)
+	go func() {
+		if f.tlsCert != "" {
+			errc <- srv.ServeTLS(ln, f.tlsCert, f.tlsKey)
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	select {
+	case s := <-sig:
+		logger.Info("shutting down", "signal", s.String())
+	case <-serveStop:
+		logger.Info("shutting down")
+	case <-svc.Failed():
+		logger.Error("the state database failed; stopping (a restart recovers from the log)", "err", svc.Fatal())
+		close(stop)
+		srv.Close()
+		return svc.Fatal()
+	case err := <-errc:
+		close(stop)
+		return err
+	}
+	close(stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(ctx)
+}

@@ -1,0 +1,107 @@
+package conservative
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"backfill/job"
+)
+
+// TestCancellationsEqualLiteral drives fast and literal compression with
+// random submissions, passes, early ends and cancellations of waiting
+// jobs (which the simulator never makes), and compares every reservation
+// after every event; it also checks that no reservation could move
+// earlier (each is an earliest fit given all the others).
+func TestCancellationsEqualLiteral(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 17))
+		procs := 1 + r.IntN(32)
+		fast, lit := New(procs), New(procs)
+		lit.literal = true
+		var reqs []*job.Request
+		type run struct {
+			j   *job.Request
+			end int64
+		}
+		var running []run
+		var now int64
+		check := func(what string) {
+			if len(fast.wait) != len(lit.wait) {
+				t.Fatalf("seed %d after %s: %d vs %d waiting", seed, what, len(fast.wait), len(lit.wait))
+			}
+			for i := range fast.wait {
+				a, b := fast.wait[i], lit.wait[i]
+				if a.j.ID != b.j.ID || a.start != b.start {
+					t.Fatalf("seed %d after %s at %d: job %d at %d (fast) vs job %d at %d (literal)", seed, what, now, a.j.ID, a.start, b.j.ID, b.start)
+				}
+				if e := fast.run.Prof.EarliestFitMoving(now, a.j.Estimate, a.j.Procs, a.start); e < a.start {
+					t.Fatalf("seed %d after %s: job %d could move from %d to %d", seed, what, a.j.ID, a.start, e)
+				}
+			}
+		}
+		for step := 0; step < 150; step++ {
+			switch k := r.IntN(10); {
+			case k < 4: // submissions
+				j := &job.Request{ID: len(reqs), SWFID: int64(len(reqs)), Submit: now, Procs: 1 + r.IntN(procs), Estimate: int64(1 + r.IntN(100))}
+				reqs = append(reqs, j)
+				jj := *j
+				fast.Insert(now, j)
+				lit.Insert(now, &jj)
+				reqs[len(reqs)-1] = j
+				litReq[j.ID] = &jj
+				check("insert")
+			case k < 6 && len(fast.wait) > 0: // cancel a waiting job
+				e := fast.wait[r.IntN(len(fast.wait))]
+				fast.Remove(now, e.j)
+				lit.Remove(now, litReq[e.j.ID])
+				check("cancel")
+			case k < 7 && len(running) > 0: // an early end
+				i := r.IntN(len(running))
+				x := running[i]
+				if x.end > now {
+					fast.Remove(now, x.j)
+					lit.Remove(now, litReq[x.j.ID])
+					running = slices.Delete(running, i, i+1)
+					check("early end")
+				}
+			default: // time passes: ends at their estimate, then a pass
+				next := now + int64(r.IntN(30))
+				if len(fast.wait) > 0 {
+					next = min(next, max(now, fast.wait[0].start)) // a pass at every reservation
+				}
+				for _, x := range running {
+					next = min(next, x.end)
+				}
+				now = next
+				kept := running[:0]
+				for _, x := range running {
+					if x.end == now {
+						fast.Remove(now, x.j)
+						lit.Remove(now, litReq[x.j.ID])
+					} else {
+						kept = append(kept, x)
+					}
+				}
+				running = kept
+				var sa, sb []int
+				wa := fast.Tick(now, func(j *job.Request) {
+					sa = append(sa, j.ID)
+					running = append(running, run{j, now + j.Estimate})
+				})
+				wb := lit.Tick(now, func(j *job.Request) { sb = append(sb, j.ID) })
+				if !slices.Equal(sa, sb) || wa != wb {
+					t.Fatalf("seed %d: pass at %d started %v (fast) vs %v (literal)", seed, now, sa, sb)
+				}
+				check("pass")
+			}
+		}
+		clear(litReq)
+	}
+}
+
+var litReq = map[int]*job.Request{}

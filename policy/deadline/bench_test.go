@@ -1,0 +1,179 @@
+package deadline
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"backfill/job"
+)
+
+// benchState is a machine of 128 processors, busy with running jobs, and a
+// queue of n admitted waiting jobs. Sizes are mostly small powers of two,
+// estimates log-uniform between 1 minute and 10 hours. The waiting jobs
+// are placed one after another at their earliest fits (the schedule that
+// conservative backfilling would build), and each gets a deadline after
+// its reservation's end: half of them with up to 1 h of slack, half with
+// up to a quarter of the schedule's length, raised where needed so that
+// deadlines never decrease in placement order (the schedule is then the
+// one EDF builds, which QoPS and MRT rebuild as it is).
+type benchState struct {
+	r       *rand.Rand
+	horizon int64
+	nextID  int
+}
+
+const benchProcs = 128
+
+func benchJob(r *rand.Rand, id int) *job.Request {
+	size := 1 << r.IntN(7) // 1 … 64
+	if r.IntN(4) == 0 {
+		size = 1 + r.IntN(benchProcs)
+	}
+	est := int64(math.Exp(math.Log(60) + r.Float64()*(math.Log(36000)-math.Log(60))))
+	return &job.Request{ID: id, SWFID: int64(id + 1), Procs: size, Estimate: est}
+}
+
+func newBenchSched(tb testing.TB, kind string, n int, seed uint64) (*Sched, *benchState) {
+	s := mustNew(tb, kind, benchProcs, Defaults(kind))
+	st := &benchState{r: rand.New(rand.NewPCG(seed, 99))}
+	r := st.r
+	// running jobs fill the machine
+	for free := benchProcs; free > 0; {
+		j := benchJob(r, st.nextID)
+		st.nextID++
+		j.Procs = min(j.Procs, free)
+		free -= j.Procs
+		if err := s.run.Start(0, j); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for i := 0; i < n; i++ {
+		j := benchJob(r, st.nextID)
+		st.nextID++
+		x := &djob{j: j}
+		x.te = s.run.Prof.EarliestFit(0, j.Estimate, j.Procs)
+		s.hold(x, x.te)
+		s.wait = append(s.wait, x) // appended in order of placement
+		s.byID[j.ID] = x
+		st.horizon = max(st.horizon, x.te+j.Estimate)
+	}
+	// deadlines in placement order, never decreasing: the schedule is the
+	// one EDF would build, as a deadline scheduler's schedule tends to be
+	var d int64
+	for _, x := range s.wait {
+		slack := int64(r.IntN(3600))
+		if r.IntN(2) == 0 {
+			slack = r.Int64N(st.horizon/4 + 1)
+		}
+		d = max(d, x.te+x.j.Estimate+slack)
+		x.d = d
+		x.j.Deadline = x.d
+	}
+	slices.SortFunc(s.wait, cmpWait)
+	return s, st
+}
+
+// probe is a new job at time 0 whose deadline leaves a slack
+// log-uniform between 1 s and the schedule's length: some are admitted at
+// once, some after reordering, some rejected.
+func (st *benchState) probe() *job.Request {
+	j := benchJob(st.r, st.nextID)
+	st.nextID++
+	slack := int64(math.Exp(st.r.Float64() * math.Log(float64(st.horizon+1))))
+	j.Deadline = j.Estimate + slack
+	return j
+}
+
+// decide times one admission decision (Insert and Admitted) and restores
+// the state as it was before it; with b set, the benchmark timer runs
+// during the decision only.
+func decide(s *Sched, st *benchState, b *testing.B) (time.Duration, bool) {
+	old := make([]int64, len(s.wait))
+	for i, x := range s.wait {
+		old[i] = x.te
+	}
+	ids := slices.Clone(s.wait)
+	j := st.probe()
+	if b != nil {
+		b.StartTimer()
+	}
+	t0 := time.Now()
+	s.Insert(0, j)
+	ok, _ := s.Admitted(j)
+	d := time.Since(t0)
+	if b != nil {
+		b.StopTimer()
+	}
+	if ok {
+		for _, x := range s.wait {
+			s.unhold(x, x.te)
+		}
+		delete(s.byID, j.ID)
+		for i, x := range ids {
+			x.te = old[i]
+			s.hold(x, x.te)
+		}
+		s.wait = ids
+	}
+	return d, ok
+}
+
+// BenchmarkAdmission measures the admission decision latency of QoPS, MSB
+// and MRT with n jobs waiting (the answer time a live service gives a
+// user who submits a job), and reports its median and 99th percentile
+// (p50-ms, p99-ms) and the share of probes admitted. MSB and MRT are
+// quadratic in n; at n = 10000 run them with -benchtime=2x or so.
+func BenchmarkAdmission(b *testing.B) {
+	for _, kind := range []string{"qops", "msb", "mrt"} {
+		for _, n := range []int{100, 1000, 10000} {
+			b.Run(fmt.Sprintf("%s/queue=%d", kind, n), func(b *testing.B) {
+				s, st := newBenchSched(b, kind, n, 1)
+				var lat []time.Duration
+				admitted := 0
+				b.ResetTimer()
+				b.StopTimer()
+				for i := 0; i < b.N; i++ {
+					d, ok := decide(s, st, b)
+					lat = append(lat, d)
+					if ok {
+						admitted++
+					}
+				}
+				slices.Sort(lat)
+				q := func(p int) float64 {
+					k := (p*len(lat) + 99) / 100
+					return float64(lat[max(1, k)-1]) / 1e6
+				}
+				b.ReportMetric(q(50), "p50-ms")
+				b.ReportMetric(q(99), "p99-ms")
+				b.ReportMetric(float64(admitted)/float64(b.N), "admitted")
+			})
+		}
+	}
+}
+
+// TestBenchStateRestores: a decision in the benchmark leaves the schedule
+// exactly as it was (so that every probe sees the same queue).
+func TestBenchStateRestores(t *testing.T) {
+	for _, kind := range []string{"qops", "msb", "mrt"} {
+		s, st := newBenchSched(t, kind, 60, 2)
+		before := schedule(s)
+		steps := s.run.Prof.Steps()
+		admitted := 0
+		for i := 0; i < 30; i++ {
+			if _, ok := decide(s, st, nil); ok {
+				admitted++
+			}
+			if schedule(s) != before || !slices.Equal(steps, s.run.Prof.Steps()) {
+				t.Fatalf("%s: probe %d changed the state", kind, i)
+			}
+		}
+		if admitted == 0 || admitted == 30 {
+			t.Errorf("%s: %d of 30 probes admitted; the benchmark should see both outcomes", kind, admitted)
+		}
+	}
+}

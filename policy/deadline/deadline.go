@@ -1,0 +1,661 @@
+// Package deadline is deadline scheduling with admission control, after
+// Islam, Balaji, Sadayappan & Panda, "QoPS: A QoS based scheme for
+// parallel job scheduling" (OSU-CISRC-4/03-TR21): the QoPS scheduler
+// (§3, Figure 3) and the two schemes the paper adapts for comparison, the
+// modified slack-based algorithm MSB (§2.2.1, Figure 1) and the modified
+// real-time algorithm MRT (§2.2.2, Figure 2).
+//
+// A job may carry a completion deadline (job.Request.Deadline). At
+// submission the scheduler either admits it — and then guarantees that it
+// completes by its deadline, provided it does not run past its estimate —
+// or rejects it at once (policy.Admitter). Jobs without a deadline get the
+// artificial deadline submit + max(24 h, R · estimate) (§4.2), so that
+// none starves.
+//
+// All three keep a schedule: every waiting job holds a reservation in the
+// shared availability profile (package profile), alongside the running
+// jobs, which are never moved. A schedule is feasible when every
+// reservation ends by its job's (real or artificial) deadline. The three
+// differ in how they look for a feasible schedule that includes the new
+// job; when none is found the job is rejected and the old schedule kept
+// unchanged, so an admission decision never changes afterwards:
+//
+//   - QoPS: for insertion points at positions 0, N/2, 3N/4, 7N/8, …, N of
+//     the current schedule (N waiting jobs in reservation order), keep the
+//     jobs before the point, sort the others with the new job by the
+//     heuristic (EDF or LLF) and re-place them one by one, each at its
+//     earliest fit; a job that would miss its deadline at list position T
+//     is moved up to position mid(p, T) — the jobs from there to T go back
+//     into the list, which is re-sorted, with the failed job at its head —
+//     at most K times (the K-factor); the first insertion point that
+//     yields a feasible schedule admits the job.
+//   - MSB: the waiting jobs in a fixed order (AST: ascending scheduled
+//     time, by default); the new job is tried at each of the N+1
+//     positions: the jobs before it keep their reservations, the new job
+//     takes its earliest fit, the jobs after it are re-placed in order;
+//     each schedule is priced with the slack-based cost function, with
+//     slack = deadline − (arrival + estimate), infinite when a deadline is
+//     missed; the cheapest finite schedule is kept.
+//   - MRT: all waiting jobs and the new one sorted by the heuristic; the
+//     schedule is built from scratch job by job, each extension kept only
+//     if the partial schedule stays strongly feasible (every job not yet
+//     placed could still meet its deadline if placed next); otherwise the
+//     next job in heuristic order is tried, and when none fits the last
+//     placement is undone; every discarded extension counts as a
+//     backtrack, and beyond the backtrack limit the job is rejected.
+//
+// docs/policies.md gives the formulas, the parameters and every decision
+// the paper leaves open.
+package deadline
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"backfill/job"
+	"backfill/policy"
+)
+
+// Day is the least artificial deadline span of a job without a deadline
+// (§4.2: max(24 hours, R · runtime)).
+const Day = 24 * 3600
+
+// Heuristic orders jobs for placement.
+type Heuristic int
+
+// The heuristics. EDF and LLF are those the paper names; AST is MSB's
+// order of Figure 1.
+const (
+	// EDF is earliest deadline first: ascending deadline, then arrival.
+	EDF Heuristic = iota
+	// LLF is least laxity first: ascending laxity deadline − now −
+	// estimate (the same order at every instant as deadline − estimate),
+	// then arrival.
+	LLF
+	// AST is ascending scheduled time: the current reservation order (the
+	// new job, which has none, is not sorted by it). MSB only.
+	AST
+)
+
+var heuristicNames = []string{"edf", "llf", "ast"}
+
+func (h Heuristic) String() string { return heuristicNames[h] }
+
+// NonDeadline says what happens to a job without a deadline whose
+// artificial deadline cannot be met.
+type NonDeadline int
+
+const (
+	// Admit admits it anyway, at the end of the schedule (its earliest fit
+	// after every reservation, moving nobody), and extends its artificial
+	// deadline to the end of that reservation. Jobs without a deadline are
+	// then never rejected. The default.
+	Admit NonDeadline = iota
+	// Reject rejects it like a deadline job.
+	Reject
+)
+
+// Params are the parameters of the three schedulers, with the paper's
+// names. Each scheduler reads the ones it uses.
+type Params struct {
+	// H is the heuristic: EDF or LLF for QoPS and MRT; AST (default), EDF
+	// or LLF for MSB.
+	H Heuristic
+	// K is QoPS's K-factor: how many deadline violations an insertion
+	// point may repair before it is abandoned.
+	K int
+	// Sorted makes QoPS sort the new job into the temporary list with the
+	// others by the heuristic, instead of placing it first at the
+	// insertion point (the paper's text; Figure 3 does not say).
+	Sorted bool
+	// Backtrack is MRT's backtrack limit.
+	Backtrack int
+	// R is the relaxation factor of the artificial deadlines of jobs
+	// without a deadline: submit + max(24 h, R · estimate).
+	R float64
+	// ND says what happens to a job without a deadline that cannot meet
+	// its artificial deadline.
+	ND NonDeadline
+	// Au, At and Af are MSB's weights of utilization, time and fairness
+	// in the slack-based cost function (Talby & Feitelson's αu, αt, αf;
+	// the priorities are equal, so αp plays no role).
+	Au, At, Af float64
+}
+
+// Defaults returns the default parameters of a scheduler kind ("qops",
+// "msb" or "mrt"). The paper gives none of K, the backtrack limit or R for
+// its main experiments; ours are documented in docs/policies.md.
+func Defaults(kind string) Params {
+	p := Params{H: EDF, K: 5, Backtrack: 10, R: 5, Au: 1, At: 1, Af: 1}
+	if kind == "msb" {
+		p.H = AST
+	}
+	return p
+}
+
+func init() {
+	for _, k := range []struct{ name, doc string }{
+		{"qops", "QoPS deadline scheduling with admission control (Islam et al.): re-sorts the schedule at log N insertion points, repairing up to K deadline violations"},
+		{"msb", "modified slack-based deadline scheduling with admission control (Islam et al. §2.2.1): the new job at each of N+1 positions, cheapest feasible schedule"},
+		{"mrt", "modified real-time deadline scheduling with admission control (Islam et al. §2.2.2): heuristic order, strongly feasible partial schedules, limited backtracking"},
+	} {
+		kind := k.name
+		d := Defaults(kind)
+		params := []policy.Param{
+			{Name: "h", Default: d.H.String(), Doc: "heuristic: edf (earliest deadline first) or llf (least laxity first)"},
+			{Name: "r", Default: fmtF(d.R), Doc: "R, relaxation factor: a job without a deadline gets the artificial deadline submit + max(24 h, R·estimate)"},
+			{Name: "nd", Default: "admit", Doc: "a job without a deadline whose artificial deadline cannot be met: admit (at the end of the schedule, deadline extended) or reject"},
+		}
+		switch kind {
+		case "qops":
+			params = append(params,
+				policy.Param{Name: "k", Default: strconv.Itoa(d.K), Doc: "K-factor: deadline violations repaired per insertion point before it is abandoned"},
+				policy.Param{Name: "new", Default: "first", Doc: "where the new job goes at an insertion point: first (reserved before the re-sorted jobs, §3's text) or sorted (sorted with them by the heuristic)"})
+		case "msb":
+			params[0].Doc = "order of the waiting jobs: ast (ascending scheduled time, Figure 1), edf or llf"
+			params = append(params,
+				policy.Param{Name: "au", Default: "1", Doc: "αu, weight of utilization (job size) in the cost, in [0,1]"},
+				policy.Param{Name: "at", Default: "1", Doc: "αt, weight of time (delays) in the cost, in [0,1]"},
+				policy.Param{Name: "af", Default: "1", Doc: "αf, weight of fairness (slack already used) in the cost, in [0,1]"})
+		case "mrt":
+			params = append(params, policy.Param{Name: "backtrack", Default: strconv.Itoa(d.Backtrack), Doc: "backtrack limit: discarded extensions before the job is rejected"})
+		}
+		policy.Register(policy.Info{
+			Name: kind, Doc: k.doc, Params: params,
+			New: func(procs int, p policy.Params) (policy.Scheduler, error) {
+				prm, err := parseParams(kind, p)
+				if err != nil {
+					return nil, err
+				}
+				return New(kind, procs, prm)
+			},
+		})
+	}
+}
+
+func fmtF(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func parseParams(kind string, p policy.Params) (Params, error) {
+	prm := Defaults(kind)
+	if v, ok := p["h"]; ok {
+		i := slices.Index(heuristicNames, v)
+		if i < 0 || (Heuristic(i) == AST && kind != "msb") {
+			allowed := "edf or llf"
+			if kind == "msb" {
+				allowed = "ast, edf or llf"
+			}
+			return prm, fmt.Errorf("%s: parameter h: expected %s, found %q", kind, allowed, v)
+		}
+		prm.H = Heuristic(i)
+	}
+	if v, ok := p["r"]; ok {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(x) || x < 0 || x > 1e6 {
+			return prm, fmt.Errorf("%s: parameter r: expected a number in [0, 1e6], found %q", kind, v)
+		}
+		prm.R = x
+	}
+	if v, ok := p["new"]; ok {
+		switch v {
+		case "first":
+			prm.Sorted = false
+		case "sorted":
+			prm.Sorted = true
+		default:
+			return prm, fmt.Errorf("%s: parameter new: expected first or sorted, found %q", kind, v)
+		}
+	}
+	if v, ok := p["nd"]; ok {
+		switch v {
+		case "admit":
+			prm.ND = Admit
+		case "reject":
+			prm.ND = Reject
+		default:
+			return prm, fmt.Errorf("%s: parameter nd: expected admit or reject, found %q", kind, v)
+		}
+	}
+	for _, f := range []struct {
+		key string
+		dst *int
+	}{{"k", &prm.K}, {"backtrack", &prm.Backtrack}} {
+		v, ok := p[f.key]
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1<<30 {
+			return prm, fmt.Errorf("%s: parameter %s: expected a non-negative integer, found %q", kind, f.key, v)
+		}
+		*f.dst = n
+	}
+	for _, f := range []struct {
+		key string
+		dst *float64
+	}{{"au", &prm.Au}, {"at", &prm.At}, {"af", &prm.Af}} {
+		v, ok := p[f.key]
+		if !ok {
+			continue
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
+			return prm, fmt.Errorf("%s: parameter %s: expected a number in [0, 1], found %q", kind, f.key, v)
+		}
+		*f.dst = x
+	}
+	return prm, nil
+}
+
+// djob is a waiting job with its reservation.
+type djob struct {
+	j  *job.Request
+	d  int64 // deadline: the job's own, or the artificial one
+	te int64 // reservation start
+	// scratch of the searches
+	old  int64 // reservation before the current search
+	cand int64 // reservation in the candidate schedule
+	key  int64 // heuristic key
+}
+
+// Stats count the decisions and the work of the searches.
+type Stats struct {
+	// Decisions is the number of jobs inserted; Rejected those rejected.
+	Decisions, Rejected int
+	// Extended is the number of jobs without a deadline admitted with an
+	// extended artificial deadline (ND = Admit).
+	Extended int
+	// Placements is the number of earliest-fit placements the searches
+	// made; Points the insertion points (QoPS) or positions (MSB) tried;
+	// Violations QoPS's repaired or fatal deadline violations; Backtracks
+	// MRT's discarded extensions.
+	Placements, Points, Violations, Backtracks int
+}
+
+// Sched is a deadline scheduler with admission control: QoPS, MSB or MRT.
+type Sched struct {
+	kind string
+	prm  Params
+	run  *policy.Running
+	wait []*djob // by (te, ID)
+	byID map[int]*djob
+	// the decision on the job inserted last, for Admitted
+	last       *job.Request
+	lastOK     bool
+	lastReason string
+	// Stats of the decisions and searches.
+	Stats Stats
+
+	// scratch
+	tl, placed []*djob
+	fits       []int64
+	// noPrune disables MSB's pruning (tests check that it changes nothing)
+	noPrune bool
+	// fullSearch makes compress search every waiting job from now (tests
+	// check that the freed bound changes nothing)
+	fullSearch bool
+}
+
+var (
+	_ policy.Scheduler = (*Sched)(nil)
+	_ policy.Admitter  = (*Sched)(nil)
+	_ policy.Guarantor = (*Sched)(nil)
+	_ policy.Planner   = (*Sched)(nil)
+)
+
+// New returns the scheduler kind ("qops", "msb" or "mrt") for a machine of
+// procs processors.
+func New(kind string, procs int, prm Params) (*Sched, error) {
+	switch kind {
+	case "qops", "msb", "mrt":
+	default:
+		return nil, fmt.Errorf("deadline: unknown scheduler %q (qops, msb, mrt)", kind)
+	}
+	if prm.H == AST && kind != "msb" {
+		return nil, fmt.Errorf("%s: heuristic ast is for msb only", kind)
+	}
+	if procs < 1 {
+		return nil, fmt.Errorf("%s: machine size must be at least 1, got %d", kind, procs)
+	}
+	return &Sched{kind: kind, prm: prm, run: policy.NewRunning(procs), byID: make(map[int]*djob)}, nil
+}
+
+// Name implements policy.Scheduler: the kind and its non-default
+// parameters.
+func (s *Sched) Name() string {
+	d := Defaults(s.kind)
+	name := s.kind
+	if s.prm.H != d.H {
+		name += ":h=" + s.prm.H.String()
+	}
+	if s.kind == "qops" && s.prm.K != d.K {
+		name += ":k=" + strconv.Itoa(s.prm.K)
+	}
+	if s.kind == "qops" && s.prm.Sorted {
+		name += ":new=sorted"
+	}
+	if s.kind == "mrt" && s.prm.Backtrack != d.Backtrack {
+		name += ":backtrack=" + strconv.Itoa(s.prm.Backtrack)
+	}
+	if s.prm.R != d.R {
+		name += ":r=" + fmtF(s.prm.R)
+	}
+	if s.prm.ND == Reject {
+		name += ":nd=reject"
+	}
+	if s.kind == "msb" {
+		for _, w := range []struct {
+			k    string
+			v, d float64
+		}{{"au", s.prm.Au, d.Au}, {"at", s.prm.At, d.At}, {"af", s.prm.Af, d.Af}} {
+			if w.v != w.d {
+				name += ":" + w.k + "=" + fmtF(w.v)
+			}
+		}
+	}
+	return name
+}
+
+// Deadline is the deadline the scheduler guarantees to j: its own, or for
+// a job without one, the artificial submit + max(24 h, R · estimate).
+func (s *Sched) Deadline(j *job.Request) int64 {
+	if j.Deadline > 0 {
+		return j.Deadline
+	}
+	span := math.Max(Day, math.Ceil(s.prm.R*float64(j.Estimate)))
+	if span > float64(math.MaxInt64/4) {
+		span = float64(math.MaxInt64 / 4)
+	}
+	return j.Submit + int64(span)
+}
+
+// Waiting is the number of admitted jobs that have not started.
+func (s *Sched) Waiting() int { return len(s.wait) }
+
+func (s *Sched) hold(x *djob, at int64) {
+	if err := s.run.Prof.Add(at, at+x.j.Estimate, x.j.Procs); err != nil {
+		panic(s.kind + ": " + err.Error()) // unreachable: placements are found free
+	}
+}
+
+func (s *Sched) unhold(x *djob, at int64) {
+	if err := s.run.Prof.Remove(at, at+x.j.Estimate, x.j.Procs); err != nil {
+		panic(s.kind + ": " + err.Error()) // unreachable: the hold exists
+	}
+}
+
+// fit is x's earliest fit from now in the profile as it stands.
+func (s *Sched) fit(now int64, x *djob) int64 {
+	s.Stats.Placements++
+	return s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
+}
+
+func cmpWait(a, b *djob) int {
+	if a.te != b.te {
+		if a.te < b.te {
+			return -1
+		}
+		return 1
+	}
+	return a.j.ID - b.j.ID
+}
+
+// sortHeuristic sorts xs by the heuristic (EDF or LLF), ties by arrival
+// (ID).
+func (s *Sched) sortHeuristic(xs []*djob) {
+	for _, x := range xs {
+		x.key = x.d
+		if s.prm.H == LLF {
+			x.key = x.d - x.j.Estimate
+		}
+	}
+	slices.SortFunc(xs, func(a, b *djob) int {
+		if a.key != b.key {
+			if a.key < b.key {
+				return -1
+			}
+			return 1
+		}
+		return a.j.ID - b.j.ID
+	})
+}
+
+// Insert implements policy.Scheduler: the admission decision. The caller
+// asks Admitted(j) right after.
+func (s *Sched) Insert(now int64, j *job.Request) {
+	s.Stats.Decisions++
+	x := &djob{j: j, d: s.Deadline(j)}
+	s.last, s.lastOK, s.lastReason = j, false, ""
+	var ok bool
+	reason := ""
+	switch {
+	case x.d < now+j.Estimate:
+		reason = fmt.Sprintf("deadline %d is before submission + estimate (%d)", x.d, now+j.Estimate)
+	case s.kind == "qops":
+		ok = s.qops(now, x)
+	case s.kind == "msb":
+		ok = s.msb(now, x)
+	default:
+		ok = s.mrt(now, x)
+	}
+	if !ok && j.Deadline <= 0 && s.prm.ND == Admit {
+		// a job without a deadline: at the end of the schedule, moving nobody
+		x.te = s.fit(now, x)
+		x.d = max(x.d, x.te+j.Estimate)
+		s.hold(x, x.te)
+		s.insertWaiting(x)
+		s.Stats.Extended++
+		ok = true
+	}
+	if !ok {
+		if reason == "" {
+			reason = s.reason()
+		}
+		s.reject(reason)
+		return
+	}
+	s.byID[j.ID] = x
+	s.lastOK = true
+}
+
+func (s *Sched) reject(reason string) {
+	s.Stats.Rejected++
+	s.lastReason = reason
+}
+
+func (s *Sched) reason() string {
+	switch s.kind {
+	case "qops":
+		return fmt.Sprintf("no feasible schedule at any insertion point (K-factor %d)", s.prm.K)
+	case "msb":
+		return "no feasible schedule at any position"
+	default:
+		return fmt.Sprintf("no strongly feasible schedule within %d backtracks", s.prm.Backtrack)
+	}
+}
+
+// insertWaiting adds x, already held at x.te, to the waiting list.
+func (s *Sched) insertWaiting(x *djob) {
+	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
+	s.wait = slices.Insert(s.wait, i, x)
+}
+
+// Admitted implements policy.Admitter. It answers for the job inserted
+// last; for any other job it reports whether the job is admitted and has
+// not started yet.
+func (s *Sched) Admitted(j *job.Request) (bool, string) {
+	if j == s.last {
+		return s.lastOK, s.lastReason
+	}
+	if _, ok := s.byID[j.ID]; ok {
+		return true, ""
+	}
+	return false, "unknown job"
+}
+
+// Guarantee implements policy.Guarantor: for an admitted job that has not
+// started, the latest start that meets its deadline (deadline − estimate,
+// the artificial deadline for a job without one); -1 otherwise. The
+// scheduler never starts the job later (when jobs are killed at their
+// estimates).
+func (s *Sched) Guarantee(j *job.Request) int64 {
+	if x, ok := s.byID[j.ID]; ok {
+		return x.d - x.j.Estimate
+	}
+	return -1
+}
+
+// Planned implements policy.Planner: the reservation of an admitted
+// waiting job. It may move (earlier or later) when later jobs are
+// admitted, but never past the job's deadline − estimate (Guarantee).
+func (s *Sched) Planned(now int64, j *job.Request) (int64, bool) {
+	if x, ok := s.byID[j.ID]; ok {
+		return x.te, true
+	}
+	return 0, false
+}
+
+// Reservations implements policy.Planner: every admitted waiting job with
+// its reservation, in (start, ID) order.
+func (s *Sched) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	for _, x := range s.wait {
+		fn(x.j, x.te)
+	}
+}
+
+// Remove implements policy.Scheduler. A running job that ends before its
+// estimate, or a waiting job that is cancelled, frees capacity: the
+// schedule is compressed, each waiting job in reservation order moving to
+// its earliest fit, never later (so every deadline still holds).
+func (s *Sched) Remove(now int64, j *job.Request) {
+	if running, early := s.run.End(now, j); running {
+		if early {
+			s.compress(now, now)
+		}
+		return
+	}
+	x, ok := s.byID[j.ID]
+	if !ok {
+		return
+	}
+	delete(s.byID, j.ID)
+	s.unhold(x, x.te)
+	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
+	s.wait = slices.Delete(s.wait, i, i+1)
+	s.compress(now, max(now, x.te))
+}
+
+// compress moves waiting jobs earlier after capacity was freed, as
+// conservative backfilling does: in reservation order, each to its earliest
+// fit no later than its reservation. A forward walk (PrefixMax) skips the
+// jobs that cannot move.
+//
+// freed is the start of the capacity just released: now for an early end,
+// the cancelled job's reservation for a cancellation. As in conservative
+// backfilling (policy/conservative, compress), every reservation is an
+// earliest fit given all the others before the release (admission places
+// jobs one by one at their earliest fit and only adds holds afterwards;
+// compression keeps the property), so a job of duration d can move only to
+// a window that meets released capacity — the cancelled reservation, or
+// the old slot of a job moved in this pass, all at or after freed — and its
+// search starts at freed − d + 1. A cancellation far in the future then
+// no longer queries every waiting job from now (the live service's
+// cancellations; the simulator has early ends only, where freed = now).
+// TestCancellationsEqualFullSearch checks the result against the search
+// from now.
+func (s *Sched) compress(now, freed int64) {
+	if s.run.Overrunning(now) {
+		s.replan(now)
+		return
+	}
+	if s.fullSearch {
+		freed = now
+	}
+	prof := s.run.Prof
+	pm := prof.PrefixMax(now)
+	moved := false
+	for _, x := range s.wait {
+		if x.te <= now || pm.Before(x.te) < x.j.Procs {
+			continue
+		}
+		after := max(now, freed-x.j.Estimate+1)
+		if after >= x.te {
+			continue
+		}
+		t := prof.EarliestFitMoving(after, x.j.Estimate, x.j.Procs, x.te)
+		if t < x.te {
+			s.unhold(x, x.te)
+			freed = min(freed, x.te) // its old slot is released
+			x.te = t
+			s.hold(x, t)
+			moved = true
+			pm = prof.PrefixMax(now)
+		}
+	}
+	if moved {
+		slices.SortFunc(s.wait, cmpWait)
+	}
+}
+
+// replan handles running jobs past their estimate (possible only when jobs
+// are not killed): their holds are extended to now+1 and the waiting jobs
+// re-placed in reservation order, each at its earliest fit, possibly later
+// than before and past their deadlines — a scheduler that cannot kill
+// cannot keep a promise an overrun breaks (the auditor reports such misses
+// apart).
+func (s *Sched) replan(now int64) {
+	for _, x := range s.wait {
+		s.unhold(x, x.te)
+	}
+	if err := s.run.Extend(now); err != nil {
+		panic(s.kind + ": " + err.Error()) // unreachable: no reservations held
+	}
+	for _, x := range s.wait {
+		x.te = s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
+		s.hold(x, x.te)
+	}
+	slices.SortFunc(s.wait, cmpWait)
+}
+
+// Tick implements policy.Scheduler: start every job whose reservation is
+// now.
+func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
+	s.run.Prof.Forget(now)
+	if s.run.Overrunning(now) {
+		s.replan(now)
+	}
+	n := 0
+	for n < len(s.wait) && s.wait[n].te <= now {
+		x := s.wait[n]
+		s.unhold(x, x.te)
+		if err := s.run.Start(now, x.j); err != nil {
+			panic(s.kind + ": " + err.Error()) // unreachable: reserved room
+		}
+		delete(s.byID, x.j.ID)
+		start(x.j)
+		n++
+	}
+	s.wait = slices.Delete(s.wait, 0, n)
+	if len(s.wait) > 0 {
+		return s.wait[0].te
+	}
+	return policy.NoWake
+}
+
+// release records the reservation of each of xs in old and removes its
+// hold from the profile.
+func (s *Sched) release(xs []*djob) {
+	for _, x := range xs {
+		x.old = x.te
+		s.unhold(x, x.te)
+	}
+}
+
+// restore re-holds xs at their old reservations.
+func (s *Sched) restore(xs []*djob) {
+	for _, x := range xs {
+		x.te = x.old
+		s.hold(x, x.te)
+	}
+}

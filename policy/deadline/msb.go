@@ -1,0 +1,190 @@
+package deadline
+
+import (
+	"math"
+	"slices"
+)
+
+// msb is the admission test of Figure 1. The waiting jobs are arranged in
+// the order of the heuristic (AST: their reservation order, by default);
+// for each position i = 0 … N the jobs before i keep their reservations, x
+// takes its earliest fit, and the jobs from i on are re-placed one by one
+// in the arrangement's order, each at its earliest fit. The price of the
+// schedule is the slack-based one,
+//
+//	price = (te − now)^αt · n^αu + Σ cost(w, Δw)
+//	cost(w, Δ) = nw^αu · Δ^αt · (s0w / sw)^αf,  ∞ when Δ > sw,
+//
+// with te and n x's start and size, Δw the move of waiting job w (negative
+// when it moves earlier: a profit), s0w = dw − (arrival + estimate) its
+// initial slack and sw = dw − estimate − (its reservation before this
+// insertion) its current slack (at least 1 s in the ratio; the factor is 1
+// when s0w = 0); Δ > sw means w would miss its deadline. A schedule where
+// x misses its deadline is infeasible too. The cheapest feasible schedule
+// is kept (ties: fewer moved jobs, then the earlier position); x is
+// rejected when there is none.
+//
+// Pruning, as in slack-based backfilling: x's earliest fit only gets later
+// as i grows (more reservations are held), so x's own term grows, and the
+// price at i is at least that term plus, for every job from i on, its
+// largest possible profit (moving to its earliest fit among the running
+// jobs alone, which no schedule can beat); the search stops at the first i
+// where that bound exceeds the best price, or where x itself cannot meet
+// its deadline. Within a position, the re-placement stops as soon as the
+// price so far plus the largest possible profit of the jobs still to place
+// exceeds the best price. A position whose holds are those of the last
+// evaluated one (x at the same slot, and the job now kept had gone back to
+// its old slot there) gives the same schedule and is skipped.
+func (s *Sched) msb(now int64, x *djob) bool {
+	order := append(s.tl[:0], s.wait...)
+	if s.prm.H != AST {
+		s.sortHeuristic(order)
+	}
+	N := len(order)
+	s.release(order)
+	// lb[i]: the largest possible profit of order[i:]. No job can start
+	// before its earliest fit among the running jobs alone (the profile
+	// now), which the extra holds of any candidate schedule only delay.
+	lb := make([]float64, N+1)
+	for i := N - 1; i >= 0; i-- {
+		lb[i] = lb[i+1] + math.Min(0, s.msbCost(order[i], s.fit(now, order[i])-order[i].old))
+	}
+	best, bestMoved, bestPos := math.Inf(1), 0, -1
+	var bestX int64
+	bestTe := make([]int64, N)
+	n, e := x.j.Procs, x.j.Estimate
+	held := 0
+	// the last evaluated schedule: x at refTx, order[refFrom:refReach]
+	// re-placed at cand[...]
+	cand := make([]int64, N)
+	refTx, refReach := int64(-1), 0
+	for i := 0; i <= N; i++ {
+		for ; held < i; held++ {
+			order[held].te = order[held].old
+			s.hold(order[held], order[held].te)
+		}
+		tx := s.fit(now, x)
+		if tx+e > x.d {
+			break // x misses its deadline here and at every later position
+		}
+		own := powSigned(float64(tx-now), s.prm.At) * math.Pow(float64(n), s.prm.Au)
+		if !s.noPrune && bestPos >= 0 && own+lb[i] > best+tolerance(best) {
+			break // no later position can be cheaper
+		}
+		if !s.noPrune && i > 0 && tx == refTx && i-1 < refReach && cand[i-1] == order[i-1].old {
+			// the same holds as the last evaluated schedule (its job i−1
+			// went back to its old slot, and x to the same one): the same
+			// schedule, which a later position cannot beat
+			continue
+		}
+		s.Stats.Points++
+		s.hold(x, tx)
+		price, moved, feasible := own, 0, true
+		k := i
+		for ; k < N; k++ {
+			w := order[k]
+			t := s.fit(now, w)
+			if t+w.j.Estimate > w.d {
+				feasible = false
+				break
+			}
+			w.te = t
+			cand[k] = t
+			s.hold(w, t)
+			if t != w.old {
+				moved++
+				price += s.msbCost(w, t-w.old)
+			}
+			if !s.noPrune && bestPos >= 0 && price+lb[k+1] > best+tolerance(best) {
+				k++
+				feasible = false // cannot beat the best any more
+				break
+			}
+		}
+		refTx, refReach = tx, k
+		if feasible && better(price, moved, best, bestMoved) {
+			best, bestMoved, bestPos, bestX = price, moved, i, tx
+			for m := range order {
+				bestTe[m] = order[m].te
+			}
+		}
+		for m := i; m < k; m++ {
+			s.unhold(order[m], order[m].te)
+		}
+		s.unhold(x, tx)
+	}
+	for ; held > 0; held-- {
+		s.unhold(order[held-1], order[held-1].te)
+	}
+	if bestPos < 0 {
+		s.restore(order)
+		s.tl = order[:0]
+		return false
+	}
+	for m, w := range order {
+		w.te = bestTe[m]
+		s.hold(w, w.te)
+	}
+	x.te = bestX
+	s.hold(x, x.te)
+	nw := make([]*djob, 0, N+1)
+	nw = append(nw, s.wait...)
+	nw = append(nw, x)
+	slices.SortFunc(nw, cmpWait)
+	s.wait = nw
+	s.tl = order[:0]
+	return true
+}
+
+// msbCost is cost(w, Δ) of the slack-based price for moving w by d
+// seconds from its reservation before this insertion; +Inf beyond its
+// slack.
+func (s *Sched) msbCost(w *djob, d int64) float64 {
+	if d == 0 {
+		return 0
+	}
+	sl := float64(w.d - w.j.Estimate - w.old) // current slack
+	if float64(d) > sl {
+		return math.Inf(1)
+	}
+	c := math.Pow(float64(w.j.Procs), s.prm.Au) * powSigned(float64(d), s.prm.At)
+	if s0 := float64(w.d - w.j.Submit - w.j.Estimate); s.prm.Af != 0 && s0 > 0 {
+		c *= math.Pow(s0/math.Max(sl, 1), s.prm.Af)
+	}
+	return c
+}
+
+// powSigned is sign(t)·|t|^a, with 0 for t = 0.
+func powSigned(t, a float64) float64 {
+	switch {
+	case t == 0:
+		return 0
+	case a == 1:
+		return t
+	case t < 0:
+		return -math.Pow(-t, a)
+	}
+	return math.Pow(t, a)
+}
+
+// tolerance is the margin within which two prices count as equal.
+func tolerance(p float64) float64 {
+	if math.IsInf(p, 0) {
+		return 0
+	}
+	return 1e-9 * math.Max(1, math.Abs(p))
+}
+
+// better reports whether (price, moved) beats the best so far: a lower
+// price, or an equal price with fewer moved jobs; equal on both keeps the
+// earlier position.
+func better(price float64, moved int, best float64, bestMoved int) bool {
+	if math.IsInf(best, 1) {
+		return true
+	}
+	tol := tolerance(math.Max(math.Abs(price), math.Abs(best)))
+	if price < best-tol {
+		return true
+	}
+	return price <= best+tol && moved < bestMoved
+}

@@ -1,0 +1,119 @@
+package deadline
+
+import "slices"
+
+// Points returns QoPS's insertion points for a schedule of n waiting jobs:
+// the positions n − ⌊n/2^k⌋ for k = 0, 1, 2, …, i.e. 0, n/2, 3n/4, 7n/8, …
+// down to the end of the schedule (position n), distinct and ascending;
+// about log2(n) + 2 of them.
+func Points(n int) []int {
+	var ps []int
+	for k := 0; ; k++ {
+		p := n
+		if k < 63 {
+			p = n - n>>k
+		}
+		if len(ps) == 0 || p != ps[len(ps)-1] {
+			ps = append(ps, p)
+		}
+		if p == n {
+			return ps
+		}
+	}
+}
+
+// qops is the admission test of Figure 3. The waiting jobs are in
+// reservation order (s.wait). For each insertion point p, the first
+// that yields a feasible schedule admits x, which is then in the profile
+// and in s.wait; when none does, the schedule is as before and x is
+// rejected.
+func (s *Sched) qops(now int64, x *djob) bool {
+	W := s.wait
+	for _, p := range Points(len(W)) {
+		s.Stats.Points++
+		if s.qopsAt(now, x, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// qopsAt tries insertion point p: the jobs W[:p] keep their reservations;
+// the others form the temporary list TL, sorted by the heuristic, and x
+// is placed first, at position p, then the jobs of TL one by one, each at
+// its earliest fit (§3: "we then create a reservation for the newly
+// arrived job, and finally generate reservations for the remaining jobs in
+// the order specified by TL"). With Params.Sorted, x is sorted into TL
+// with the others instead. Positions count in placement
+// order from the start of the schedule: the kept jobs are 0..p−1, the k-th
+// job placed from TL is at p+k. When the job at position T would miss its
+// deadline, the jobs placed at positions mid = ⌊(p+T)/2⌋ … T−1 are
+// removed and put back into TL, TL is re-sorted, and the failed job goes
+// to its head, so that it is placed right after position mid−1. A
+// violation with mid = T (nothing to move: the job misses its deadline
+// right after the kept jobs) cannot be repaired and abandons the point at
+// once, as does the (K+1)-th violation.
+func (s *Sched) qopsAt(now int64, x *djob, p int) bool {
+	W := s.wait
+	rest := W[p:]
+	s.release(rest)
+	tl := append(s.tl[:0], rest...)
+	if s.prm.Sorted {
+		tl = append(tl, x)
+		s.sortHeuristic(tl)
+	} else {
+		s.sortHeuristic(tl)
+		tl = slices.Insert(tl, 0, x)
+	}
+	placed := s.placed[:0]
+	violations := 0
+	ok := true
+	for len(tl) > 0 {
+		c := tl[0]
+		tl = tl[1:]
+		t := s.fit(now, c)
+		if t+c.j.Estimate <= c.d {
+			c.te = t
+			s.hold(c, t)
+			placed = append(placed, c)
+			continue
+		}
+		violations++
+		s.Stats.Violations++
+		T := p + len(placed)
+		mid := (p + T) / 2
+		if violations > s.prm.K || mid == T {
+			ok = false
+			break
+		}
+		moved := placed[mid-p:]
+		for _, m := range moved {
+			s.unhold(m, m.te)
+		}
+		// TL := sort(rest of TL + moved), with c at its head
+		back := make([]*djob, 0, len(tl)+len(moved)+1)
+		back = append(back, tl...)
+		back = append(back, moved...)
+		s.sortHeuristic(back)
+		back = slices.Insert(back, 0, c)
+		placed = placed[:mid-p]
+		tl = back
+	}
+	s.tl = tl[:0]
+	if !ok {
+		for _, c := range placed {
+			s.unhold(c, c.te)
+		}
+		s.placed = placed[:0]
+		s.restore(rest)
+		return false
+	}
+	// the new schedule: W[:p] unchanged, then every placed job
+	nw := make([]*djob, 0, len(W)+1)
+	nw = append(nw, W[:p]...)
+	nw = append(nw, placed...)
+	slices.SortFunc(nw, cmpWait)
+	s.wait = nw
+	s.placed = placed[:0]
+	return true
+}

@@ -1,0 +1,215 @@
+package kresource
+
+import (
+	"slices"
+
+	"backfill/job"
+	"backfill/policy"
+	"backfill/profile"
+)
+
+// Cons is conservative backfilling on requirement vectors (FCFS/FF-CONS):
+// package conservative's algorithm with the multi-resource profile. Every
+// waiting job holds a reservation in every resource, taken at submission
+// at its earliest vector fit without moving any other reservation (the
+// start bound reported through policy.Guarantor); when a job ends early or
+// a waiting job is cancelled the reservations are compressed in the order
+// of their current starts (ties by arrival), each moving only earlier. The
+// one-at-a-time compression with the per-resource PrefixMax filter and
+// EarliestFitMoving is exact for vectors by the argument of package
+// conservative, applied to each resource (a window fits in the vector iff
+// it fits in every resource). Plans with the estimates only (no predict
+// parameter).
+type Cons struct {
+	k    int
+	run  *policy.RunningK
+	wait []*centry // sorted by (start, ID)
+	byID map[int]*centry
+	pms  []profile.PrefixMax
+}
+
+type centry struct {
+	j     *job.Request
+	need  []int
+	start int64 // current reservation
+	first int64 // reservation at submission (the guarantee)
+}
+
+var (
+	_ policy.Scheduler = (*Cons)(nil)
+	_ policy.Guarantor = (*Cons)(nil)
+)
+
+// NewCons returns FF-CONS for a machine of capacities caps (caps[0]
+// processors).
+func NewCons(caps []int) (*Cons, error) {
+	run, err := policy.NewRunningK(caps)
+	if err != nil {
+		return nil, err
+	}
+	return &Cons{k: len(caps), run: run, byID: make(map[int]*centry), pms: make([]profile.PrefixMax, len(caps))}, nil
+}
+
+// Name implements policy.Scheduler.
+func (c *Cons) Name() string { return "ff-cons" }
+
+// Profile is the policy's availability profile (for tests and tools).
+func (c *Cons) Profile() *profile.Multi { return c.run.Prof }
+
+func cmpCentry(a, b *centry) int {
+	if a.start != b.start {
+		if a.start < b.start {
+			return -1
+		}
+		return 1
+	}
+	return a.j.ID - b.j.ID
+}
+
+// place puts x at its earliest fit from now and holds it. A job that can
+// never fit (a requirement beyond a capacity) stays at Infinity unheld;
+// the engine refuses such jobs before the run.
+func (c *Cons) place(now int64, x *centry) {
+	prof := c.run.Prof
+	d := x.j.Estimate
+	x.start = prof.EarliestFit(now, d, x.need)
+	if x.start == profile.Infinity {
+		return
+	}
+	if err := prof.Add(x.start, x.start+d, x.need); err != nil {
+		panic("kresource: " + err.Error()) // unreachable: EarliestFit found room
+	}
+}
+
+func (c *Cons) unplace(x *centry) {
+	if x.start != profile.Infinity {
+		_ = c.run.Prof.Remove(x.start, x.start+x.j.Estimate, x.need)
+	}
+}
+
+// Insert implements policy.Scheduler.
+func (c *Cons) Insert(now int64, j *job.Request) {
+	x := &centry{j: j, need: policy.NeedVector(j, c.k)}
+	c.place(now, x)
+	x.first = x.start
+	i, _ := slices.BinarySearchFunc(c.wait, x, cmpCentry)
+	c.wait = slices.Insert(c.wait, i, x)
+	c.byID[j.ID] = x
+}
+
+// Guarantee implements policy.Guarantor.
+func (c *Cons) Guarantee(j *job.Request) int64 {
+	if x, ok := c.byID[j.ID]; ok && x.first != profile.Infinity {
+		return x.first
+	}
+	return -1
+}
+
+// Remove implements policy.Scheduler.
+func (c *Cons) Remove(now int64, j *job.Request) {
+	if running, early := c.run.End(now, j); running {
+		if early {
+			c.compress(now)
+		}
+		return
+	}
+	x, ok := c.byID[j.ID]
+	if !ok {
+		return
+	}
+	delete(c.byID, j.ID)
+	c.unplace(x)
+	i, _ := slices.BinarySearchFunc(c.wait, x, cmpCentry)
+	c.wait = slices.Delete(c.wait, i, i+1)
+	c.compress(now)
+}
+
+func (c *Cons) resetPMs(now int64) {
+	for i := range c.pms {
+		c.pms[i] = c.run.Prof.Res(i).PrefixMax(now)
+	}
+}
+
+// canMove is the PrefixMax filter: x can only move earlier if every
+// resource it needs has enough free at some instant of [now, x.start).
+func (c *Cons) canMove(x *centry) bool {
+	for i, n := range x.need {
+		if n > 0 && c.pms[i].Before(x.start) < n {
+			return false
+		}
+	}
+	return true
+}
+
+// compress re-places the waiting jobs, in order, each at its earliest fit
+// no later than its reservation (see package conservative for why this
+// equals removing every reservation and re-inserting the jobs in order).
+func (c *Cons) compress(now int64) {
+	if c.run.Overrunning(now) {
+		c.replan(now)
+		return
+	}
+	prof := c.run.Prof
+	c.resetPMs(now)
+	moved := false
+	for _, x := range c.wait {
+		if x.start <= now || x.start == profile.Infinity || !c.canMove(x) {
+			continue
+		}
+		d := x.j.Estimate
+		t := prof.EarliestFitMoving(now, d, x.need, x.start)
+		if t < x.start {
+			c.unplace(x)
+			x.start = t
+			if err := prof.Add(t, t+d, x.need); err != nil {
+				panic("kresource: " + err.Error()) // unreachable: EarliestFitMoving found room
+			}
+			moved = true
+			c.resetPMs(now)
+		}
+	}
+	if moved {
+		slices.SortFunc(c.wait, cmpCentry)
+	}
+}
+
+// replan removes every reservation and re-inserts the waiting jobs in the
+// order of their current reservations, after extending the holds of
+// overrunning jobs (without kills only); jobs may then move later.
+func (c *Cons) replan(now int64) {
+	for _, x := range c.wait {
+		c.unplace(x)
+	}
+	if err := c.run.Extend(now); err != nil {
+		panic("kresource: " + err.Error()) // unreachable: no reservations held
+	}
+	for _, x := range c.wait {
+		c.place(now, x)
+	}
+	slices.SortFunc(c.wait, cmpCentry)
+}
+
+// Tick implements policy.Scheduler: start every job whose reservation is
+// now.
+func (c *Cons) Tick(now int64, start func(*job.Request)) int64 {
+	c.run.Prof.Forget(now)
+	if c.run.Overrunning(now) {
+		c.replan(now)
+	}
+	n := 0
+	for n < len(c.wait) && c.wait[n].start <= now {
+		x := c.wait[n]
+		c.unplace(x) // the reservation becomes the running hold
+		if err := c.run.StartFor(now, x.j, x.need, x.j.Estimate); err != nil {
+			panic("kresource: " + err.Error()) // unreachable: reserved room
+		}
+		delete(c.byID, x.j.ID)
+		start(x.j)
+		n++
+	}
+	c.wait = slices.Delete(c.wait, 0, n)
+	if len(c.wait) > 0 && c.wait[0].start != profile.Infinity {
+		return c.wait[0].start
+	}
+	return policy.NoWake
+}

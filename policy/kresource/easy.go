@@ -1,0 +1,397 @@
+package kresource
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"backfill/job"
+	"backfill/policy"
+	"backfill/profile"
+)
+
+// EASY is EASY backfilling on requirement vectors with a backfill
+// selection heuristic (FF, BL or BB).
+//
+// A pass (Tick), with the running jobs held in the multi-resource profile:
+//
+//  1. waiting jobs start in arrival order while they fit now, in every
+//     resource, for their whole estimate;
+//  2. the first that does not fit (the head) gets a reservation at its
+//     earliest vector fit S, the shadow time;
+//  3. the backfill candidates are the later waiting jobs that fit now for
+//     their whole estimate beside the reservation, i.e. that delay the
+//     head in no resource: EASY's two criteria resource by resource (end
+//     by S, or need no more than the extra units X_i = free_i(S) − head_i
+//     of every resource), O(K) per candidate. FF starts them in arrival
+//     order; BL and BB repeatedly start the candidate with the lowest
+//     score (ties by arrival), recomputing the scores after each start,
+//     until no candidate fits.
+//
+// The reservation is recomputed at every pass, as in package easy. For
+// K = 1 this is package easy's depth-1 pass (tested job by job); the
+// criteria equal the profile test with the reservation held (tested).
+type EASY struct {
+	cfg   Config
+	caps  []int
+	k     int
+	win   int // BL window, capped at K−1
+	run   *policy.RunningK
+	queue []*entry // waiting jobs in arrival order
+	// viaProfile tests candidates against the profile with the
+	// reservation held instead of by the criteria (tests check that the
+	// two agree)
+	viaProfile bool
+	// scratch
+	shadow int64 // the head's reservation, Infinity when none
+	extra  []int // per resource: free at the shadow time once the head starts
+	free   []int
+	cands  []cand
+	low    []int     // resources by increasing utilization (BL)
+	util   []float64 // utilization of each resource (BL)
+	taken  []bool    // resources matched so far (BL)
+}
+
+type entry struct {
+	j    *job.Request
+	need []int
+	gone bool // started during the current pass
+}
+
+type cand struct {
+	score float64
+	i     int // queue index
+}
+
+var _ policy.Scheduler = (*EASY)(nil)
+
+// NewEASY returns the EASY variant cfg for a machine of capacities caps
+// (caps[0] processors).
+func NewEASY(caps []int, cfg Config) (*EASY, error) {
+	run, err := policy.NewRunningK(caps)
+	if err != nil {
+		return nil, err
+	}
+	k := len(caps)
+	return &EASY{cfg: cfg, caps: slices.Clone(caps), k: k, win: min(max(cfg.Window, 0), k-1), run: run,
+		free: make([]int, k), extra: make([]int, k), low: make([]int, k), util: make([]float64, k), taken: make([]bool, k)}, nil
+}
+
+// Name implements policy.Scheduler: ff-easy, bl-easy or bb-easy with the
+// parameters that differ from the defaults.
+func (e *EASY) Name() string {
+	s := e.cfg.Heuristic.String() + "-easy"
+	if e.cfg.Heuristic == BL && e.cfg.Window != 1 {
+		s += fmt.Sprintf(":w=%d", e.cfg.Window)
+	}
+	if e.cfg.Heuristic != FF && e.cfg.NoFullness {
+		s += ":fullness=off"
+	}
+	return s
+}
+
+// Profile is the policy's availability profile (for tests and tools).
+func (e *EASY) Profile() *profile.Multi { return e.run.Prof }
+
+// Insert implements policy.Scheduler.
+func (e *EASY) Insert(now int64, j *job.Request) {
+	e.queue = append(e.queue, &entry{j: j, need: policy.NeedVector(j, e.k)})
+}
+
+// Remove implements policy.Scheduler.
+func (e *EASY) Remove(now int64, j *job.Request) {
+	if running, _ := e.run.End(now, j); running {
+		return
+	}
+	for i, x := range e.queue {
+		if x.j == j {
+			e.queue = slices.Delete(e.queue, i, i+1)
+			return
+		}
+	}
+}
+
+// fitsFree reports whether need ≤ free in every resource.
+func fitsFree(need, free []int) bool {
+	for i, n := range need {
+		if n > free[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Tick implements policy.Scheduler.
+func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
+	prof := e.run.Prof
+	prof.Forget(now)
+	if e.run.Overrunning(now) {
+		// no reservation is held between passes, so there is room
+		if err := e.run.Extend(now); err != nil {
+			panic("kresource: " + err.Error()) // unreachable: running jobs fit by construction
+		}
+	}
+	prof.FreeAt(now, e.free)
+	e.shadow = profile.Infinity // no reservation yet
+	launch := func(x *entry) {
+		if err := e.run.StartFor(now, x.j, x.need, x.j.Estimate); err != nil {
+			panic("kresource: " + err.Error()) // unreachable: it fits
+		}
+		for i, n := range x.need {
+			e.free[i] -= n
+		}
+		if !e.viaProfile && now+x.j.Estimate > e.shadow {
+			for i, n := range x.need {
+				e.extra[i] -= n
+			}
+		}
+		x.gone = true
+		start(x.j)
+	}
+	// 1. start in order while jobs fit
+	head := 0
+	for ; head < len(e.queue); head++ {
+		x := e.queue[head]
+		if !e.fits(now, x) {
+			break
+		}
+		launch(x)
+	}
+	if head < len(e.queue) {
+		// 2. the head's reservation
+		h := e.queue[head]
+		d := h.j.Estimate
+		s := prof.EarliestFit(now, d, h.need)
+		held := s != profile.Infinity && e.viaProfile // Infinity: the job can never run here
+		if held {
+			_ = prof.Add(s, s+d, h.need) // cannot fail: it fits at s
+		} else if s != profile.Infinity {
+			e.shadow = s
+			prof.FreeAt(s, e.extra)
+			for i, n := range h.need {
+				e.extra[i] -= n
+			}
+		}
+		// 3. backfill
+		if e.cfg.Heuristic == FF {
+			for _, x := range e.queue[head+1:] {
+				if e.fits(now, x) {
+					launch(x)
+				}
+			}
+		} else {
+			e.backfillScored(now, head+1, launch)
+		}
+		if held {
+			_ = prof.Remove(s, s+d, h.need)
+		}
+	}
+	// drop the started jobs
+	n := 0
+	for _, x := range e.queue {
+		if !x.gone {
+			e.queue[n] = x
+			n++
+		}
+	}
+	clear(e.queue[n:])
+	e.queue = e.queue[:n]
+	return policy.NoWake
+}
+
+// fits reports whether x can start now for its whole estimate without
+// delaying the head's reservation in any resource. With the shadow time S
+// and, per resource, the extra units X_i = free_i(S) − head_i, this is
+// EASY's two criteria resource by resource: need ≤ free now, and either
+// the job ends by S or need ≤ X. It equals the profile test with the
+// reservation held (the viaProfile route), because before S the free
+// units of every resource only grow (running jobs only end), and from S
+// on they never fall below X_i, which they reach at S.
+func (e *EASY) fits(now int64, x *entry) bool {
+	if !fitsFree(x.need, e.free) {
+		return false
+	}
+	if e.viaProfile {
+		return e.run.Prof.Fits(now, x.j.Estimate, x.need)
+	}
+	return now+x.j.Estimate <= e.shadow || fitsFree(x.need, e.extra)
+}
+
+// backfillScored starts the candidates from queue index from on, best
+// score first (ties by arrival), re-scoring after every start.
+//
+// Each round scores the candidates that still fit the free vector, makes
+// a binary heap of them by (score, arrival) in O(C), and pops until one
+// fits for its whole estimate; the ones popped before it never will in
+// this pass (capacity only shrinks as jobs start) and are dropped. The
+// rest are the next round's candidates. A pass costs O(C·K) per start
+// plus O(log C + K log B) per dropped candidate.
+func (e *EASY) backfillScored(now int64, from int, launch func(*entry)) {
+	cs := e.cands[:0]
+	for i := from; i < len(e.queue); i++ {
+		if fitsFree(e.queue[i].need, e.free) {
+			cs = append(cs, cand{i: i})
+		}
+	}
+	for len(cs) > 0 {
+		e.prepare()
+		n := 0
+		for _, c := range cs {
+			x := e.queue[c.i]
+			if !fitsFree(x.need, e.free) {
+				continue
+			}
+			c.score = e.score(x.need)
+			cs[n] = c
+			n++
+		}
+		cs = cs[:n]
+		h := candHeap(cs)
+		h.init()
+		started := false
+		for len(h) > 0 {
+			c := h.pop()
+			x := e.queue[c.i]
+			if e.fits(now, x) {
+				launch(x)
+				started = true
+				break
+			}
+		}
+		cs = cs[:len(h)]
+		if !started {
+			break
+		}
+	}
+	e.cands = cs[:0]
+}
+
+// candHeap is a binary min-heap of candidates by (score, queue index).
+type candHeap []cand
+
+func (h candHeap) less(a, b int) bool {
+	return h[a].score < h[b].score || (h[a].score == h[b].score && h[a].i < h[b].i)
+}
+
+func (h candHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if l+1 < n && h.less(l+1, l) {
+			m = l + 1
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+func (h candHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *candHeap) pop() cand {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	s.down(0)
+	*h = s
+	return top
+}
+
+// prepare computes, for BL, the resources ordered by increasing
+// utilization now (ties by index).
+func (e *EASY) prepare() {
+	if e.cfg.Heuristic != BL {
+		return
+	}
+	for i := range e.low {
+		e.low[i] = i
+	}
+	for i := range e.util {
+		e.util[i] = float64(e.caps[i]-e.free[i]) / float64(e.caps[i])
+	}
+	slices.SortStableFunc(e.low, func(a, b int) int { return cmp.Compare(e.util[a], e.util[b]) })
+}
+
+// score is the candidate's BL or BB score with the current free vector:
+// lower is better. With the fullness modifier it is
+//
+//	1 + (b − 1) · (1 − mean_i(U_i + R_i))
+//
+// for the balance measure b ≥ 1: the imbalance b − 1 is relaxed by the
+// availability left if the job starts, so that a job that nearly fills
+// the machine scores close to 1 whatever its balance, and when the machine
+// is nearly full every score is close to 1 and arrival order (FF)
+// decides. See docs/policies.md for why this reading.
+func (e *EASY) score(need []int) float64 {
+	var b float64
+	switch e.cfg.Heuristic {
+	case BB:
+		mx, sum := 0.0, 0.0
+		for i, n := range need {
+			v := float64(e.caps[i]-e.free[i]+n) / float64(e.caps[i])
+			mx = max(mx, v)
+			sum += v
+		}
+		b = mx / (sum / float64(e.k))
+		if b < 1+1e-12 {
+			b = 1 // perfect balance, up to rounding
+		}
+	case BL:
+		b = float64(1 + e.win - e.match(need))
+	}
+	if e.cfg.NoFullness {
+		return b
+	}
+	return 1 + (b-1)*e.fullness(need)
+}
+
+// fullness is 1 − mean_i(U_i + R_i): the mean availability left if the
+// job starts.
+func (e *EASY) fullness(need []int) float64 {
+	sum := 0.0
+	for i, n := range need {
+		sum += float64(e.caps[i]-e.free[i]+n) / float64(e.caps[i])
+	}
+	return 1 - sum/float64(e.k)
+}
+
+// match is the number m ≤ w of leading positions where the job's
+// requirements, largest first (relative to capacity, ties by index), name
+// the same resources as the utilizations, lowest first: the job's largest
+// requirement is on the least-used resource, its second largest on the
+// second least-used, and so on.
+func (e *EASY) match(need []int) int {
+	m := 0
+	clear(e.taken)
+	for m < e.win {
+		// the m-th largest requirement relative to capacity (exact ties
+		// stay ties: both quotients are correctly rounded)
+		best, bv := -1, 0.0
+		for i, n := range need {
+			if e.taken[i] {
+				continue
+			}
+			if v := float64(n) / float64(e.caps[i]); best < 0 || v > bv {
+				best, bv = i, v
+			}
+		}
+		if best != e.low[m] {
+			break
+		}
+		e.taken[best] = true
+		m++
+	}
+	return m
+}

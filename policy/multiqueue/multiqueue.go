@@ -1,0 +1,544 @@
+// Package multiqueue is multiple-queue backfilling (Lawson & Smirni 2002;
+// the seed paper, Rajaei & Dadfar 2006, §2).
+//
+// Jobs are classified by their estimate into Q queues (by default four:
+// e ≤ 100 s, ≤ 1,000 s, ≤ 10,000 s, longer). The processors are split into
+// Q home partitions (evenly by default). Every partition has its own
+// availability profile (package profile) holding the processors of that
+// partition that running jobs use, by their estimates. A job takes
+// processors of its own partition first and, when they do not suffice,
+// borrows idle processors of the other partitions: the seed paper's
+// "Lobby for Free Nodes". Borrowed processors return to their partition
+// when the job ends, so the boundaries between partitions move with the
+// load (the partition state is visible through Partitions).
+//
+// A pass at time now, with every partition's profile:
+//
+//  1. Heads, oldest first. The head of each queue (its first waiting job in
+//     the queue's order) is considered in order of submission across the
+//     queues. It starts if its own partition plus what the others can lend
+//     cover it for its whole estimate; a partition lends only processors
+//     that keep the reservations already placed in it. Otherwise it becomes
+//     its queue's pivot and gets a reservation — aggressive (EASY)
+//     backfilling inside its partition: the earliest time its own partition
+//     fits it (the shadow time), held in that partition's profile for the
+//     pass. A queue with a pivot takes no further part in step 1.
+//  2. Backfilling. In class order (shortest class first), every other
+//     waiting job, in its queue's order, starts if its own partition plus
+//     the others' lendable processors cover it for its whole estimate
+//     without touching any reservation: a backfilled job delays no pivot,
+//     neither of its own queue nor of a queue it borrows from.
+//
+// A job wider than its own partition (size > its home size) can never fit
+// there alone. It starts only by borrowing; when it is a pivot, its
+// reservation is the earliest time at which its partition and the others
+// together have enough processors free for its whole estimate (own
+// partition first, then the others in order), held in each of them.
+//
+// Reservations are recomputed at every pass, as in EASY. Pivots are placed
+// oldest first, so an older pivot's reservation can only be delayed by an
+// even older job; every job eventually becomes the oldest waiting job, and
+// then nothing delays its reservation: no job starves (in kill mode, with
+// order fcfs).
+package multiqueue
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"backfill/internal/jobq"
+	"backfill/job"
+	"backfill/policy"
+	"backfill/profile"
+)
+
+// Order is the order of each queue.
+type Order int
+
+const (
+	// FCFS orders each queue by arrival (Lawson & Smirni).
+	FCFS Order = iota
+	// SJF orders each queue by estimate, then arrival (the seed paper:
+	// "ordered based on their estimated execution time and then the arrival
+	// time in case of ties").
+	SJF
+)
+
+// Config selects a variant.
+type Config struct {
+	// Bounds are the upper limits, in seconds, of the estimates of queues
+	// 1..Q-1 (strictly increasing); queue Q takes the rest.
+	Bounds []int64
+	// Procs are the home partition sizes (Q values summing to the machine
+	// size); nil splits the machine evenly, the first partitions taking one
+	// more processor when it does not divide (15 → 4/4/4/3).
+	Procs []int
+	// Order is the order inside each queue.
+	Order Order
+}
+
+// DefaultBounds are the seed paper's and Lawson & Smirni's class limits.
+var DefaultBounds = []int64{100, 1000, 10000}
+
+func init() {
+	policy.Register(policy.Info{
+		Name: "multiqueue",
+		Doc:  "multiple-queue backfilling (Lawson & Smirni): one queue per estimate class, each with EASY backfilling in its own processor partition; idle processors are lent across partitions",
+		Params: []policy.Param{
+			{Name: "bounds", Default: "100/1000/10000", Doc: "upper estimate limits in seconds of the queues but the last, '/'-separated (Q-1 values, increasing)"},
+			{Name: "procs", Default: "even", Doc: "home partition sizes, '/'-separated, summing to the machine size (e.g. 4/4/4/3); even = equal split, the first partitions one larger"},
+			{Name: "order", Default: "fcfs", Doc: "order inside each queue: fcfs (arrival, Lawson & Smirni) or sjf (estimate then arrival, the seed paper)"},
+		},
+		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
+			c := Config{Bounds: DefaultBounds}
+			if v, ok := p["bounds"]; ok {
+				c.Bounds = nil
+				for _, f := range strings.Split(v, "/") {
+					b, err := strconv.ParseInt(f, 10, 64)
+					if err != nil || b < 1 {
+						return nil, fmt.Errorf("multiqueue: bounds: expected positive seconds separated by '/', found %q", v)
+					}
+					c.Bounds = append(c.Bounds, b)
+				}
+			}
+			if v, ok := p["procs"]; ok && v != "even" {
+				for _, f := range strings.Split(v, "/") {
+					n, err := strconv.Atoi(f)
+					if err != nil || n < 0 {
+						return nil, fmt.Errorf("multiqueue: procs: expected processor counts separated by '/', found %q", v)
+					}
+					c.Procs = append(c.Procs, n)
+				}
+			}
+			switch p["order"] {
+			case "", "fcfs":
+			case "sjf":
+				c.Order = SJF
+			default:
+				return nil, fmt.Errorf("multiqueue: unknown order %q (want fcfs or sjf)", p["order"])
+			}
+			return New(procs, c)
+		},
+	})
+}
+
+// MultiQueue is the policy.
+type MultiQueue struct {
+	c     Config
+	home  []int
+	prof  []*profile.Profile // one per home partition
+	run   *policy.Running    // the whole machine: overruns, and a check
+	qs    []*jobq.Queue
+	runs  []running // by job ID
+	held  [][]int   // held[p][q]: processors of partition p used by jobs of queue q
+	holds []hold    // reservations of the current pass
+	free  []int     // scratch: processors of each partition free now
+	amt   []int     // scratch
+	pivot []int     // scratch: position of each queue's pivot, -1 none
+	// For a quick rejection: the start of the first reservation in each
+	// partition this pass (MaxInt64: none) and the processors free there
+	// at that instant, an upper bound on what the partition can give to a
+	// job still running then.
+	first  []int64
+	hfree  []int
+	nholds []int // reservations placed in each partition this pass
+	// memo of gives by estimate, per partition, valid until the partition's
+	// profile changes (a start or a reservation in it)
+	memo []map[int64]int
+	// scratch of the cross-partition reservation
+	times []int64
+	steps []profile.Step
+}
+
+type running struct {
+	end  int64   // end of the hold (start + estimate, or later for an overrun)
+	take []int32 // processors held in each partition
+}
+
+type hold struct {
+	p          int
+	start, end int64
+	n          int
+}
+
+var _ policy.Scheduler = (*MultiQueue)(nil)
+
+// New returns the variant c for a machine of procs processors.
+func New(procs int, c Config) (*MultiQueue, error) {
+	if len(c.Bounds) == 0 {
+		c.Bounds = DefaultBounds
+	}
+	for i := 1; i < len(c.Bounds); i++ {
+		if c.Bounds[i] <= c.Bounds[i-1] {
+			return nil, fmt.Errorf("multiqueue: bounds must increase, got %v", c.Bounds)
+		}
+	}
+	q := len(c.Bounds) + 1
+	home := c.Procs
+	if home == nil {
+		home = make([]int, q)
+		for i := range home {
+			home[i] = procs / q
+			if i < procs%q {
+				home[i]++
+			}
+		}
+	}
+	if len(home) != q {
+		return nil, fmt.Errorf("multiqueue: %d partition sizes for %d queues", len(home), q)
+	}
+	sum := 0
+	for _, n := range home {
+		sum += n
+	}
+	if sum != procs {
+		return nil, fmt.Errorf("multiqueue: partition sizes %v sum to %d, the machine has %d processors", home, sum, procs)
+	}
+	c.Procs = home
+	m := &MultiQueue{c: c, home: home, run: policy.NewRunning(procs),
+		free: make([]int, q), amt: make([]int, q), pivot: make([]int, q), first: make([]int64, q), hfree: make([]int, q), nholds: make([]int, q)}
+	var key func(*job.Request) int64
+	if c.Order == SJF {
+		key = func(j *job.Request) int64 { return j.Estimate }
+	}
+	for p := 0; p < q; p++ {
+		m.prof = append(m.prof, profile.New(home[p]))
+		m.qs = append(m.qs, jobq.New(key))
+		m.held = append(m.held, make([]int, q))
+		m.memo = append(m.memo, map[int64]int{})
+	}
+	return m, nil
+}
+
+// Name implements policy.Scheduler.
+func (m *MultiQueue) Name() string {
+	s := "multiqueue"
+	if !slices.Equal(m.c.Bounds, DefaultBounds) {
+		s += ":bounds=" + join(m.c.Bounds)
+	}
+	even := true
+	q := len(m.home)
+	sum := 0
+	for _, n := range m.home {
+		sum += n
+	}
+	for i, n := range m.home {
+		w := sum / q
+		if i < sum%q {
+			w++
+		}
+		even = even && n == w
+	}
+	if !even {
+		s += ":procs=" + join(m.home)
+	}
+	if m.c.Order == SJF {
+		s += ":order=sjf"
+	}
+	return s
+}
+
+func join[T int | int64](v []T) string {
+	f := make([]string, len(v))
+	for i, x := range v {
+		f[i] = strconv.FormatInt(int64(x), 10)
+	}
+	return strings.Join(f, "/")
+}
+
+// Class is the queue (0-based) of a job with estimate e.
+func (m *MultiQueue) Class(e int64) int {
+	for i, b := range m.c.Bounds {
+		if e <= b {
+			return i
+		}
+	}
+	return len(m.c.Bounds)
+}
+
+// Insert implements policy.Scheduler.
+func (m *MultiQueue) Insert(now int64, j *job.Request) {
+	m.qs[m.Class(j.Estimate)].Push(j)
+}
+
+// Remove implements policy.Scheduler: a running job's processors return to
+// their partitions; a waiting job leaves its queue.
+func (m *MultiQueue) Remove(now int64, j *job.Request) {
+	if _, running := m.run.Started(j); !running {
+		m.qs[m.Class(j.Estimate)].Cancel(j)
+		return
+	}
+	m.run.End(now, j)
+	r := &m.runs[j.ID]
+	q := m.Class(j.Estimate)
+	for p, t := range r.take {
+		if t == 0 {
+			continue
+		}
+		if r.end > now {
+			if err := m.prof[p].Remove(now, r.end, int(t)); err != nil {
+				panic("multiqueue: " + err.Error()) // unreachable: it was added at start
+			}
+		}
+		m.held[p][q] -= int(t)
+	}
+	r.take = nil
+}
+
+// PartState is the state of one partition at the last pass.
+type PartState struct {
+	Home     int // processors the partition owns
+	Own      int // of them, used by jobs of its own queue
+	Lent     int // of them, used by jobs of other queues
+	Borrowed int // processors of other partitions used by its queue's jobs
+}
+
+// Partitions reports each partition's processors: the current extent of
+// partition p is Home − Lent + Borrowed processors, of which Own + Borrowed
+// are busy.
+func (m *MultiQueue) Partitions() []PartState {
+	out := make([]PartState, len(m.home))
+	for p := range out {
+		out[p].Home = m.home[p]
+		for q, n := range m.held[p] {
+			if q == p {
+				out[p].Own += n
+			} else {
+				out[p].Lent += n
+				out[q].Borrowed += n
+			}
+		}
+	}
+	return out
+}
+
+// Tick implements policy.Scheduler: one pass, as the package comment says.
+func (m *MultiQueue) Tick(now int64, start func(*job.Request)) int64 {
+	for _, p := range m.prof {
+		p.Forget(now)
+	}
+	m.run.Prof.Forget(now)
+	if m.run.Overrunning(now) {
+		// no reservation is held between passes, so there is room
+		_, err := m.run.ExtendWith(now, func(j *job.Request, _, end int64) int64 {
+			r := &m.runs[j.ID]
+			for p, t := range r.take {
+				if t > 0 {
+					if err := m.prof[p].Add(end, now+1, int(t)); err != nil {
+						panic("multiqueue: " + err.Error())
+					}
+				}
+			}
+			r.end = now + 1
+			return now + 1
+		})
+		if err != nil {
+			panic("multiqueue: " + err.Error())
+		}
+	}
+	total := 0
+	for p, pr := range m.prof {
+		m.free[p] = pr.FreeAt(now)
+		total += m.free[p]
+		m.pivot[p] = -1
+		m.first[p] = math.MaxInt64
+		m.nholds[p] = 0
+		clear(m.memo[p])
+	}
+	defer func() {
+		for _, h := range m.holds {
+			_ = m.prof[h.p].Remove(h.start, h.end, h.n)
+		}
+		m.holds = m.holds[:0]
+		for _, q := range m.qs {
+			q.Compact()
+		}
+	}()
+	if total == 0 {
+		return policy.NoWake
+	}
+	reserved := 0
+	// 1. heads, oldest first
+	for total > 0 && reserved < len(m.qs) {
+		best, bpos := -1, -1
+		var bj *job.Request
+		for q, qq := range m.qs {
+			if m.pivot[q] >= 0 {
+				continue
+			}
+			pos, h := qq.Head()
+			if h != nil && (bj == nil || h.Submit < bj.Submit || (h.Submit == bj.Submit && h.ID < bj.ID)) {
+				best, bpos, bj = q, pos, h
+			}
+		}
+		if bj == nil {
+			break
+		}
+		if m.try(now, best, bpos, bj, &total, start) {
+			continue
+		}
+		m.reserve(now, best, bj)
+		m.pivot[best] = bpos
+		reserved++
+	}
+	// 2. backfilling, shortest class first
+	for q, qq := range m.qs {
+		pos := m.pivot[q] + 1
+		if m.pivot[q] < 0 {
+			pos, _ = qq.Head() // the loop stopped early: nothing fits
+			if pos < 0 {
+				continue
+			}
+		}
+		for total > 0 {
+			pos = qq.Next(pos, total)
+			if pos < 0 {
+				break
+			}
+			m.try(now, q, pos, qq.At(pos), &total, start)
+			pos++
+		}
+	}
+	return policy.NoWake
+}
+
+// try starts job j (queue q, position pos) now if its own partition and
+// what the others can lend cover it for its whole estimate.
+func (m *MultiQueue) try(now int64, q, pos int, j *job.Request, total *int, start func(*job.Request)) bool {
+	n, e := j.Procs, j.Estimate
+	if n > *total {
+		return false
+	}
+	ub := 0 // what the partitions could give at most
+	for p, f := range m.free {
+		if now+e > m.first[p] {
+			f = min(f, m.hfree[p])
+		}
+		ub += f
+	}
+	if ub < n {
+		return false
+	}
+	need := n
+	clear(m.amt)
+	for k := 0; k < len(m.prof) && need > 0; k++ {
+		p := (q + k) % len(m.prof) // own partition first, then the next ones
+		if m.free[p] == 0 {
+			continue
+		}
+		m.amt[p] = min(need, m.gives(p, now, e))
+		need -= m.amt[p]
+	}
+	if need > 0 {
+		return false
+	}
+	for j.ID >= len(m.runs) {
+		m.runs = append(m.runs, make([]running, max(64, len(m.runs)))...)
+	}
+	r := &m.runs[j.ID]
+	r.end = now + e
+	r.take = make([]int32, len(m.prof))
+	for p, a := range m.amt {
+		if a == 0 {
+			continue
+		}
+		if err := m.prof[p].Add(now, now+e, a); err != nil {
+			panic("multiqueue: " + err.Error()) // unreachable: a ≤ MinFree
+		}
+		r.take[p] = int32(a)
+		m.free[p] -= a
+		m.held[p][q] += a
+		if m.first[p] != math.MaxInt64 {
+			m.hfree[p] = m.prof[p].FreeAt(m.first[p])
+		}
+		clear(m.memo[p])
+	}
+	if err := m.run.Start(now, j); err != nil {
+		panic("multiqueue: " + err.Error()) // unreachable: the partitions had room
+	}
+	*total -= n
+	m.qs[q].Take(pos)
+	start(j)
+	return true
+}
+
+// gives is what partition p can give for [now, now+e) without touching
+// its reservations: MinFree over the window. Without reservations the free
+// processors only grow from now on, so before the first reservation it is
+// the processors free now, and with one reservation the lesser of that and
+// what is free when the reservation starts (EASY's extra processors); with
+// more, the profile is asked.
+func (m *MultiQueue) gives(p int, now, e int64) int {
+	switch {
+	case now+e <= m.first[p]:
+		return m.free[p]
+	case m.nholds[p] == 1:
+		return min(m.free[p], m.hfree[p])
+	}
+	if a, ok := m.memo[p][e]; ok {
+		return a
+	}
+	a := m.prof[p].MinFree(now, now+e)
+	m.memo[p][e] = a
+	return a
+}
+
+// reserve places the reservation of pivot j of queue q: in its own
+// partition when it fits there, else across the partitions.
+func (m *MultiQueue) reserve(now int64, q int, j *job.Request) {
+	n, e := j.Procs, j.Estimate
+	if n <= m.home[q] {
+		t := m.prof[q].EarliestFit(now, e, n)
+		m.add(q, t, t+e, n)
+		return
+	}
+	// a job wider than its partition: the earliest time at which the
+	// partitions together can hold it, trying every step of any profile
+	times := append(m.times[:0], now)
+	for _, pr := range m.prof {
+		m.steps = pr.AppendSteps(m.steps[:0])
+		for _, s := range m.steps {
+			if s.At > now {
+				times = append(times, s.At)
+			}
+		}
+	}
+	slices.Sort(times)
+	times = slices.Compact(times)
+	m.times = times
+	for _, t := range times {
+		sum := 0
+		for p := range m.prof {
+			m.amt[p] = m.prof[p].MinFree(t, t+e)
+			sum += m.amt[p]
+		}
+		if sum < n {
+			continue
+		}
+		need := n
+		for k := 0; k < len(m.prof) && need > 0; k++ {
+			p := (q + k) % len(m.prof)
+			a := min(need, m.amt[p])
+			if a > 0 {
+				m.add(p, t, t+e, a)
+				need -= a
+			}
+		}
+		return
+	}
+	panic("multiqueue: no time fits a job of the machine's size") // unreachable: every hold ends
+}
+
+func (m *MultiQueue) add(p int, s, e int64, n int) {
+	if err := m.prof[p].Add(s, e, n); err != nil {
+		panic("multiqueue: " + err.Error()) // unreachable: it fits
+	}
+	m.holds = append(m.holds, hold{p, s, e, n})
+	m.first[p] = min(m.first[p], s)
+	m.hfree[p] = m.prof[p].FreeAt(m.first[p])
+	m.nholds[p]++
+	clear(m.memo[p])
+}

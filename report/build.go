@@ -1,0 +1,610 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"backfill/job"
+	"backfill/metrics"
+)
+
+// BuildOptions choose what the report shows.
+type BuildOptions struct {
+	// Title of the page; default "backfill report: " + the input.
+	Title string
+	// Classes are the per-class breakdowns; default DefaultClasses.
+	Classes []metrics.ClassRule
+	// Gantt lists the runs (labels) that get a Gantt chart; nil means
+	// every run with per-job outcomes, as long as their jobs add up to at
+	// most MaxGanttJobs (else only the first such run, with a warning).
+	Gantt []string
+	// MaxGanttJobs bounds the jobs of the default Gantt selection; 0 means
+	// DefaultMaxGanttJobs.
+	MaxGanttJobs int
+	// Bins is the number of time bins of the utilization and queue curves
+	// (default 720); CDFPoints the points per wait CDF (default 400).
+	Bins, CDFPoints int
+}
+
+// DefaultMaxGanttJobs is the default bound on the jobs of all Gantt charts
+// of a report together (about 6 MB of page per 100,000 jobs).
+const DefaultMaxGanttJobs = 400_000
+
+// Data is the report's content, embedded in the page as JSON. Golden tests
+// compare it, not the page's bytes.
+type Data struct {
+	Title     string       `json:"title"`
+	Kind      string       `json:"kind"`
+	Source    string       `json:"source"`
+	Warnings  []string     `json:"warnings"`
+	Runs      []RunInfo    `json:"runs"`
+	Summary   SummaryTable `json:"summary"`
+	Params    []ParamPlot  `json:"params"`
+	CDF       []CDF        `json:"cdf"`
+	Time      *TimeSeries  `json:"time"`
+	Classes   []ClassTable `json:"classes"`
+	Gantt     []Gantt      `json:"gantt"`
+	Generator string       `json:"generator"`
+}
+
+// RunInfo describes a run in the page.
+type RunInfo struct {
+	Label  string   `json:"label"`
+	Policy string   `json:"policy"`
+	Params []KV     `json:"params"`
+	Axes   []KV     `json:"axes"`
+	Trace  string   `json:"trace"`
+	Procs  int      `json:"procs"`
+	Jobs   int      `json:"jobs"`
+	Header []string `json:"header"`
+}
+
+// Column is a column of the summary table.
+type Column struct {
+	Key    string `json:"key"`
+	Label  string `json:"label"`
+	Digits int    `json:"digits"`
+	// Better is "lower", "higher" or "" (no best is marked).
+	Better string `json:"better"`
+}
+
+// SummaryTable is the comparison table: one row per run.
+type SummaryTable struct {
+	Columns []Column `json:"columns"`
+	// Rows[i] are the values of run i, in column order.
+	Rows [][]float64 `json:"rows"`
+	// Best[c] are the rows holding the best value of column c (all of them
+	// on a tie); empty when the column has no "better" or all rows agree.
+	Best [][]int `json:"best"`
+}
+
+// ParamPlot shows the runs against one parameter or coordinate.
+type ParamPlot struct {
+	X     string      `json:"x"`
+	Lines []ParamLine `json:"lines"`
+}
+
+// ParamLine is one curve of a ParamPlot with the three plotted metrics.
+type ParamLine struct {
+	Name        string    `json:"name"`
+	X           []float64 `json:"x"`
+	MeanWait    []Agg     `json:"mean_wait"`
+	MeanBSLD    []Agg     `json:"mean_bsld"`
+	Utilization []Agg     `json:"utilization"`
+}
+
+// CDF is the distribution of the measured jobs' waits of one run: points
+// (wait in seconds, fraction of jobs that waited at most that long),
+// sampled at evenly spaced fractions.
+type CDF struct {
+	Run    string       `json:"run"`
+	Points [][2]float64 `json:"points"`
+}
+
+// TimeSeries are utilization and queue length over time, in bins of Step
+// seconds from Start, for each run with outcomes.
+type TimeSeries struct {
+	Start int64           `json:"start"`
+	Step  int64           `json:"step"`
+	Runs  []TimeSeriesRun `json:"runs"`
+}
+
+// TimeSeriesRun are one run's curves: Util[i] is the fraction of the
+// machine busy during bin i, Queue[i] the mean number of waiting jobs
+// (submitted, not yet started) during bin i.
+type TimeSeriesRun struct {
+	Run   string    `json:"run"`
+	Util  []float64 `json:"util"`
+	Queue []float64 `json:"queue"`
+}
+
+// ClassTable is a per-class breakdown: Stats[r][c] are the statistics of
+// class c in run r.
+type ClassTable struct {
+	Rule   string            `json:"rule"`
+	Labels []string          `json:"labels"`
+	Runs   []string          `json:"runs"`
+	Stats  [][]metrics.Stats `json:"stats"`
+}
+
+// Gantt is one schedule for the Gantt chart: the drawn jobs as columns
+// (times relative to T0, the first submission), and their processor
+// rectangles (see Assign for the drawing rule).
+type Gantt struct {
+	Run   string `json:"run"`
+	Procs int    `json:"procs"`
+	Rows  int    `json:"rows"`
+	T0    int64  `json:"t0"`
+	// Span is the last end, relative to T0.
+	Span int64 `json:"span"`
+	// Drawn is the number of jobs drawn; Skipped those not drawn
+	// (zero-length or rejected).
+	Drawn   int       `json:"drawn"`
+	Skipped int       `json:"skipped"`
+	Jobs    GanttJobs `json:"jobs"`
+	// Rects: job index (into Jobs), first processor, number of processors.
+	Rects GanttRects `json:"rects"`
+	// Bounds is the number of drawn jobs with a promised start bound.
+	Bounds int `json:"bounds"`
+}
+
+// GanttJobs are the drawn jobs, in order of placement (start, then ID).
+// Bound is -1 for a job without a promised bound.
+type GanttJobs struct {
+	ID      []int64 `json:"id"`
+	User    []int32 `json:"user"`
+	Submit  []int64 `json:"submit"`
+	Start   []int64 `json:"start"`
+	End     []int64 `json:"end"`
+	Procs   []int   `json:"procs"`
+	Est     []int64 `json:"est"`
+	Runtime []int64 `json:"runtime"`
+	Killed  []int8  `json:"killed"`
+	Bound   []int64 `json:"bound"`
+}
+
+// GanttRects are the rectangles as columns.
+type GanttRects struct {
+	Job []int32 `json:"job"`
+	Lo  []int32 `json:"lo"`
+	N   []int32 `json:"n"`
+}
+
+// DefaultClasses are the per-class breakdowns of a machine of procs
+// processors: short/long jobs (runtime ≤ 1 h) and sizes 1, ≤ 4, ≤ 16, …
+// (powers of 4 below procs).
+func DefaultClasses(procs int) []metrics.ClassRule {
+	rules := []metrics.ClassRule{{By: "runtime", Bounds: []int64{3600}}}
+	size := metrics.ClassRule{By: "size", Bounds: []int64{1}}
+	for b := int64(4); b < int64(procs); b *= 4 {
+		size.Bounds = append(size.Bounds, b)
+	}
+	return append(rules, size)
+}
+
+// Build computes the report's data from results.
+func Build(res *Results, opt BuildOptions) (*Data, error) {
+	if len(res.Runs) == 0 {
+		return nil, fmt.Errorf("report: no runs in %s", res.Path)
+	}
+	if opt.Bins <= 0 {
+		opt.Bins = 720
+	}
+	if opt.CDFPoints <= 0 {
+		opt.CDFPoints = 400
+	}
+	if opt.MaxGanttJobs <= 0 {
+		opt.MaxGanttJobs = DefaultMaxGanttJobs
+	}
+	d := &Data{
+		Title: opt.Title, Kind: res.Kind, Source: res.Path, Generator: "backfill report",
+		Warnings: slices.Clone(res.Warnings),
+	}
+	if d.Title == "" {
+		d.Title = "backfill report: " + res.Path
+	}
+	maxProcs := 0
+	for _, r := range res.Runs {
+		d.Runs = append(d.Runs, RunInfo{Label: r.Label, Policy: r.Policy, Params: nonNil(r.Params), Axes: nonNil(r.Axes),
+			Trace: r.Trace, Procs: r.Procs, Jobs: len(r.Outcomes), Header: nonNil(r.Header)})
+		maxProcs = max(maxProcs, r.Procs)
+	}
+	d.Summary = summaryTable(res)
+	for _, x := range Variables(res) {
+		p := ParamPlot{X: x}
+		for _, l := range Lines(res, x) {
+			if len(l.X) < 2 {
+				continue
+			}
+			mw, _ := MetricByKey("mean_wait")
+			mb, _ := MetricByKey("mean_bsld")
+			ut, _ := MetricByKey("utilization")
+			p.Lines = append(p.Lines, ParamLine{Name: l.Name, X: l.X,
+				MeanWait: l.Points(res, mw), MeanBSLD: l.Points(res, mb), Utilization: l.Points(res, ut)})
+		}
+		d.Params = append(d.Params, p)
+	}
+	for _, r := range res.Runs {
+		if r.Outcomes != nil {
+			d.CDF = append(d.CDF, CDF{Run: r.Label, Points: waitCDF(r, opt.CDFPoints)})
+		}
+	}
+	d.Time = timeSeries(res, opt.Bins)
+	rules := opt.Classes
+	if rules == nil {
+		rules = DefaultClasses(maxProcs)
+	}
+	for _, rule := range rules {
+		ct := ClassTable{Rule: rule.String(), Labels: rule.Labels()}
+		for _, r := range res.Runs {
+			if r.Outcomes == nil {
+				continue
+			}
+			cl := metrics.Classes(r.Outcomes, r.Opt, rule)
+			st := make([]metrics.Stats, len(cl))
+			for i, c := range cl {
+				st[i] = c.Stats
+			}
+			ct.Runs = append(ct.Runs, r.Label)
+			ct.Stats = append(ct.Stats, st)
+		}
+		if len(ct.Runs) > 0 {
+			d.Classes = append(d.Classes, ct)
+		}
+	}
+	sel, warn, err := ganttSelection(res, opt)
+	if err != nil {
+		return nil, err
+	}
+	if warn != "" {
+		d.Warnings = append(d.Warnings, warn)
+	}
+	for _, r := range sel {
+		if peak := peakUse(r.Outcomes); peak > 4*max(r.Procs, 1) {
+			return nil, fmt.Errorf("%s: the schedule holds up to %d processors at once on a %d-processor machine: not a schedule of this machine (wrong --machine-procs?)", r.Label, peak, r.Procs)
+		}
+		g := buildGantt(r)
+		if g.Rows > r.Procs {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the schedule holds up to %d processors at once on a %d-processor machine; the Gantt chart draws rows %d–%d for the excess",
+				r.Label, g.Rows, r.Procs, r.Procs, g.Rows-1))
+		}
+		d.Gantt = append(d.Gantt, g)
+	}
+	if d.Warnings == nil {
+		d.Warnings = []string{}
+	}
+	return d, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func summaryTable(res *Results) SummaryTable {
+	type col struct {
+		Column
+		of func(s *metrics.Summary) float64
+	}
+	cols := []col{
+		{Column{"jobs", "jobs", 0, ""}, func(s *metrics.Summary) float64 { return float64(s.All.Jobs) }},
+		{Column{"mean_wait", "mean wait (s)", 1, "lower"}, func(s *metrics.Summary) float64 { return s.All.MeanWait }},
+		{Column{"median_wait", "median wait (s)", 1, "lower"}, func(s *metrics.Summary) float64 { return s.All.MedianWait }},
+		{Column{"p90_wait", "p90 wait (s)", 1, "lower"}, func(s *metrics.Summary) float64 { return s.All.P90Wait }},
+		{Column{"p99_wait", "p99 wait (s)", 1, "lower"}, func(s *metrics.Summary) float64 { return s.All.P99Wait }},
+		{Column{"max_wait", "max wait (s)", 0, "lower"}, func(s *metrics.Summary) float64 { return float64(s.All.MaxWait) }},
+		{Column{"mean_response", "mean response (s)", 1, "lower"}, func(s *metrics.Summary) float64 { return s.All.MeanResponse }},
+		{Column{"mean_bsld", "mean bsld", 2, "lower"}, func(s *metrics.Summary) float64 { return s.All.MeanBSLD }},
+		{Column{"short_mean_bsld", "short bsld", 2, "lower"}, func(s *metrics.Summary) float64 { return s.Short.MeanBSLD }},
+		{Column{"long_mean_bsld", "long bsld", 2, "lower"}, func(s *metrics.Summary) float64 { return s.Long.MeanBSLD }},
+		{Column{"utilization", "util %", 2, "higher"}, func(s *metrics.Summary) float64 { return 100 * s.Utilization }},
+		{Column{"makespan", "makespan (s)", 0, "lower"}, func(s *metrics.Summary) float64 { return float64(s.Makespan) }},
+		{Column{"killed", "killed", 0, ""}, func(s *metrics.Summary) float64 { return float64(s.All.Killed) }},
+	}
+	t := SummaryTable{}
+	for _, c := range cols {
+		t.Columns = append(t.Columns, c.Column)
+	}
+	for _, r := range res.Runs {
+		row := make([]float64, len(cols))
+		for i, c := range cols {
+			row[i] = c.of(&r.Summary)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	for i, c := range cols {
+		best := []int{}
+		if c.Better != "" && len(t.Rows) > 1 {
+			// compare at the displayed precision, so that marked ties look tied
+			round := func(x float64) float64 { p := math.Pow(10, float64(c.Digits)); return math.Round(x*p) / p }
+			bv := round(t.Rows[0][i])
+			all := true
+			for _, row := range t.Rows {
+				v := round(row[i])
+				all = all && v == bv
+				if c.Better == "lower" && v < bv || c.Better == "higher" && v > bv {
+					bv = v
+				}
+			}
+			if !all {
+				for k, row := range t.Rows {
+					if round(row[i]) == bv {
+						best = append(best, k)
+					}
+				}
+			}
+		}
+		t.Best = append(t.Best, best)
+	}
+	return t
+}
+
+// measuredWaits are the sorted waits of the jobs the summary measures
+// (warm-up and drain applied; rejected jobs left out).
+func measuredWaits(r *Run) []int64 {
+	outs := r.Outcomes
+	if len(outs) == 0 {
+		return nil
+	}
+	first, last := outs[0].Submit, outs[0].Submit
+	for i := range outs {
+		first, last = min(first, outs[i].Submit), max(last, outs[i].Submit)
+	}
+	w := make([]int64, 0, len(outs))
+	for i := range outs {
+		o := &outs[i]
+		if o.Rejected || o.Start < 0 || (r.Opt.WarmUp > 0 && o.Submit < first+r.Opt.WarmUp) || (r.Opt.Drain > 0 && o.Submit > last-r.Opt.Drain) {
+			continue
+		}
+		w = append(w, o.Wait())
+	}
+	slices.Sort(w)
+	return w
+}
+
+// waitCDF samples the empirical CDF of the waits at fractions k/n for
+// k = 1 … n: the point (w, F) says that a fraction F of the jobs waited at
+// most w seconds. Equal waits collapse to the largest fraction.
+func waitCDF(r *Run, n int) [][2]float64 {
+	w := measuredWaits(r)
+	pts := [][2]float64{}
+	if len(w) == 0 {
+		return pts
+	}
+	for k := 1; k <= n; k++ {
+		rank := (k*len(w) + n - 1) / n // ⌈k·N/n⌉
+		rank = max(1, min(rank, len(w)))
+		v := w[rank-1]
+		// the fraction of jobs with wait ≤ v
+		hi, _ := slices.BinarySearch(w, v+1)
+		f := round6(float64(hi) / float64(len(w)))
+		if len(pts) > 0 && pts[len(pts)-1][0] == float64(v) {
+			continue
+		}
+		pts = append(pts, [2]float64{float64(v), f})
+	}
+	return pts
+}
+
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// timeSeries integrates each run's busy processors and waiting jobs over
+// common bins from the first submission to the last end of all runs.
+func timeSeries(res *Results, bins int) *TimeSeries {
+	var t0, t1 int64
+	have := false
+	for _, r := range res.Runs {
+		for i := range r.Outcomes {
+			o := &r.Outcomes[i]
+			if !have {
+				t0, t1, have = o.Submit, o.Submit, true
+			}
+			t0 = min(t0, o.Submit)
+			t1 = max(t1, o.End, o.Submit)
+		}
+	}
+	if !have {
+		return nil
+	}
+	span := max(t1-t0, 1)
+	step := (span + int64(bins) - 1) / int64(bins)
+	n := int((span + step - 1) / step)
+	ts := &TimeSeries{Start: t0, Step: step}
+	for _, r := range res.Runs {
+		if r.Outcomes == nil {
+			continue
+		}
+		busy := make([]event, 0, 2*len(r.Outcomes))
+		queue := make([]event, 0, 2*len(r.Outcomes))
+		for i := range r.Outcomes {
+			o := &r.Outcomes[i]
+			if o.Rejected || o.Start < 0 {
+				continue
+			}
+			if o.End > o.Start {
+				busy = append(busy, event{o.Start, int64(o.Procs)}, event{o.End, -int64(o.Procs)})
+			}
+			if o.Start > o.Submit {
+				queue = append(queue, event{o.Submit, 1}, event{o.Start, -1})
+			}
+		}
+		u := integrate(busy, t0, step, n)
+		q := integrate(queue, t0, step, n)
+		for i := range u {
+			if r.Procs > 0 {
+				u[i] = math.Round(u[i]/float64(r.Procs)*1e4) / 1e4
+			}
+			q[i] = math.Round(q[i]*100) / 100
+		}
+		ts.Runs = append(ts.Runs, TimeSeriesRun{Run: r.Label, Util: u, Queue: q})
+	}
+	return ts
+}
+
+type event struct{ t, d int64 }
+
+// integrate returns the time average over each bin [t0+i·step,
+// t0+(i+1)·step) of the step function that starts at 0 and changes by d at
+// each event's time.
+func integrate(ev []event, t0, step int64, n int) []float64 {
+	slices.SortFunc(ev, func(a, b event) int { return cmp.Compare(a.t, b.t) })
+	out := make([]float64, n)
+	var level int64
+	last := t0
+	k := 0
+	flush := func(until int64) {
+		// add level over [last, until) to the bins
+		for last < until {
+			b := int((last - t0) / step)
+			if b >= n {
+				return
+			}
+			edge := min(t0+int64(b+1)*step, until)
+			out[b] += float64(level * (edge - last))
+			last = edge
+		}
+	}
+	for k < len(ev) {
+		t := ev[k].t
+		flush(t)
+		for k < len(ev) && ev[k].t == t {
+			level += ev[k].d
+			k++
+		}
+	}
+	flush(t0 + int64(n)*step)
+	for i := range out {
+		out[i] /= float64(step)
+	}
+	return out
+}
+
+// ganttSelection picks the runs that get a Gantt chart.
+func ganttSelection(res *Results, opt BuildOptions) ([]*Run, string, error) {
+	if opt.Gantt != nil {
+		var sel []*Run
+		for _, label := range opt.Gantt {
+			var found *Run
+			for _, r := range res.Runs {
+				if r.Label == label {
+					found = r
+				}
+			}
+			if found == nil {
+				labels := make([]string, len(res.Runs))
+				for i, r := range res.Runs {
+					labels[i] = strconv.Quote(r.Label)
+				}
+				return nil, "", fmt.Errorf("--gantt: no run %q (runs: %s)", label, joinComma(labels))
+			}
+			if found.Outcomes == nil {
+				return nil, "", fmt.Errorf("--gantt: run %q has no per-job outcomes", label)
+			}
+			sel = append(sel, found)
+		}
+		return sel, "", nil
+	}
+	var sel []*Run
+	total := 0
+	for _, r := range res.Runs {
+		if r.Outcomes != nil {
+			sel = append(sel, r)
+			total += len(r.Outcomes)
+		}
+	}
+	if len(sel) > 1 && total > opt.MaxGanttJobs {
+		return sel[:1], fmt.Sprintf("Gantt chart of %s only: the %d runs have %d jobs together (more than %d); choose runs with --gantt",
+			sel[0].Label, len(sel), total, opt.MaxGanttJobs), nil
+	}
+	return sel, "", nil
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+// peakUse is the largest number of processors held at once (ends before
+// starts at the same instant).
+func peakUse(outs []job.Outcome) int {
+	ev := make([]event, 0, 2*len(outs))
+	for i := range outs {
+		o := &outs[i]
+		if o.Start >= 0 && o.End > o.Start {
+			ev = append(ev, event{o.Start, int64(o.Procs)}, event{o.End, -int64(o.Procs)})
+		}
+	}
+	slices.SortFunc(ev, func(a, b event) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.d, b.d) // releases first
+	})
+	var use, peak int64
+	for _, e := range ev {
+		use += e.d
+		peak = max(peak, use)
+	}
+	return int(peak)
+}
+
+func buildGantt(r *Run) Gantt {
+	pl := Assign(r.Outcomes, r.Procs)
+	g := Gantt{Run: r.Label, Procs: r.Procs, Rows: pl.Rows, Drawn: pl.Placed, Skipped: len(r.Outcomes) - pl.Placed}
+	if len(r.Outcomes) > 0 {
+		g.T0 = r.Outcomes[0].Submit
+		for i := range r.Outcomes {
+			g.T0 = min(g.T0, r.Outcomes[i].Submit)
+		}
+	}
+	n := pl.Placed
+	j := &g.Jobs
+	j.ID, j.User, j.Submit, j.Start, j.End = make([]int64, 0, n), make([]int32, 0, n), make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n)
+	j.Procs, j.Est, j.Runtime, j.Killed, j.Bound = make([]int, 0, n), make([]int64, 0, n), make([]int64, 0, n), make([]int8, 0, n), make([]int64, 0, n)
+	g.Rects = GanttRects{Job: make([]int32, len(pl.Rects)), Lo: make([]int32, len(pl.Rects)), N: make([]int32, len(pl.Rects))}
+	k := int32(-1)
+	for i, rc := range pl.Rects {
+		if i == 0 || rc.Job != pl.Rects[i-1].Job { // a job's rects are consecutive
+			k++
+			addJob(j, &r.Outcomes[rc.Job], g.T0)
+			g.Span = max(g.Span, r.Outcomes[rc.Job].End-g.T0)
+			if r.Outcomes[rc.Job].Bound >= 0 {
+				g.Bounds++
+			}
+		}
+		g.Rects.Job[i], g.Rects.Lo[i], g.Rects.N[i] = k, rc.Lo, rc.N
+	}
+	return g
+}
+
+func addJob(j *GanttJobs, o *job.Outcome, t0 int64) {
+	k := int8(0)
+	if o.Killed {
+		k = 1
+	}
+	b := int64(-1)
+	if o.Bound >= 0 {
+		b = o.Bound - t0
+	}
+	j.ID = append(j.ID, o.SWFID)
+	j.User = append(j.User, o.User)
+	j.Submit = append(j.Submit, o.Submit-t0)
+	j.Start = append(j.Start, o.Start-t0)
+	j.End = append(j.End, o.End-t0)
+	j.Procs = append(j.Procs, o.Procs)
+	j.Est = append(j.Est, o.Estimate)
+	j.Runtime = append(j.Runtime, o.Runtime)
+	j.Killed = append(j.Killed, k)
+	j.Bound = append(j.Bound, b)
+}

@@ -1,0 +1,110 @@
+package service
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"backfill/internal/testgen"
+	"backfill/job"
+	"backfill/policy"
+	"backfill/sim"
+	"backfill/workload"
+)
+
+// agree replays jobs through a fresh service on the manual clock and
+// through sim.Run, and compares the schedules job by job.
+func agree(t *testing.T, spec string, procs int, jobs []job.Job) {
+	t.Helper()
+	sched, err := policy.New(spec, procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sim.Run(jobs, sched, sim.Options{Procs: procs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := newEnv(t, spec, procs)
+	env.clock.Set(0)
+	got, err := Replay(context.Background(), env.admin, jobs)
+	if err != nil {
+		t.Fatalf("%s: %v", spec, err)
+	}
+	for i := range jobs {
+		w, g := want.Outcomes[i], got[i]
+		if w.Start != g.Start || w.End != g.End || w.Bound != g.Bound || w.Killed != g.Killed || w.Rejected != g.Rejected {
+			t.Fatalf("%s on %d processors, job %d (submit %d, %d procs, estimate %d, runtime %d):\nsimulator start %d end %d bound %d killed %v\nservice   start %d end %d bound %d killed %v",
+				spec, procs, jobs[i].SWFID, jobs[i].Submit, jobs[i].Procs, jobs[i].Estimate, jobs[i].Runtime,
+				w.Start, w.End, w.Bound, w.Killed, g.Start, g.End, g.Bound, g.Killed)
+		}
+	}
+	env.stop()
+}
+
+var agreePolicies = []string{"fcfs", "easy", "easy:depth=3", "easy:order=sjf", "easy++", "conservative", "slack", "multiqueue", "lookahead"}
+
+// TestServiceAgreesWithSimulator: replaying random workloads (many ties,
+// runtime-0 jobs, jobs killed at their estimate) through the service with
+// the manual clock gives the simulator's schedule, job by job, for every
+// policy.
+func TestServiceAgreesWithSimulator(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	n := 6
+	if testing.Short() {
+		n = 2
+	}
+	for k := 0; k < n; k++ {
+		s := testgen.Random(r)
+		s.Jobs = 60 + r.IntN(60)
+		s.Overrun = 0.2
+		jobs := testgen.Jobs(r, s)
+		for _, spec := range agreePolicies {
+			agree(t, spec, s.Procs, jobs)
+		}
+	}
+}
+
+// TestServiceAgreesOnDeadlines: the same for the deadline policies (QoPS,
+// MSB, MRT: admission decisions included) on random workloads where most
+// jobs have a deadline; skipped for the policies not in this tree.
+func TestServiceAgreesOnDeadlines(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 13))
+	for _, spec := range []string{"qops", "msb", "mrt"} {
+		if _, err := policy.New(spec, 4); err != nil {
+			t.Logf("%s: not in this tree (%v)", spec, err)
+			continue
+		}
+		for k := 0; k < 2; k++ {
+			s := testgen.Random(r)
+			s.Jobs = 40 + r.IntN(40)
+			jobs := testgen.Jobs(r, s)
+			for i := range jobs {
+				if r.IntN(4) > 0 {
+					jobs[i].Deadline = jobs[i].Submit + jobs[i].Estimate + int64(r.IntN(600))
+				}
+			}
+			agree(t, spec, s.Procs, jobs)
+		}
+	}
+}
+
+// TestServiceAgreesOnKTH replays the first jobs of the embedded KTH SP2
+// trace.
+func TestServiceAgreesOnKTH(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real-trace replay through HTTP (-short)")
+	}
+	jobs, procs := kthHead(t, 1500)
+	for _, spec := range []string{"easy", "conservative", "slack"} {
+		agree(t, spec, procs, jobs)
+	}
+}
+
+func kthHead(t *testing.T, n int) ([]job.Job, int) {
+	t.Helper()
+	w, err := workload.Builtin(workload.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.Jobs[:n], w.Procs
+}

@@ -1,0 +1,688 @@
+package service
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+
+	"backfill/job"
+	"backfill/policy"
+	"backfill/service/store"
+)
+
+// State is the state of a job in the service.
+type State string
+
+// Job states. A job is waiting until the policy starts it, then running
+// until it ends: completed (it ended by itself, reported by the executor
+// or the resource manager), timeout (it reached its limit, start +
+// estimate, and was killed), or cancelled (by its user or an admin). A
+// job refused by admission control is rejected at once.
+const (
+	Waiting   State = "waiting"
+	Running   State = "running"
+	Completed State = "completed"
+	Timeout   State = "timeout"
+	Cancelled State = "cancelled"
+	Rejected  State = "rejected"
+)
+
+// Final reports whether a job in state s will never change again.
+func (s State) Final() bool { return s != Waiting && s != Running }
+
+// Job is a job known to the service.
+type Job struct {
+	// Req is what the policy sees. Req.ID is the dense internal index;
+	// the public id is Req.ID+1 (Req.SWFID).
+	Req       job.Request
+	User      string
+	Name      string
+	Command   string
+	Key       string // idempotency key given at submission ("" for none)
+	State     State
+	Start     int64 // -1 until started
+	End       int64 // -1 until ended
+	Guarantee int64 // latest start promised at submission, -1 for none
+	Reason    string
+	ExitCode  *int
+	OverQuota bool
+	// Ref is the executor's handle (a process ID, a Slurm job ID).
+	Ref string
+}
+
+// ID is the job's public id (1, 2, …).
+func (j *Job) ID() int64 { return int64(j.Req.ID) + 1 }
+
+// Limit is the time at which a running job is killed: start + estimate.
+func (j *Job) Limit() int64 { return j.Start + j.Req.Estimate }
+
+// Record is one entry of the event log: exactly the calls the engine made
+// to the policy (submit → Insert, end and cancel → Remove, tick → Tick),
+// plus executor handles. Replaying the records through a fresh policy
+// rebuilds the same state, since policies are deterministic.
+type Record = store.Record
+
+// Record kinds.
+const (
+	KindSubmit = "submit"
+	KindEnd    = "end"
+	KindCancel = "cancel"
+	KindTick   = "tick"
+	KindExec   = "exec"
+)
+
+type submitData struct {
+	ID        int64   `json:"id"`
+	User      string  `json:"user"`
+	Procs     int     `json:"procs"`
+	Estimate  int64   `json:"estimate"`
+	UP        float64 `json:"up"`
+	PP        float64 `json:"pp"`
+	OverQuota bool    `json:"over_quota,omitempty"`
+	Deadline  int64   `json:"deadline,omitempty"`
+	Name      string  `json:"name,omitempty"`
+	Command   string  `json:"command,omitempty"`
+	Key       string  `json:"key,omitempty"`
+	// the decision, checked on replay
+	Admitted  bool   `json:"admitted"`
+	Reason    string `json:"reason,omitempty"`
+	Guarantee int64  `json:"guarantee"`
+}
+
+type endData struct {
+	ID     int64  `json:"id"`
+	Reason string `json:"reason"` // completed, timeout
+	Exit   *int   `json:"exit,omitempty"`
+	Note   string `json:"note,omitempty"`
+}
+
+type cancelData struct {
+	ID int64 `json:"id"`
+}
+
+type tickData struct {
+	Started []int64 `json:"started"`
+}
+
+type execData struct {
+	ID  int64  `json:"id"`
+	Ref string `json:"ref"`
+}
+
+// Effect is something the executor must do once the records that decided
+// it are committed.
+type Effect struct {
+	Kind string // "submit" (a job was admitted), "start", "kill"
+	Job  *Job
+}
+
+// Decision is what a resource manager polls in advisor mode: start a
+// job, or stop it (its limit was reached, or it was cancelled).
+type Decision struct {
+	Seq    int64  `json:"seq"`
+	Action string `json:"action"` // start, stop
+	ID     int64  `json:"id"`
+	T      int64  `json:"time"`
+}
+
+// SubmitInput is a validated submission.
+type SubmitInput struct {
+	User     string
+	Procs    int
+	Estimate int64
+	UP, PP   float64
+	Quota    int64 // processor-seconds of waiting+running work allowed; 0 = none
+	Deadline int64
+	Name     string
+	Command  string
+	Key      string
+}
+
+// Engine drives a policy with the events of a live system, in the order
+// the simulator uses (sim.Run): at each instant, ends and cancellations,
+// submissions, then one pass (Tick). It is not safe for concurrent use;
+// the Service serializes calls. Every call that changes state appends
+// Records (to be committed before anyone is answered) and Effects (for the
+// executor, after the commit).
+type Engine struct {
+	sched policy.Scheduler
+	guar  policy.Guarantor
+	plan  policy.Planner
+	adm   policy.Admitter
+	procs int
+
+	jobs  []*Job
+	byKey map[string]*Job
+	cur   int64 // current instant
+	dirty bool  // events at cur since its last pass
+	wake  int64
+	lims  limitHeap
+	seq   int64
+
+	// live counts
+	waiting, running, busy int
+	outstanding            map[string]int64 // user → processor-seconds waiting or running
+	userIDs                map[string]int32 // user → dense number, in order of first submission
+
+	decisions []Decision
+
+	out     []Record
+	effects []Effect
+	started []*Job // started during the current operation
+	replay  bool
+
+	// Stats
+	Passes int64
+}
+
+// NewEngine returns an engine for policy sched on procs processors, at
+// time start.
+func NewEngine(sched policy.Scheduler, procs int, start int64) *Engine {
+	e := &Engine{sched: sched, procs: procs, byKey: map[string]*Job{}, cur: start, wake: policy.NoWake, outstanding: map[string]int64{}, userIDs: map[string]int32{}}
+	e.guar, _ = sched.(policy.Guarantor)
+	e.plan, _ = sched.(policy.Planner)
+	e.adm, _ = sched.(policy.Admitter)
+	return e
+}
+
+// Policy returns the policy's name.
+func (e *Engine) Policy() string { return e.sched.Name() }
+
+// Procs is the machine size.
+func (e *Engine) Procs() int { return e.procs }
+
+// Now is the current instant.
+func (e *Engine) Now() int64 { return e.cur }
+
+// Admits reports whether the policy does admission control (deadlines).
+func (e *Engine) Admits() bool { return e.adm != nil }
+
+// Counts returns the numbers of waiting and running jobs and of busy
+// processors.
+func (e *Engine) Counts() (waiting, running, busy int) { return e.waiting, e.running, e.busy }
+
+// Jobs returns all jobs by internal ID (do not modify).
+func (e *Engine) Jobs() []*Job { return e.jobs }
+
+// Job returns the job with public id, or nil.
+func (e *Engine) Job(id int64) *Job {
+	if id < 1 || id > int64(len(e.jobs)) {
+		return nil
+	}
+	return e.jobs[id-1]
+}
+
+// ByKey returns the job submitted by user with idempotency key, or nil.
+func (e *Engine) ByKey(user, key string) *Job { return e.byKey[user+"\x00"+key] }
+
+// Take returns and clears the records and effects produced so far.
+func (e *Engine) Take() ([]Record, []Effect) {
+	r, f := e.out, e.effects
+	e.out, e.effects = nil, nil
+	return r, f
+}
+
+// TakeStarted returns and clears the jobs started since the last call.
+func (e *Engine) TakeStarted() []*Job {
+	s := e.started
+	e.started = nil
+	return s
+}
+
+// Decisions returns the start/stop decisions with seq > after.
+func (e *Engine) Decisions(after int64) []Decision {
+	i, _ := slices.BinarySearchFunc(e.decisions, after+1, func(d Decision, s int64) int {
+		switch {
+		case d.Seq < s:
+			return -1
+		case d.Seq > s:
+			return 1
+		}
+		return 0
+	})
+	return e.decisions[i:]
+}
+
+// Next is the earliest instant ≥ Now at which the engine will run a pass
+// by itself (pending events at Now, a wake-up asked by the policy, or the
+// limit of a running job), or policy.NoWake.
+func (e *Engine) Next() int64 {
+	if e.dirty {
+		return e.cur
+	}
+	return min(e.wake, e.limMin())
+}
+
+func (e *Engine) emit(kind string, t int64, v any) int64 {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic("service: " + err.Error()) // unreachable: plain structs
+	}
+	e.seq++
+	if !e.replay {
+		e.out = append(e.out, Record{Seq: e.seq, Kind: kind, T: t, Data: data})
+	}
+	return e.seq
+}
+
+// Advance moves time to t (t ≥ Now): every instant before t that has work
+// (pending events, wake-ups, limits) gets its pass, in order; instant t is
+// entered but its pass is left for Flush or a later Advance, so that
+// events at t come first.
+func (e *Engine) Advance(t int64) error {
+	if t < e.cur {
+		return fmt.Errorf("time %d is before the current instant %d", t, e.cur)
+	}
+	if t == e.cur {
+		return nil
+	}
+	for {
+		if e.dirty {
+			e.pass()
+		}
+		x := min(e.wake, e.limMin())
+		if x >= t {
+			break
+		}
+		e.cur, e.dirty = x, true
+	}
+	if t > e.cur {
+		e.cur = t
+		e.dirty = e.wake == t || e.limMin() == t
+	}
+	return nil
+}
+
+// Flush runs the pass of the current instant if it has work.
+func (e *Engine) Flush() {
+	if e.dirty {
+		e.pass()
+	}
+}
+
+// pass ends the running jobs whose limit is now (killed at start +
+// estimate, as in the simulator's kill mode), then runs one Tick.
+func (e *Engine) pass() {
+	now := e.cur
+	for e.limMin() == now {
+		it := e.lims.pop()
+		j := e.jobs[it.id]
+		if j.State != Running || j.Limit() != now {
+			continue // ended earlier; stale entry
+		}
+		e.end(now, j, Timeout, nil, "")
+		e.effects = append(e.effects, Effect{Kind: "kill", Job: j})
+	}
+	var started []int64
+	wake := e.sched.Tick(now, func(r *job.Request) {
+		j := e.jobs[r.ID]
+		if j.State != Waiting {
+			panic(fmt.Sprintf("service: policy %s started job %d, which is %s", e.sched.Name(), j.ID(), j.State))
+		}
+		j.State, j.Start = Running, now
+		e.waiting--
+		e.running++
+		e.busy += j.Req.Procs
+		e.lims.push(limitItem{t: j.Limit(), id: r.ID})
+		started = append(started, j.ID())
+		e.started = append(e.started, j)
+		e.effects = append(e.effects, Effect{Kind: "start", Job: j})
+	})
+	e.Passes++
+	if wake <= now {
+		wake = now + 1 // a policy must ask for the future; never loop
+	}
+	e.wake = wake
+	e.dirty = false
+	seq := e.emit(KindTick, now, tickData{Started: started})
+	for _, id := range started {
+		e.decisions = append(e.decisions, Decision{Seq: seq, Action: "start", ID: id, T: now})
+	}
+}
+
+func (e *Engine) end(now int64, j *Job, st State, exit *int, note string) {
+	wasRunning := j.State == Running
+	e.sched.Remove(now, &j.Req)
+	j.State, j.End, j.ExitCode = st, now, exit
+	if note != "" {
+		j.Reason = note
+	}
+	if wasRunning {
+		e.running--
+		e.busy -= j.Req.Procs
+	} else {
+		e.waiting--
+	}
+	e.outstanding[j.User] -= int64(j.Req.Procs) * j.Req.Estimate
+	e.dirty = true
+	var seq int64
+	if st == Cancelled {
+		seq = e.emit(KindCancel, now, cancelData{ID: j.ID()})
+	} else {
+		seq = e.emit(KindEnd, now, endData{ID: j.ID(), Reason: string(st), Exit: exit, Note: note})
+	}
+	if wasRunning {
+		e.decisions = append(e.decisions, Decision{Seq: seq, Action: "stop", ID: j.ID(), T: now})
+	}
+}
+
+// Submit admits a job at instant t (after Advance(t)): the policy's
+// Insert, its admission decision (a policy.Admitter), the guarantee (a
+// policy.Guarantor). A job the policy rejects is recorded as rejected.
+func (e *Engine) Submit(t int64, in SubmitInput) (*Job, error) {
+	if err := e.Advance(t); err != nil {
+		return nil, err
+	}
+	if in.Key != "" {
+		if j := e.ByKey(in.User, in.Key); j != nil {
+			return j, nil
+		}
+	}
+	if in.Procs < 1 || in.Procs > e.procs || in.Estimate < 1 {
+		return nil, fmt.Errorf("job of %d processors with estimate %d on a machine of %d", in.Procs, in.Estimate, e.procs)
+	}
+	id := len(e.jobs)
+	j := &Job{
+		Req: job.Request{
+			ID: id, SWFID: int64(id) + 1, Submit: t, Procs: in.Procs, Estimate: in.Estimate,
+			User: -1, Group: -1, Queue: -1, Partition: -1, UP: in.UP, PP: in.PP, Deadline: in.Deadline,
+		},
+		User: in.User, Name: in.Name, Command: in.Command, Key: in.Key,
+		State: Waiting, Start: -1, End: -1, Guarantee: -1,
+	}
+	if in.Quota > 0 && e.outstanding[in.User]+int64(in.Procs)*in.Estimate > in.Quota {
+		// over quota: the paper's soft policy (Talby & Feitelson §2.3),
+		// PP = −∞: the job runs only where it disturbs nobody
+		j.Req.PP = math.Inf(-1)
+		j.OverQuota = true
+	}
+	return j, e.insert(t, j, nil)
+}
+
+// insert runs the policy's Insert for a new job; want is the logged
+// decision on replay (nil live).
+func (e *Engine) insert(t int64, j *Job, want *submitData) error {
+	uid, ok := e.userIDs[j.User]
+	if !ok {
+		uid = int32(len(e.userIDs))
+		e.userIDs[j.User] = uid
+	}
+	// the policy sees users as numbers (runtime predictors group jobs by
+	// user), numbered in order of their first job
+	j.Req.User = uid
+	e.jobs = append(e.jobs, j)
+	if j.Key != "" {
+		e.byKey[j.User+"\x00"+j.Key] = j
+	}
+	e.sched.Insert(t, &j.Req)
+	e.dirty = true
+	admitted, reason := true, ""
+	if e.adm != nil {
+		admitted, reason = e.adm.Admitted(&j.Req)
+	}
+	if admitted {
+		e.waiting++
+		e.outstanding[j.User] += int64(j.Req.Procs) * j.Req.Estimate
+		if e.guar != nil {
+			j.Guarantee = e.guar.Guarantee(&j.Req)
+		}
+	} else {
+		j.State, j.Reason = Rejected, reason
+		if j.Reason == "" {
+			j.Reason = "rejected by admission control"
+		}
+	}
+	d := submitData{
+		ID: j.ID(), User: j.User, Procs: j.Req.Procs, Estimate: j.Req.Estimate, UP: j.Req.UP, PP: j.Req.PP,
+		OverQuota: j.OverQuota, Deadline: j.Req.Deadline, Name: j.Name, Command: j.Command, Key: j.Key,
+		Admitted: admitted, Reason: reason, Guarantee: j.Guarantee,
+	}
+	if math.IsInf(d.PP, -1) {
+		d.PP = 0 // JSON has no −∞; OverQuota carries it
+	}
+	if want != nil && (want.Admitted != d.Admitted || want.Guarantee != d.Guarantee) {
+		return fmt.Errorf("replay diverged at job %d: logged admitted=%v guarantee=%d, policy now says admitted=%v guarantee=%d",
+			j.ID(), want.Admitted, want.Guarantee, d.Admitted, d.Guarantee)
+	}
+	e.emit(KindSubmit, t, d)
+	if admitted {
+		e.effects = append(e.effects, Effect{Kind: "submit", Job: j})
+	}
+	return nil
+}
+
+// Planned is the start the policy currently plans for a waiting job
+// (policy.Planner), or -1.
+func (e *Engine) Planned(j *Job) int64 {
+	if e.plan == nil || j.State != Waiting {
+		return -1
+	}
+	if s, ok := e.plan.Planned(e.cur, &j.Req); ok {
+		return s
+	}
+	return -1
+}
+
+// Reservations lists the planned starts of the waiting jobs.
+func (e *Engine) Reservations(fn func(j *Job, start int64)) {
+	if e.plan == nil {
+		return
+	}
+	e.plan.Reservations(e.cur, func(r *job.Request, s int64) { fn(e.jobs[r.ID], s) })
+}
+
+// End records at instant t that running job j ended by itself with exit
+// status exit (nil if unknown). A job that already ended is left as it is
+// (an end reported twice, or after the job's limit, changes nothing); ok
+// reports whether this call ended it.
+func (e *Engine) End(t int64, j *Job, exit *int, note string) (ok bool, err error) {
+	if err := e.Advance(t); err != nil {
+		return false, err
+	}
+	if j.State != Running {
+		if j.State == Waiting {
+			return false, fmt.Errorf("job %d has not started", j.ID())
+		}
+		return false, nil
+	}
+	e.end(t, j, Completed, exit, note)
+	return true, nil
+}
+
+// Cancel cancels waiting or running job j at instant t; a running job is
+// killed by the executor. Cancelling a finished job changes nothing.
+func (e *Engine) Cancel(t int64, j *Job) (bool, error) {
+	if err := e.Advance(t); err != nil {
+		return false, err
+	}
+	if j.State.Final() {
+		return false, nil
+	}
+	running := j.State == Running
+	e.end(t, j, Cancelled, nil, "")
+	if running {
+		e.effects = append(e.effects, Effect{Kind: "kill", Job: j})
+	} else {
+		e.effects = append(e.effects, Effect{Kind: "cancel", Job: j})
+	}
+	return true, nil
+}
+
+// SetRef records the executor's handle of job j.
+func (e *Engine) SetRef(j *Job, ref string) {
+	j.Ref = ref
+	e.emit(KindExec, e.cur, execData{ID: j.ID(), Ref: ref})
+}
+
+// Replay applies one logged record. Records must come in log order, into
+// a fresh engine with the same policy and machine size.
+func (e *Engine) Replay(r Record) error {
+	e.replay = true
+	defer func() { e.replay = false }()
+	if r.Seq <= e.seq {
+		return fmt.Errorf("record %d after record %d: the log is out of order", r.Seq, e.seq)
+	}
+	if r.T < e.cur {
+		return fmt.Errorf("record %d at time %d, before %d", r.Seq, r.T, e.cur)
+	}
+	if r.T > e.cur {
+		e.cur, e.dirty = r.T, false
+	}
+	bad := func(err error) error { return fmt.Errorf("record %d (%s at %d): %w", r.Seq, r.Kind, r.T, err) }
+	get := func(id int64) (*Job, error) {
+		j := e.Job(id)
+		if j == nil {
+			return nil, fmt.Errorf("unknown job %d", id)
+		}
+		return j, nil
+	}
+	e.seq = r.Seq - 1
+	switch r.Kind {
+	case KindSubmit:
+		var d submitData
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		if d.ID != int64(len(e.jobs))+1 {
+			return bad(fmt.Errorf("job id %d, expected %d", d.ID, len(e.jobs)+1))
+		}
+		if d.Procs < 1 || d.Procs > e.procs || d.Estimate < 1 {
+			return bad(fmt.Errorf("job %d: %d processors, estimate %d, on a machine of %d", d.ID, d.Procs, d.Estimate, e.procs))
+		}
+		id := len(e.jobs)
+		j := &Job{
+			Req: job.Request{ID: id, SWFID: int64(id) + 1, Submit: r.T, Procs: d.Procs, Estimate: d.Estimate,
+				User: -1, Group: -1, Queue: -1, Partition: -1, UP: d.UP, PP: d.PP, Deadline: d.Deadline},
+			User: d.User, Name: d.Name, Command: d.Command, Key: d.Key, OverQuota: d.OverQuota,
+			State: Waiting, Start: -1, End: -1, Guarantee: -1,
+		}
+		if d.OverQuota {
+			j.Req.PP = math.Inf(-1)
+		}
+		if err := e.insert(r.T, j, &d); err != nil {
+			return bad(err)
+		}
+	case KindEnd, KindCancel:
+		var d endData
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		j, err := get(d.ID)
+		if err != nil {
+			return bad(err)
+		}
+		st := Cancelled
+		if r.Kind == KindEnd {
+			st = State(d.Reason)
+			if st != Completed && st != Timeout {
+				return bad(fmt.Errorf("unknown end reason %q", d.Reason))
+			}
+			if j.State != Running {
+				return bad(fmt.Errorf("job %d ended but is %s", d.ID, j.State))
+			}
+		} else if j.State.Final() {
+			return bad(fmt.Errorf("job %d cancelled but is %s", d.ID, j.State))
+		}
+		e.end(r.T, j, st, d.Exit, d.Note)
+	case KindTick:
+		var d tickData
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		e.pass()
+		got := make([]int64, 0, len(e.started))
+		for _, j := range e.started {
+			got = append(got, j.ID())
+		}
+		e.started = e.started[:0]
+		if !slices.Equal(got, d.Started) && !(len(got) == 0 && len(d.Started) == 0) {
+			return bad(fmt.Errorf("replay diverged: the policy started %v, the log says %v", got, d.Started))
+		}
+	case KindExec:
+		var d execData
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		j, err := get(d.ID)
+		if err != nil {
+			return bad(err)
+		}
+		j.Ref = d.Ref
+	default:
+		return bad(fmt.Errorf("unknown record kind"))
+	}
+	e.seq = r.Seq
+	e.effects = e.effects[:0]
+	return nil
+}
+
+// limMin is the earliest limit of a running job, dropping the entries of
+// jobs that ended before their limit.
+func (e *Engine) limMin() int64 {
+	for len(e.lims) > 0 {
+		it := e.lims[0]
+		if j := e.jobs[it.id]; j.State == Running && j.Limit() == it.t {
+			return it.t
+		}
+		e.lims.pop()
+	}
+	return policy.NoWake
+}
+
+type limitItem struct {
+	t  int64
+	id int
+}
+
+// limitHeap is a min-heap of running jobs' limits on (time, internal ID).
+type limitHeap []limitItem
+
+func (h limitHeap) min() int64 {
+	if len(h) == 0 {
+		return policy.NoWake
+	}
+	return h[0].t
+}
+
+func (h limitHeap) less(a, b int) bool {
+	return h[a].t < h[b].t || (h[a].t == h[b].t && h[a].id < h[b].id)
+}
+
+func (h *limitHeap) push(it limitItem) {
+	*h = append(*h, it)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *limitHeap) pop() limitItem {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= len(s) {
+			break
+		}
+		m := l
+		if l+1 < len(s) && s.less(l+1, l) {
+			m = l + 1
+		}
+		if !s.less(m, i) {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}

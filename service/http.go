@@ -1,0 +1,935 @@
+package service
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"backfill/service/store"
+)
+
+//go:embed openapi.json
+var openapiDoc []byte
+
+// OpenAPI returns the OpenAPI 3 document of the API.
+func OpenAPI() []byte { return openapiDoc }
+
+// apiError is an error with an HTTP status.
+type apiError struct {
+	Status int
+	Msg    string
+}
+
+func (e *apiError) Error() string { return e.Msg }
+
+func errf(status int, format string, a ...any) error {
+	return &apiError{status, fmt.Sprintf(format, a...)}
+}
+
+// ErrorBody is the JSON body of every 4xx and 5xx answer.
+type ErrorBody struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+}
+
+// fieldError is a validation error naming a field.
+type fieldError struct {
+	Field, Msg string
+}
+
+func (e *fieldError) Error() string { return e.Field + ": " + e.Msg }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func writeErr(w http.ResponseWriter, err error) {
+	var ae *apiError
+	var fe *fieldError
+	var mb *http.MaxBytesError
+	switch {
+	case errors.As(err, &fe):
+		writeJSON(w, http.StatusBadRequest, ErrorBody{Error: fe.Error(), Field: fe.Field})
+	case errors.As(err, &ae):
+		writeJSON(w, ae.Status, ErrorBody{Error: ae.Msg})
+	case errors.As(err, &mb):
+		writeJSON(w, http.StatusRequestEntityTooLarge, ErrorBody{Error: fmt.Sprintf("request body larger than %d bytes", mb.Limit)})
+	case errors.Is(err, ErrUnavailable):
+		writeJSON(w, http.StatusServiceUnavailable, ErrorBody{Error: err.Error()})
+	default:
+		writeJSON(w, http.StatusInternalServerError, ErrorBody{Error: err.Error()})
+	}
+}
+
+// SubmitRequest is the body of POST /v1/jobs.
+type SubmitRequest struct {
+	Procs    *int   `json:"procs"`
+	Estimate *int64 `json:"estimate"`
+	// UserPriority is the user priority UP in [0, 1] (Talby & Feitelson).
+	UserPriority *float64 `json:"user_priority,omitempty"`
+	// PoliticalPriority overrides the user's PP (admins only).
+	PoliticalPriority *float64 `json:"political_priority,omitempty"`
+	// Deadline is an absolute time (seconds) by which the job must end.
+	Deadline *int64 `json:"deadline,omitempty"`
+	Command  string `json:"command,omitempty"`
+	Name     string `json:"name,omitempty"`
+	// IdempotencyKey makes a retried submission return the first one.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// User submits on behalf of another user (admins only).
+	User string `json:"user,omitempty"`
+}
+
+// Limits bound what DecodeSubmit accepts.
+type Limits struct {
+	Procs       int
+	MaxEstimate int64
+	Now         int64
+}
+
+// Longest accepted strings.
+const (
+	maxName    = 256
+	maxKey     = 128
+	maxCommand = 32 << 10
+	maxUser    = 64
+)
+
+// DecodeSubmit parses and validates a submission body. Errors are
+// *fieldError (a bad value, naming the field) or *apiError (malformed
+// JSON); it never panics, whatever the input.
+func DecodeSubmit(body []byte, lim Limits) (SubmitRequest, error) {
+	var r SubmitRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return r, jsonError(err)
+	}
+	if dec.More() {
+		return r, errf(400, "malformed JSON: more than one value in the body")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return r, errf(400, "malformed JSON: trailing data after the object")
+	}
+	return r, r.validate(lim)
+}
+
+func jsonError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return errf(400, "malformed JSON at byte %d: %v", se.Offset, se)
+	case errors.As(err, &te) && te.Field == "":
+		return errf(400, "malformed JSON: expected an object, found %s", te.Value)
+	case errors.As(err, &te):
+		return &fieldError{te.Field, fmt.Sprintf("expected %s, found JSON %s", jsonType(te.Type.Kind()), te.Value)}
+	case errors.Is(err, io.EOF):
+		return errf(400, "empty body: expected a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errf(400, "malformed JSON: unexpected end of the body")
+	}
+	var mb *http.MaxBytesError
+	if errors.As(err, &mb) {
+		return err
+	}
+	return errf(400, "malformed JSON: %v", err)
+}
+
+func jsonType(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return k.String()
+}
+
+func checkString(field, s string, maxLen int) error {
+	if len(s) > maxLen {
+		return &fieldError{field, fmt.Sprintf("longer than %d bytes", maxLen)}
+	}
+	if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+		return &fieldError{field, "must be valid UTF-8 without NUL characters"}
+	}
+	return nil
+}
+
+func (r *SubmitRequest) validate(lim Limits) error {
+	switch {
+	case r.Procs == nil:
+		return &fieldError{"procs", "required: the number of processors (1 to " + strconv.Itoa(lim.Procs) + ")"}
+	case *r.Procs < 1:
+		return &fieldError{"procs", fmt.Sprintf("must be at least 1, got %d", *r.Procs)}
+	case *r.Procs > lim.Procs:
+		return &fieldError{"procs", fmt.Sprintf("%d processors requested; the machine has %d", *r.Procs, lim.Procs)}
+	case r.Estimate == nil:
+		return &fieldError{"estimate", "required: the runtime estimate in seconds (the job is killed when it has run this long)"}
+	case *r.Estimate < 1:
+		return &fieldError{"estimate", fmt.Sprintf("must be at least 1 second, got %d", *r.Estimate)}
+	case *r.Estimate > lim.MaxEstimate:
+		return &fieldError{"estimate", fmt.Sprintf("%d s is longer than the longest accepted, %d s", *r.Estimate, lim.MaxEstimate)}
+	}
+	for _, p := range []struct {
+		f string
+		v *float64
+	}{{"user_priority", r.UserPriority}, {"political_priority", r.PoliticalPriority}} {
+		if p.v != nil && (!finite(*p.v) || *p.v < 0 || *p.v > 1) {
+			return &fieldError{p.f, fmt.Sprintf("must be in [0, 1], got %v", *p.v)}
+		}
+	}
+	if r.Deadline != nil {
+		d := *r.Deadline
+		switch {
+		case d <= lim.Now:
+			return &fieldError{"deadline", fmt.Sprintf("%d is not in the future (now is %d)", d, lim.Now)}
+		case d-lim.Now < *r.Estimate:
+			return &fieldError{"deadline", fmt.Sprintf("%d is sooner than now (%d) + the estimate (%d s): it cannot be met", d, lim.Now, *r.Estimate)}
+		}
+	}
+	if err := checkString("name", r.Name, maxName); err != nil {
+		return err
+	}
+	if err := checkString("command", r.Command, maxCommand); err != nil {
+		return err
+	}
+	if err := checkString("idempotency_key", r.IdempotencyKey, maxKey); err != nil {
+		return err
+	}
+	if err := checkString("user", r.User, maxUser); err != nil {
+		return err
+	}
+	return nil
+}
+
+// JobView is a job as the API shows it.
+type JobView struct {
+	ID       int64  `json:"id"`
+	User     string `json:"user"`
+	Name     string `json:"name,omitempty"`
+	Procs    int    `json:"procs"`
+	Estimate int64  `json:"estimate"`
+	Submit   int64  `json:"submit"`
+	State    State  `json:"state"`
+	Admitted bool   `json:"admitted"`
+	Reason   string `json:"reason,omitempty"`
+	// ReservedStart is the start the policy currently plans (waiting
+	// jobs, policies that plan).
+	ReservedStart *int64 `json:"reserved_start,omitempty"`
+	// GuaranteedStart is the latest start promised at submission.
+	GuaranteedStart   *int64   `json:"guaranteed_start,omitempty"`
+	Deadline          *int64   `json:"deadline,omitempty"`
+	Start             *int64   `json:"start,omitempty"`
+	End               *int64   `json:"end,omitempty"`
+	Limit             *int64   `json:"limit,omitempty"`
+	ExitCode          *int     `json:"exit_code,omitempty"`
+	UserPriority      float64  `json:"user_priority"`
+	PoliticalPriority *float64 `json:"political_priority,omitempty"`
+	OverQuota         bool     `json:"over_quota,omitempty"`
+	Command           string   `json:"command,omitempty"`
+	IdempotencyKey    string   `json:"idempotency_key,omitempty"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (s *Service) view(j *Job) JobView {
+	v := JobView{ID: j.ID(), User: j.User, Name: j.Name, Procs: j.Req.Procs, Estimate: j.Req.Estimate,
+		Submit: j.Req.Submit, State: j.State, Admitted: j.State != Rejected, Reason: j.Reason,
+		ExitCode: j.ExitCode, UserPriority: j.Req.UP, OverQuota: j.OverQuota, Command: j.Command, IdempotencyKey: j.Key}
+	if !math.IsInf(j.Req.PP, -1) {
+		v.PoliticalPriority = ptr(j.Req.PP)
+	}
+	if p := s.eng.Planned(j); p >= 0 {
+		v.ReservedStart = ptr(p)
+	}
+	if j.Guarantee >= 0 {
+		v.GuaranteedStart = ptr(j.Guarantee)
+	}
+	if j.Req.Deadline > 0 {
+		v.Deadline = ptr(j.Req.Deadline)
+	}
+	if j.Start >= 0 {
+		v.Start = ptr(j.Start)
+		v.Limit = ptr(j.Limit())
+	}
+	if j.End >= 0 {
+		v.End = ptr(j.End)
+	}
+	return v
+}
+
+// auth returns the user of the request's bearer token.
+func (s *Service) auth(r *http.Request) (store.User, error) {
+	h := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok || tok == "" {
+		return store.User{}, errf(401, "missing token: send the header \"Authorization: Bearer <token>\"")
+	}
+	s.mu.Lock()
+	u, ok := s.users[HashToken(strings.TrimSpace(tok))]
+	var c store.User
+	if ok {
+		c = *u
+	}
+	s.mu.Unlock()
+	if !ok {
+		return store.User{}, errf(401, "invalid token")
+	}
+	return c, nil
+}
+
+// Handler returns the HTTP API.
+func (s *Service) Handler() http.Handler {
+	mux := http.NewServeMux()
+	s.routes = []string{"GET /v1/health", "GET /v1/openapi.json", "GET /metrics"}
+	route := func(pattern string, admin bool, h func(w http.ResponseWriter, r *http.Request, u store.User) error) {
+		s.routes = append(s.routes, pattern)
+		hist := s.met.request.WithLabelValues(pattern)
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			t0 := time.Now()
+			defer func() { hist.Observe(time.Since(t0).Seconds()) }()
+			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+			u, err := s.auth(r)
+			if err == nil && admin && !u.Admin {
+				err = errf(403, "this operation needs an admin token")
+			}
+			if err == nil {
+				err = h(w, r, u)
+			}
+			if err != nil {
+				writeErr(w, err)
+			}
+		})
+	}
+	mux.HandleFunc("GET /v1/health", s.health)
+	mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(openapiDoc)
+	})
+	mux.Handle("GET /metrics", s.met.handler())
+	route("POST /v1/jobs", false, s.submit)
+	route("GET /v1/jobs", false, s.list)
+	route("GET /v1/jobs/{id}", false, s.get)
+	route("DELETE /v1/jobs/{id}", false, s.cancel)
+	route("POST /v1/jobs/{id}/end", true, s.end)
+	route("GET /v1/schedule", false, s.schedule)
+	route("GET /v1/decisions", true, s.decisions)
+	route("POST /v1/clock", true, s.setClock)
+	route("GET /v1/users", true, s.listUsers)
+	route("POST /v1/users", true, s.createUser)
+	route("PATCH /v1/users/{name}", true, s.patchUser)
+	route("DELETE /v1/users/{name}", true, s.deleteUser)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, ErrorBody{Error: "no such endpoint: " + r.Method + " " + r.URL.Path + " (see /v1/openapi.json)"})
+	})
+	return mux
+}
+
+// Health is the answer of GET /v1/health.
+type Health struct {
+	Status   string `json:"status"`
+	Now      int64  `json:"now"`
+	Policy   string `json:"policy"`
+	Procs    int    `json:"procs"`
+	Executor string `json:"executor"`
+	Waiting  int    `json:"waiting"`
+	Running  int    `json:"running"`
+	Busy     int    `json:"busy_processors"`
+}
+
+func (s *Service) health(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	wt, rn, busy := s.eng.Counts()
+	h := Health{Status: "ok", Now: s.eng.cur, Policy: s.eng.Policy(), Procs: s.cfg.Procs, Executor: s.exec.Name(), Waiting: wt, Running: rn, Busy: busy}
+	s.mu.Unlock()
+	status := 200
+	if s.Fatal() != nil {
+		h.Status, status = "unavailable", 503
+	}
+	writeJSON(w, status, h)
+}
+
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return nil, err
+		}
+		return nil, errf(400, "reading the body: %v", err)
+	}
+	return b, nil
+}
+
+func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	req, err := DecodeSubmit(body, Limits{Procs: s.cfg.Procs, MaxEstimate: s.cfg.MaxEstimate, Now: now})
+	if err != nil {
+		return err
+	}
+	owner := u
+	if req.User != "" && req.User != u.Name {
+		if !u.Admin {
+			return errf(403, "only an admin may submit for another user")
+		}
+		s.mu.Lock()
+		o, ok := s.names[req.User]
+		if ok {
+			owner = *o
+		}
+		s.mu.Unlock()
+		if !ok {
+			return &fieldError{"user", fmt.Sprintf("no user %q", req.User)}
+		}
+	}
+	if req.PoliticalPriority != nil && !u.Admin {
+		return &fieldError{"political_priority", "only an admin may set political priorities"}
+	}
+	in := SubmitInput{User: owner.Name, Procs: *req.Procs, Estimate: *req.Estimate, PP: owner.PP, Quota: owner.Quota,
+		Name: req.Name, Command: req.Command, Key: req.IdempotencyKey}
+	if req.UserPriority != nil {
+		in.UP = *req.UserPriority
+	}
+	if req.PoliticalPriority != nil {
+		in.PP = *req.PoliticalPriority
+	}
+	if req.Deadline != nil {
+		in.Deadline = *req.Deadline
+	}
+	var v JobView
+	status := http.StatusCreated
+	var decision time.Duration
+	t0 := time.Now()
+	err = s.do(func(e *Engine) error {
+		if in.Deadline != 0 && !e.Admits() {
+			return &fieldError{"deadline", fmt.Sprintf("policy %s has no deadline admission control (use qops, msb or mrt)", e.Policy())}
+		}
+		if now < e.cur {
+			now = e.cur // a request that read the clock just before a pass
+		}
+		if in.Key != "" {
+			if j := e.ByKey(in.User, in.Key); j != nil {
+				if j.Req.Procs != in.Procs || j.Req.Estimate != in.Estimate {
+					return errf(409, "idempotency key %q was used for job %d with different parameters", in.Key, j.ID())
+				}
+				v, status = s.view(j), http.StatusOK
+				return nil
+			}
+		}
+		t1 := time.Now()
+		j, err := e.Submit(now, in)
+		if err != nil {
+			return err
+		}
+		v = s.view(j)
+		decision = time.Since(t1)
+		s.met.decision.Observe(decision.Seconds())
+		if j.State == Rejected {
+			s.met.submits.WithLabelValues("rejected").Inc()
+		} else {
+			s.met.submits.WithLabelValues("admitted").Inc()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Server-Timing (W3C): the policy's decision and the whole request
+	// (lock wait and commit included), in milliseconds
+	w.Header().Set("Server-Timing", fmt.Sprintf("decision;dur=%.3f, total;dur=%.3f",
+		decision.Seconds()*1000, time.Since(t0).Seconds()*1000))
+	writeJSON(w, status, v)
+	return nil
+}
+
+// JobList is the answer of GET /v1/jobs.
+type JobList struct {
+	Now  int64     `json:"now"`
+	Jobs []JobView `json:"jobs"`
+}
+
+func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) error {
+	q := r.URL.Query()
+	var states []State
+	if st := q.Get("state"); st != "" {
+		for _, x := range strings.Split(st, ",") {
+			x := State(strings.TrimSpace(x))
+			if !slices.Contains([]State{Waiting, Running, Completed, Timeout, Cancelled, Rejected}, x) {
+				return &fieldError{"state", fmt.Sprintf("unknown state %q (waiting, running, completed, timeout, cancelled, rejected)", x)}
+			}
+			states = append(states, x)
+		}
+	}
+	who := q.Get("user")
+	if who != "" && who != u.Name && !u.Admin {
+		return errf(403, "only an admin may list other users' jobs")
+	}
+	if who == "" && !u.Admin {
+		who = u.Name
+	}
+	limit := 0
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 0 {
+			return &fieldError{"limit", "must be a non-negative integer"}
+		}
+		limit = n
+	}
+	s.mu.Lock()
+	out := JobList{Now: s.eng.cur, Jobs: []JobView{}}
+	// newest first when limited
+	jobs := s.eng.jobs
+	for i := range jobs {
+		j := jobs[i]
+		if who != "" && j.User != who {
+			continue
+		}
+		if states != nil && !slices.Contains(states, j.State) {
+			continue
+		}
+		out.Jobs = append(out.Jobs, s.view(j))
+	}
+	s.mu.Unlock()
+	if limit > 0 && len(out.Jobs) > limit {
+		out.Jobs = out.Jobs[len(out.Jobs)-limit:]
+	}
+	writeJSON(w, 200, out)
+	return nil
+}
+
+// jobOf finds the job of the request's path, visible to u.
+func (s *Service) jobOf(r *http.Request, u store.User) (*Job, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		return nil, errf(400, "job id %q is not an integer", r.PathValue("id"))
+	}
+	j := s.eng.Job(id)
+	if j == nil || (!u.Admin && j.User != u.Name) {
+		// another user's job is reported as absent, not forbidden
+		return nil, errf(404, "no job %d", id)
+	}
+	return j, nil
+}
+
+func (s *Service) get(w http.ResponseWriter, r *http.Request, u store.User) error {
+	s.mu.Lock()
+	j, err := s.jobOf(r, u)
+	var v JobView
+	if err == nil {
+		v = s.view(j)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, v)
+	return nil
+}
+
+func (s *Service) cancel(w http.ResponseWriter, r *http.Request, u store.User) error {
+	var v JobView
+	now := s.clock.Now()
+	err := s.do(func(e *Engine) error {
+		j, err := s.jobOf(r, u)
+		if err != nil {
+			return err
+		}
+		if _, err := e.Cancel(max(now, e.cur), j); err != nil {
+			return err
+		}
+		v = s.view(j)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, v)
+	return nil
+}
+
+// EndRequest is the body of POST /v1/jobs/{id}/end.
+type EndRequest struct {
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+func decodeStrict(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errf(400, "malformed JSON: trailing data after the object")
+	}
+	return nil
+}
+
+func (s *Service) end(w http.ResponseWriter, r *http.Request, u store.User) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req EndRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	if err := checkString("note", req.Note, maxName); err != nil {
+		return err
+	}
+	var v JobView
+	now := s.clock.Now()
+	err = s.do(func(e *Engine) error {
+		j, err := s.jobOf(r, u)
+		if err != nil {
+			return err
+		}
+		if j.State == Waiting || j.State == Rejected {
+			return errf(409, "job %d is %s: only a running job can end", j.ID(), j.State)
+		}
+		if _, err := e.End(max(now, e.cur), j, req.ExitCode, req.Note); err != nil {
+			return err
+		}
+		v = s.view(j)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, v)
+	return nil
+}
+
+// Schedule is the Gantt view of GET /v1/schedule: one bar per running or
+// planned job over [start, end) on procs processors, end = start +
+// estimate (the latest end, as the policy plans). Waiting jobs without a
+// reservation (EASY plans only its first jobs) are listed apart.
+type Schedule struct {
+	Now      int64     `json:"now"`
+	Procs    int       `json:"procs"`
+	Policy   string    `json:"policy"`
+	Bars     []Bar     `json:"jobs"`
+	Unplaced []JobView `json:"unplanned"`
+}
+
+// Bar is one job of the Gantt view. Other users' jobs are shown without
+// id, user or name.
+type Bar struct {
+	ID        int64  `json:"id,omitempty"`
+	User      string `json:"user,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Procs     int    `json:"procs"`
+	Start     int64  `json:"start"`
+	End       int64  `json:"end"`
+	State     string `json:"state"` // running or reserved
+	Guarantee *int64 `json:"guaranteed_start,omitempty"`
+	Deadline  *int64 `json:"deadline,omitempty"`
+	Mine      bool   `json:"mine"`
+}
+
+func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User) error {
+	s.mu.Lock()
+	e := s.eng
+	out := Schedule{Now: e.cur, Procs: s.cfg.Procs, Policy: e.Policy(), Bars: []Bar{}, Unplaced: []JobView{}}
+	bar := func(j *Job, start int64, state string) Bar {
+		b := Bar{Procs: j.Req.Procs, Start: start, End: start + j.Req.Estimate, State: state, Mine: u.Admin || j.User == u.Name}
+		if b.Mine {
+			b.ID, b.User, b.Name = j.ID(), j.User, j.Name
+			if j.Guarantee >= 0 {
+				b.Guarantee = ptr(j.Guarantee)
+			}
+			if j.Req.Deadline > 0 {
+				b.Deadline = ptr(j.Req.Deadline)
+			}
+		}
+		return b
+	}
+	planned := map[int]bool{}
+	for _, j := range e.jobs {
+		if j.State == Running {
+			out.Bars = append(out.Bars, bar(j, j.Start, "running"))
+		}
+	}
+	e.Reservations(func(j *Job, start int64) {
+		planned[j.Req.ID] = true
+		out.Bars = append(out.Bars, bar(j, start, "reserved"))
+	})
+	for _, j := range e.jobs {
+		if j.State == Waiting && !planned[j.Req.ID] && (u.Admin || j.User == u.Name) {
+			out.Unplaced = append(out.Unplaced, s.view(j))
+		}
+	}
+	s.mu.Unlock()
+	slices.SortStableFunc(out.Bars, func(a, b Bar) int {
+		if a.Start != b.Start {
+			if a.Start < b.Start {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	writeJSON(w, 200, out)
+	return nil
+}
+
+// DecisionList is the answer of GET /v1/decisions.
+type DecisionList struct {
+	Now       int64      `json:"now"`
+	Decisions []Decision `json:"decisions"`
+	// Next is the cursor for the following call (after=Next).
+	Next int64 `json:"next"`
+}
+
+func (s *Service) decisions(w http.ResponseWriter, r *http.Request, u store.User) error {
+	q := r.URL.Query()
+	var after int64
+	if a := q.Get("after"); a != "" {
+		n, err := strconv.ParseInt(a, 10, 64)
+		if err != nil || n < 0 {
+			return &fieldError{"after", "must be a non-negative integer"}
+		}
+		after = n
+	}
+	var wait time.Duration
+	if ws := q.Get("wait"); ws != "" {
+		n, err := strconv.Atoi(ws)
+		if err != nil || n < 0 || n > 60 {
+			return &fieldError{"wait", "must be an integer number of seconds in [0, 60]"}
+		}
+		wait = time.Duration(n) * time.Second
+	}
+	deadline := time.After(wait)
+	for {
+		s.mu.Lock()
+		ds := slices.Clone(s.eng.Decisions(after))
+		now := s.eng.cur
+		ch := s.newDec
+		s.mu.Unlock()
+		if len(ds) > 0 || wait == 0 {
+			out := DecisionList{Now: now, Decisions: ds, Next: after}
+			if len(ds) > 0 {
+				out.Next = ds[len(ds)-1].Seq
+			} else {
+				out.Decisions = []Decision{}
+			}
+			writeJSON(w, 200, out)
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			wait = 0
+		case <-r.Context().Done():
+			return nil
+		}
+	}
+}
+
+// ClockRequest is the body of POST /v1/clock.
+type ClockRequest struct {
+	Now  *int64 `json:"now"`
+	Pass bool   `json:"pass,omitempty"`
+}
+
+func (s *Service) setClock(w http.ResponseWriter, r *http.Request, u store.User) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req ClockRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	if req.Now == nil {
+		return &fieldError{"now", "required: the new time in seconds"}
+	}
+	if _, ok := s.clock.(*ManualClock); !ok {
+		return errf(409, "the service runs on the wall clock; start it with --clock manual to set the time")
+	}
+	res, err := s.SetClock(*req.Now, req.Pass)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, res)
+	return nil
+}
+
+// UserView is a user as the API shows it (never the token).
+type UserView struct {
+	Name  string  `json:"name"`
+	Admin bool    `json:"admin"`
+	PP    float64 `json:"political_priority"`
+	Quota int64   `json:"quota"`
+	// Token is returned once, when the user is created or its token
+	// replaced.
+	Token string `json:"token,omitempty"`
+}
+
+// UserRequest is the body of POST /v1/users and PATCH /v1/users/{name}.
+type UserRequest struct {
+	Name       string   `json:"name,omitempty"`
+	Admin      *bool    `json:"admin,omitempty"`
+	PP         *float64 `json:"political_priority,omitempty"`
+	Quota      *int64   `json:"quota,omitempty"`
+	ResetToken bool     `json:"reset_token,omitempty"`
+}
+
+func (s *Service) listUsers(w http.ResponseWriter, r *http.Request, u store.User) error {
+	s.mu.Lock()
+	out := []UserView{}
+	for _, x := range s.names {
+		out = append(out, UserView{Name: x.Name, Admin: x.Admin, PP: x.PP, Quota: x.Quota})
+	}
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b UserView) int { return strings.Compare(a.Name, b.Name) })
+	writeJSON(w, 200, out)
+	return nil
+}
+
+func validName(n string) error {
+	if n == "" || len(n) > maxUser {
+		return &fieldError{"name", fmt.Sprintf("must have 1 to %d characters", maxUser)}
+	}
+	for _, c := range n {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return &fieldError{"name", fmt.Sprintf("%q: only letters, digits, '_', '-' and '.'", n)}
+		}
+	}
+	return nil
+}
+
+func (req *UserRequest) apply(u *store.User) error {
+	if req.PP != nil {
+		if !finite(*req.PP) || *req.PP < 0 || *req.PP > 1 {
+			return &fieldError{"political_priority", fmt.Sprintf("must be in [0, 1], got %v", *req.PP)}
+		}
+		u.PP = *req.PP
+	}
+	if req.Quota != nil {
+		if *req.Quota < 0 {
+			return &fieldError{"quota", "must be ≥ 0 processor-seconds (0: no quota)"}
+		}
+		u.Quota = *req.Quota
+	}
+	if req.Admin != nil {
+		u.Admin = *req.Admin
+	}
+	return nil
+}
+
+func (s *Service) createUser(w http.ResponseWriter, r *http.Request, _ store.User) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req UserRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	if err := validName(req.Name); err != nil {
+		return err
+	}
+	tok := NewToken()
+	nu := store.User{Name: req.Name, TokenHash: HashToken(tok), Created: s.clock.Now()}
+	if err := req.apply(&nu); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.names[req.Name]; ok {
+		return errf(409, "user %q exists (PATCH it, with reset_token to get a new token)", req.Name)
+	}
+	if err := s.st.PutUser(nu); err != nil {
+		return err
+	}
+	s.users[nu.TokenHash], s.names[nu.Name] = &nu, &nu
+	writeJSON(w, 201, UserView{Name: nu.Name, Admin: nu.Admin, PP: nu.PP, Quota: nu.Quota, Token: tok})
+	return nil
+}
+
+func (s *Service) patchUser(w http.ResponseWriter, r *http.Request, _ store.User) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req UserRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	name := r.PathValue("name")
+	if req.Name != "" && req.Name != name {
+		return &fieldError{"name", "a user cannot be renamed"}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.names[name]
+	if !ok {
+		return errf(404, "no user %q", name)
+	}
+	nu := *old
+	if err := req.apply(&nu); err != nil {
+		return err
+	}
+	if name == "admin" && !nu.Admin {
+		return &fieldError{"admin", "the admin user stays an admin"}
+	}
+	tok := ""
+	if req.ResetToken {
+		tok = NewToken()
+		nu.TokenHash = HashToken(tok)
+	}
+	if err := s.st.PutUser(nu); err != nil {
+		return err
+	}
+	delete(s.users, old.TokenHash)
+	s.users[nu.TokenHash], s.names[nu.Name] = &nu, &nu
+	writeJSON(w, 200, UserView{Name: nu.Name, Admin: nu.Admin, PP: nu.PP, Quota: nu.Quota, Token: tok})
+	return nil
+}
+
+func (s *Service) deleteUser(w http.ResponseWriter, r *http.Request, _ store.User) error {
+	name := r.PathValue("name")
+	if name == "admin" {
+		return errf(409, "the admin user cannot be deleted")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.names[name]
+	if !ok {
+		return errf(404, "no user %q", name)
+	}
+	if _, err := s.st.DeleteUser(name); err != nil {
+		return err
+	}
+	delete(s.users, old.TokenHash)
+	delete(s.names, name)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,671 @@
+// Package service is the live scheduler: the policies of package policy
+// deciding for real jobs, behind an HTTP/JSON API (see openapi.json and
+// docs/service.md).
+//
+// The service plays the simulator's role around the same policy code
+// (Engine): a submission is the policy's Insert, the end of a running job
+// or a cancellation its Remove, and at every instant with events,
+// wake-ups or job limits the policy gets one pass (Tick), after the
+// instant's events, as in sim.Run. Time is int64 seconds from a Clock: the
+// wall clock (instant t covers the real interval (t−1, t]; its pass runs
+// just after real time t) or a controllable clock for tests and replays.
+//
+// Durability: each request's records are committed to the state database
+// (package store, SQLite in WAL mode) before the request is answered, and
+// the executor acts on a decision only after it is committed. Commits of
+// concurrent requests are grouped into one transaction. After a crash the
+// service replays the log through a fresh policy (policies are
+// deterministic), checks that it decides as logged (same admissions,
+// guarantees and starts), and reconciles the running jobs with the
+// executor.
+package service
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"backfill/policy"
+	"backfill/service/executor"
+	"backfill/service/store"
+)
+
+// Clock gives the current instant in seconds.
+type Clock interface {
+	Now() int64
+}
+
+// WallClock is real time: Now is the Unix time rounded up, so that the
+// instant t covers (t−1, t] and its pass can run as soon as t is past.
+type WallClock struct{}
+
+// Now implements Clock.
+func (WallClock) Now() int64 {
+	ns := time.Now().UnixNano()
+	s := ns / 1e9
+	if ns%1e9 != 0 {
+		s++
+	}
+	return s
+}
+
+// ManualClock is a clock that moves only when told (tests, replays).
+type ManualClock struct {
+	mu sync.Mutex
+	t  int64
+}
+
+// NewManualClock returns a manual clock at t.
+func NewManualClock(t int64) *ManualClock { return &ManualClock{t: t} }
+
+// Now implements Clock.
+func (c *ManualClock) Now() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Set moves the clock to t if t is later.
+func (c *ManualClock) Set(t int64) {
+	c.mu.Lock()
+	if t > c.t {
+		c.t = t
+	}
+	c.mu.Unlock()
+}
+
+// Config configures a Service.
+type Config struct {
+	// Policy is a policy spec ("conservative", "easy:depth=4", …).
+	Policy string
+	// Procs is the machine size P.
+	Procs int
+	// StateDir holds the state database, the admin token and the local
+	// executor's job directories.
+	StateDir string
+	// Clock defaults to the wall clock.
+	Clock Clock
+	// Executor is none, local or slurm (default none).
+	Executor string
+	// ExecOptions configure the executor (Dir and Procs are filled in).
+	ExecOptions executor.Options
+	// Sync is the SQLite synchronous setting: full (default) or normal.
+	Sync string
+	// MaxBody is the largest request body accepted, in bytes (default
+	// 64 KiB).
+	MaxBody int64
+	// MaxEstimate is the longest estimate accepted, in seconds (default
+	// one year).
+	MaxEstimate int64
+	// AdminToken, if set, becomes the admin user's token; otherwise one is
+	// generated at the first start and written to StateDir/admin.token.
+	AdminToken string
+	// Logger defaults to a discarding logger.
+	Logger *slog.Logger
+}
+
+// Service is a running scheduler service.
+type Service struct {
+	cfg   Config
+	clock Clock
+	log   *slog.Logger
+	st    *store.Store
+	exec  executor.Executor
+	inst  string // instance tag of the state directory
+
+	mu    sync.Mutex // guards eng, users
+	eng   *Engine
+	users map[string]*store.User // by token hash
+	names map[string]*store.User // by name
+
+	// group commit
+	qmu     sync.Mutex
+	qcond   *sync.Cond
+	queue   []*batch
+	closing bool
+	fatal   error
+	wg      sync.WaitGroup
+
+	failed  chan struct{} // closed when fatal is set
+	effects chan []Effect
+	newDec  chan struct{} // closed and replaced when decisions are added
+
+	met    *metrics
+	routes []string // the API's patterns, as registered by Handler
+}
+
+type batch struct {
+	recs    []Record
+	effects []Effect
+	done    chan error
+}
+
+// ErrUnavailable is returned once the service can no longer make its
+// state durable; it must be restarted (it then recovers from the log).
+var ErrUnavailable = errors.New("service unavailable: the state database failed; restart the service to recover from its log")
+
+// Open opens (or creates) the service state in cfg.StateDir, rebuilds the
+// policy's state from the event log, and reconciles the executor.
+func Open(cfg Config) (*Service, error) {
+	if cfg.Procs < 1 {
+		return nil, fmt.Errorf("machine size must be at least 1, got %d", cfg.Procs)
+	}
+	if cfg.StateDir == "" {
+		return nil, errors.New("no state directory")
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = 64 << 10
+	}
+	if cfg.MaxEstimate <= 0 {
+		cfg.MaxEstimate = 365 * 24 * 3600
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = WallClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(discard{}, nil))
+	}
+	if cfg.Executor == "" {
+		cfg.Executor = "none"
+	}
+	sched, err := policy.New(cfg.Policy, cfg.Procs)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(cfg.StateDir, cfg.Sync)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, st: st,
+		users: map[string]*store.User{}, names: map[string]*store.User{},
+		effects: make(chan []Effect, 1024), newDec: make(chan struct{}), failed: make(chan struct{})}
+	s.qcond = sync.NewCond(&s.qmu)
+	fail := func(err error) (*Service, error) {
+		st.Close()
+		return nil, err
+	}
+	if err := s.checkMeta(sched.Name()); err != nil {
+		return fail(err)
+	}
+	// rebuild the policy's state from the log
+	start := cfg.Clock.Now()
+	s.eng = NewEngine(sched, cfg.Procs, 0)
+	n := 0
+	if err := st.Load(func(r store.Record) error {
+		if n == 0 {
+			s.eng.cur = r.T
+		}
+		n++
+		return s.eng.Replay(r)
+	}); err != nil {
+		return fail(fmt.Errorf("%s: rebuilding the state from the log: %w", st.Path, err))
+	}
+	if n == 0 {
+		s.eng.cur = start
+	}
+	if mc, ok := cfg.Clock.(*ManualClock); ok {
+		mc.Set(s.eng.cur) // a manual clock resumes where the log ends
+	}
+	if err := s.loadUsers(); err != nil {
+		return fail(err)
+	}
+	s.met = newMetrics(s)
+	ex, err := executor.New(cfg.Executor, endReporter{s}, s.execOptions())
+	if err != nil {
+		return fail(err)
+	}
+	s.exec = ex
+	w, r, _ := s.eng.Counts()
+	s.log.Info("state rebuilt", "records", n, "jobs", len(s.eng.jobs), "waiting", w, "running", r, "now", s.eng.cur)
+	if err := s.reconcile(); err != nil {
+		ex.Close()
+		return fail(err)
+	}
+	s.wg.Add(2)
+	go s.committer()
+	go s.effector()
+	// catch up to the present (limits and wake-ups during the downtime)
+	if now := s.clock.Now(); now > s.eng.cur {
+		if err := s.do(func(e *Engine) error { return e.Advance(now) }); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func (s *Service) execOptions() executor.Options {
+	o := s.cfg.ExecOptions
+	if o.Dir == "" {
+		o.Dir = s.cfg.StateDir
+	}
+	o.Procs = s.cfg.Procs
+	return o
+}
+
+// checkMeta records the policy and machine size at the first start and
+// refuses to replay the log with different ones.
+func (s *Service) checkMeta(name string) error {
+	for _, kv := range [][2]string{{"policy", name}, {"procs", strconv.Itoa(s.cfg.Procs)}} {
+		v, ok, err := s.st.Meta(kv[0])
+		if err != nil {
+			return err
+		}
+		if ok && v != kv[1] {
+			return fmt.Errorf("%s was created with %s %s; restart it with the same %s (got %s), or use a new state directory", s.st.Path, kv[0], v, kv[0], kv[1])
+		}
+		if !ok {
+			if err := s.st.SetMeta(kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+	}
+	inst, ok, err := s.st.Meta("instance")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return err
+		}
+		inst = hex.EncodeToString(b[:])
+		if err := s.st.SetMeta("instance", inst); err != nil {
+			return err
+		}
+	}
+	s.inst = inst
+	return nil
+}
+
+// HashToken is the stored form of a token.
+func HashToken(tok string) string {
+	h := sha256.Sum256([]byte(tok))
+	return hex.EncodeToString(h[:])
+}
+
+// NewToken returns a fresh random token.
+func NewToken() string {
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("service: no randomness: " + err.Error())
+	}
+	return "bf_" + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// AdminTokenFile is where the generated admin token is written.
+func (s *Service) AdminTokenFile() string { return filepath.Join(s.cfg.StateDir, "admin.token") }
+
+func (s *Service) loadUsers() error {
+	us, err := s.st.Users()
+	if err != nil {
+		return err
+	}
+	var admin *store.User
+	for i := range us {
+		u := us[i]
+		s.users[u.TokenHash] = &u
+		s.names[u.Name] = &u
+		if u.Name == "admin" {
+			admin = &u
+		}
+	}
+	switch {
+	case s.cfg.AdminToken != "":
+		if admin == nil || admin.TokenHash != HashToken(s.cfg.AdminToken) {
+			u := store.User{Name: "admin", TokenHash: HashToken(s.cfg.AdminToken), Admin: true, Created: s.clock.Now()}
+			if admin != nil {
+				u.PP, u.Quota, u.Created = admin.PP, admin.Quota, admin.Created
+				delete(s.users, admin.TokenHash)
+			}
+			if err := s.st.PutUser(u); err != nil {
+				return err
+			}
+			s.users[u.TokenHash], s.names[u.Name] = &u, &u
+		}
+	case admin == nil:
+		tok := NewToken()
+		u := store.User{Name: "admin", TokenHash: HashToken(tok), Admin: true, Created: s.clock.Now()}
+		if err := os.WriteFile(s.AdminTokenFile(), []byte(tok+"\n"), 0o600); err != nil {
+			return fmt.Errorf("writing the admin token: %w", err)
+		}
+		if err := s.st.PutUser(u); err != nil {
+			return err
+		}
+		s.users[u.TokenHash], s.names[u.Name] = &u, &u
+		s.log.Info("admin token created", "file", s.AdminTokenFile())
+	}
+	return nil
+}
+
+func (s *Service) execJob(j *Job) executor.Job {
+	return executor.Job{ID: j.ID(), Tag: "bf-" + s.inst + "-" + strconv.FormatInt(j.ID(), 10),
+		Procs: j.Req.Procs, Estimate: j.Req.Estimate, Command: j.Command, User: j.User, Name: j.Name, Ref: j.Ref}
+}
+
+// reconcile asks the executor about the jobs the log says are running or
+// waiting; running jobs that ended meanwhile end now.
+func (s *Service) reconcile() error {
+	var running, waiting []executor.Job
+	for _, j := range s.eng.jobs {
+		switch j.State {
+		case Running:
+			running = append(running, s.execJob(j))
+		case Waiting:
+			waiting = append(waiting, s.execJob(j))
+		}
+	}
+	if len(running)+len(waiting) == 0 {
+		return nil
+	}
+	stat, err := s.exec.Reconcile(running, waiting)
+	if err != nil {
+		return fmt.Errorf("reconciling with the %s executor: %w", s.exec.Name(), err)
+	}
+	now := max(s.clock.Now(), s.eng.cur)
+	var recs []Record
+	for _, rj := range running {
+		stt, ok := stat[rj.ID]
+		if !ok || stt.Running {
+			continue
+		}
+		j := s.eng.Job(rj.ID)
+		if _, err := s.eng.End(now, j, stt.Exit, stt.Note); err != nil {
+			return err
+		}
+		s.log.Info("job ended while the service was down", "id", rj.ID, "note", stt.Note)
+	}
+	recs, _ = s.eng.Take()
+	return s.st.Append(recs)
+}
+
+// endReporter receives the executor's events.
+type endReporter struct{ s *Service }
+
+func (r endReporter) Ended(id int64, exit *int, note string) {
+	s := r.s
+	err := s.do(func(e *Engine) error {
+		j := e.Job(id)
+		if j == nil {
+			return fmt.Errorf("unknown job %d", id)
+		}
+		_, err := e.End(max(s.clock.Now(), e.cur), j, exit, note)
+		return err
+	})
+	if err != nil {
+		s.log.Warn("executor reported an end", "id", id, "err", err)
+	}
+}
+
+// do runs f on the engine under the lock, commits what it logged, and
+// waits for the commit.
+func (s *Service) do(f func(e *Engine) error) error {
+	s.mu.Lock()
+	err := f(s.eng)
+	b := s.enqueueLocked()
+	s.mu.Unlock()
+	if b != nil {
+		if cerr := <-b.done; cerr != nil {
+			return cerr
+		}
+	}
+	return err
+}
+
+// enqueueLocked takes the engine's records and effects into the commit
+// queue (nil if none). Called with s.mu held, so the queue is in log order.
+func (s *Service) enqueueLocked() *batch {
+	recs, effs := s.eng.Take()
+	if len(recs) == 0 && len(effs) == 0 {
+		return nil
+	}
+	b := &batch{recs: recs, effects: effs, done: make(chan error, 1)}
+	s.qmu.Lock()
+	if s.fatal != nil || s.closing {
+		s.qmu.Unlock()
+		b.done <- ErrUnavailable
+		return b
+	}
+	s.queue = append(s.queue, b)
+	s.qcond.Signal()
+	s.qmu.Unlock()
+	return b
+}
+
+// committer writes queued batches, many per transaction.
+func (s *Service) committer() {
+	defer s.wg.Done()
+	defer close(s.effects)
+	for {
+		s.qmu.Lock()
+		for len(s.queue) == 0 && !s.closing {
+			s.qcond.Wait()
+		}
+		if len(s.queue) == 0 && s.closing {
+			s.qmu.Unlock()
+			return
+		}
+		q := s.queue
+		s.queue = nil
+		s.qmu.Unlock()
+		var recs []Record
+		for _, b := range q {
+			recs = append(recs, b.recs...)
+		}
+		t0 := time.Now()
+		err := s.st.Append(recs)
+		s.met.commit.Observe(time.Since(t0).Seconds())
+		if err != nil {
+			s.log.Error("commit failed; the service stops accepting requests", "err", err)
+			s.qmu.Lock()
+			if s.fatal == nil {
+				close(s.failed)
+			}
+			s.fatal = err
+			rest := s.queue
+			s.queue = nil
+			s.qmu.Unlock()
+			for _, b := range append(q, rest...) {
+				b.done <- ErrUnavailable
+			}
+			continue
+		}
+		var effs []Effect
+		for _, b := range q {
+			effs = append(effs, b.effects...)
+		}
+		if len(effs) > 0 {
+			s.effects <- effs
+		}
+		for _, b := range q {
+			b.done <- nil
+		}
+		s.notifyDecisions()
+	}
+}
+
+func (s *Service) notifyDecisions() {
+	s.mu.Lock()
+	close(s.newDec)
+	s.newDec = make(chan struct{})
+	s.mu.Unlock()
+}
+
+// effector runs the executor's actions in decision order.
+func (s *Service) effector() {
+	defer s.wg.Done()
+	for effs := range s.effects {
+		for _, f := range effs {
+			s.mu.Lock()
+			ej := s.execJob(f.Job)
+			s.mu.Unlock()
+			var ref string
+			var err error
+			switch f.Kind {
+			case "submit":
+				ref, err = s.exec.Submit(ej)
+			case "start":
+				ref, err = s.exec.Start(ej)
+			case "kill":
+				err = s.exec.Kill(ej)
+			case "cancel":
+				err = s.exec.Cancel(ej)
+			}
+			if err != nil {
+				s.log.Error("executor", "action", f.Kind, "id", ej.ID, "err", err)
+				if f.Kind == "start" {
+					// the job cannot run: it ends now, with no status
+					go endReporter{s}.Ended(ej.ID, nil, "executor failed to start it: "+err.Error())
+				}
+			}
+			if ref != "" && ref != ej.Ref {
+				s.mu.Lock()
+				s.eng.SetRef(f.Job, ref)
+				s.enqueueLocked() // no need to wait
+				s.mu.Unlock()
+			}
+		}
+	}
+}
+
+// Tick advances the engine to the clock's current instant, running the
+// passes of the instants that are over. The wall-clock loop (Run) calls it
+// every second; with a manual clock, SetClock does.
+func (s *Service) Tick() error {
+	now := s.clock.Now()
+	return s.do(func(e *Engine) error {
+		if now <= e.cur {
+			return nil
+		}
+		return e.Advance(now)
+	})
+}
+
+// ClockResult is the answer to SetClock.
+type ClockResult struct {
+	Now int64 `json:"now"`
+	// Next is the next instant at which the service will run a pass by
+	// itself (a wake-up or a job limit); absent when none.
+	Next *int64 `json:"next_event,omitempty"`
+	// Started lists the jobs started during this call, with their start.
+	Started []StartedJob `json:"started"`
+}
+
+// StartedJob is a job started at a pass.
+type StartedJob struct {
+	ID    int64 `json:"id"`
+	Start int64 `json:"start"`
+}
+
+// SetClock moves a manual clock to t (which must not be before the
+// current instant) and, if pass, runs the pass of instant t at once (a
+// later event at t leads to another pass at t, as in the simulator when a
+// job ends at the instant it started).
+func (s *Service) SetClock(t int64, pass bool) (ClockResult, error) {
+	mc, ok := s.clock.(*ManualClock)
+	if !ok {
+		return ClockResult{}, errors.New("the clock is the wall clock; start the service with --clock manual to set it")
+	}
+	var res ClockResult
+	err := s.do(func(e *Engine) error {
+		if t < e.cur {
+			return &apiError{409, fmt.Sprintf("time %d is before the current instant %d", t, e.cur)}
+		}
+		mc.Set(t)
+		if err := e.Advance(t); err != nil {
+			return err
+		}
+		if pass {
+			e.Flush()
+		}
+		for _, j := range e.TakeStarted() {
+			res.Started = append(res.Started, StartedJob{ID: j.ID(), Start: j.Start})
+		}
+		res.Now = e.cur
+		if n := e.Next(); n != policy.NoWake {
+			res.Next = &n
+		}
+		return nil
+	})
+	if res.Started == nil {
+		res.Started = []StartedJob{}
+	}
+	return res, err
+}
+
+// Run drives the wall clock: once a second (just after each whole second)
+// it runs the passes that are due. It returns when stop is closed.
+func (s *Service) Run(stop <-chan struct{}) {
+	if _, manual := s.clock.(*ManualClock); manual {
+		<-stop
+		return
+	}
+	for {
+		now := time.Now()
+		next := now.Truncate(time.Second).Add(time.Second + time.Millisecond)
+		select {
+		case <-stop:
+			return
+		case <-time.After(next.Sub(now)):
+		}
+		t0 := time.Now()
+		if err := s.Tick(); err != nil {
+			s.log.Error("pass", "err", err)
+			if errors.Is(err, ErrUnavailable) {
+				return
+			}
+		}
+		s.met.pass.Observe(time.Since(t0).Seconds())
+	}
+}
+
+// Close stops the committer and the executor; running jobs are left
+// running (a restart finds them again).
+func (s *Service) Close() error {
+	s.qmu.Lock()
+	if s.closing {
+		s.qmu.Unlock()
+		return nil
+	}
+	s.closing = true
+	s.qcond.Broadcast()
+	s.qmu.Unlock()
+	s.wg.Wait()
+	s.exec.Close()
+	return s.st.Close()
+}
+
+// Failed is closed when the service can no longer commit (Fatal says why).
+func (s *Service) Failed() <-chan struct{} { return s.failed }
+
+// Fatal is the error that made the service unavailable, if any.
+func (s *Service) Fatal() error {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	return s.fatal
+}
+
+// Policy is the policy's name.
+func (s *Service) Policy() string { return s.eng.Policy() }
+
+// Procs is the machine size.
+func (s *Service) Procs() int { return s.cfg.Procs }
+
+// ExecutorName is the executor's name.
+func (s *Service) ExecutorName() string { return s.exec.Name() }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
