@@ -233,8 +233,9 @@ func runOne(spec *Spec, r *Run, cache *traceCache, opt Options) (out *output) {
 	}
 	if opt.Audit {
 		name, _, _ := strings.Cut(specStr, ":")
+		_, admits := sched.(policy.Admitter)
 		rep := audit.Audit(res.Outcomes, audit.Options{Procs: w.Procs, Kill: c.Kill, KnownRuntime: true,
-			FCFS: name == "fcfs", Expect: len(w.Jobs)})
+			FCFS: name == "fcfs", Expect: len(w.Jobs), Deadlines: admits})
 		if !rep.OK() {
 			return fail(fmt.Errorf("the schedule fails the audit (a bug in the policy or the engine):\n%s", rep.String()))
 		}

@@ -474,3 +474,41 @@ policies: [fcfs, easy]
 	collectOK(t, []string{again}, again)
 	sameFiles(t, snapshot(t, out), snapshot(t, again), "model runs")
 }
+
+// Deadline workloads (workload/deadline) as a transformation, with the
+// deadline policies' admission control audited.
+func TestDeadlineWorkloads(t *testing.T) {
+	s, p := mustPlan(t, `
+workloads:
+  - trace: builtin
+    subset: {jobs: 400}
+    estimate: exact
+    deadlines: [none, "s=0.2:l=1.3:frac=0.5"]
+policies: [easy, qops]
+`)
+	if len(p.Runs) != 4 || p.Runs[2].Config.Deadlines != "s=0.2:l=1.3:load=dup:frac=0.5:offset=0:n=0:seed=1" {
+		t.Fatalf("runs %+v", p.Runs)
+	}
+	out := t.TempDir()
+	rep := execute(t, s, p, out, Options{})
+	if rep.Failed != 0 {
+		t.Fatalf("failures %+v", rep.Failures)
+	}
+	rows, err := ReadJobs(filepath.Join(out, RunsDir, p.Runs[3].ID, JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejected := 0
+	for _, r := range rows {
+		if r.Rejected {
+			rejected++
+		}
+	}
+	// l = 1.3 by duplication: 520 jobs; QoPS rejects some deadline jobs
+	if len(rows) != 520 || rejected == 0 {
+		t.Errorf("%d jobs, %d rejected", len(rows), rejected)
+	}
+	if _, err := parseText(t, "workloads:\n  - trace: t.swf\n    deadlines: [s=2]\npolicies: [qops]\n"); err == nil || !strings.Contains(err.Error(), "exp.yaml:3: workloads[0].deadlines[0]:") {
+		t.Errorf("bad deadline spec: %v", err)
+	}
+}

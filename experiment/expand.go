@@ -48,6 +48,9 @@ type Config struct {
 	Priorities string  `json:"priorities"`
 	// PrioritiesSHA256 is the content hash of a priority file.
 	PrioritiesSHA256 string `json:"priorities_sha256,omitempty"`
+	// Deadlines is the deadline-workload spec (workload/deadline,
+	// canonical form with its own seed), applied last; "" = none.
+	Deadlines string `json:"deadlines,omitempty"`
 	// Seed drives the random parts (estimate models, generators); 0 when
 	// the run has none, so that seeds do not multiply deterministic runs.
 	Seed uint64 `json:"seed"`
@@ -113,6 +116,9 @@ func (c Config) Describe() string {
 	if c.Priorities != "none" {
 		desc = append(desc, "priorities="+c.Priorities)
 	}
+	if c.Deadlines != "" {
+		desc = append(desc, "deadlines="+c.Deadlines)
+	}
 	if c.Procs > 0 {
 		desc = append(desc, fmt.Sprintf("procs=%d", c.Procs))
 	}
@@ -162,8 +168,8 @@ func IsRandom(spec string) bool {
 }
 
 // Expand turns a Spec into its runs. The order is: workloads in file
-// order; for each, procs, months, estimate, load, priorities, seeds and
-// kill in this order (the first varying slowest); then the policies in
+// order; for each, procs, months, estimate, load, priorities, deadlines,
+// seeds and kill in this order (the first varying slowest); then the policies in
 // file order with their parameter grids. A combination whose
 // configuration equals an earlier one's is dropped (counted in
 // Plan.Collapsed). Traces are hashed here; "months: all" reads the trace
@@ -223,40 +229,42 @@ func Expand(s *Spec) (*Plan, error) {
 				for _, est := range w.Estimate {
 					for _, load := range w.Load {
 						for _, prio := range w.Priorities {
-							random := w.Model != "" || IsRandom(est)
-							for _, seed := range seeds {
-								if !random {
-									seed = 0 // collapses: the run draws nothing at random
-								}
-								for _, kill := range s.Sim.Kill {
-									for _, ps := range s.Policies {
-										for _, spec := range ps.Specs() {
-											c := Config{
-												Format: ConfigFormat, Trace: ref, Model: w.Model, ModelJobs: w.ModelJobs, Rate: w.Rate,
-												Procs: procs, Fallback: w.Fallback, Clamp: w.Clamp, Lenient: w.Lenient,
-												Month: month, Skip: w.Skip, Jobs: w.Jobs, Estimate: est, Load: load,
-												Priorities: prio, PrioritiesSHA256: prioHash[prio], Seed: seed,
-												Policy: spec, Kill: kill, Tau: s.Sim.Tau, WarmUp: s.Sim.WarmUp, Drain: s.Sim.Drain,
+							for _, dl := range w.Deadlines {
+								random := w.Model != "" || IsRandom(est)
+								for _, seed := range seeds {
+									if !random {
+										seed = 0 // collapses: the run draws nothing at random
+									}
+									for _, kill := range s.Sim.Kill {
+										for _, ps := range s.Policies {
+											for _, spec := range ps.Specs() {
+												c := Config{
+													Format: ConfigFormat, Trace: ref, Model: w.Model, ModelJobs: w.ModelJobs, Rate: w.Rate,
+													Procs: procs, Fallback: w.Fallback, Clamp: w.Clamp, Lenient: w.Lenient,
+													Month: month, Skip: w.Skip, Jobs: w.Jobs, Estimate: est, Load: load,
+													Priorities: prio, PrioritiesSHA256: prioHash[prio], Deadlines: dl, Seed: seed,
+													Policy: spec, Kill: kill, Tau: s.Sim.Tau, WarmUp: s.Sim.WarmUp, Drain: s.Sim.Drain,
+												}
+												if c.Priorities != "none" && strings.Contains(c.Priorities, ":") && !strings.HasPrefix(c.Priorities, "every:") {
+													// the file's name and content, not its path
+													kind, f, _ := strings.Cut(c.Priorities, ":")
+													c.Priorities = kind + ":" + baseName(f)
+												}
+												h := c.Hash()
+												if seen[h] {
+													plan.Collapsed++
+													continue
+												}
+												seen[h] = true
+												if len(plan.Runs) == MaxRuns {
+													return nil, Errors{{File: s.File, Msg: fmt.Sprintf("the sweep has more than %d runs; split it into several experiment files", MaxRuns)}}
+												}
+												plan.Runs = append(plan.Runs, Run{
+													Index: len(plan.Runs), ID: h[:IDLength], Hash: h, Label: w.Label,
+													Config: c, path: w.TracePath,
+												})
+												plan.Runs[len(plan.Runs)-1].prio = prio
 											}
-											if c.Priorities != "none" && strings.Contains(c.Priorities, ":") && !strings.HasPrefix(c.Priorities, "every:") {
-												// the file's name and content, not its path
-												kind, f, _ := strings.Cut(c.Priorities, ":")
-												c.Priorities = kind + ":" + baseName(f)
-											}
-											h := c.Hash()
-											if seen[h] {
-												plan.Collapsed++
-												continue
-											}
-											seen[h] = true
-											if len(plan.Runs) == MaxRuns {
-												return nil, Errors{{File: s.File, Msg: fmt.Sprintf("the sweep has more than %d runs; split it into several experiment files", MaxRuns)}}
-											}
-											plan.Runs = append(plan.Runs, Run{
-												Index: len(plan.Runs), ID: h[:IDLength], Hash: h, Label: w.Label,
-												Config: c, path: w.TracePath,
-											})
-											plan.Runs[len(plan.Runs)-1].prio = prio
 										}
 									}
 								}

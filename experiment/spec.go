@@ -23,6 +23,7 @@ import (
 	"backfill/policy"
 	_ "backfill/policy/all" // every registered policy can be swept
 	"backfill/workload"
+	deadlinewl "backfill/workload/deadline"
 	"backfill/workload/estimate"
 	"backfill/workload/model"
 	_ "backfill/workload/model/all" // every registered workload model can be swept
@@ -107,6 +108,9 @@ type WorkloadSpec struct {
 	Skip, Jobs int
 	// Priorities is the grid of priority sources (workload.ApplyPriorities).
 	Priorities []string
+	// Deadlines is the grid of deadline-workload specs (package
+	// workload/deadline, canonical form; "" = no deadlines).
+	Deadlines []string
 	// Seeds overrides Spec.Seeds for this workload.
 	Seeds []uint64
 }
@@ -506,7 +510,7 @@ func (p *parser) simulation(n *yaml.Node, path string, sim *SimSpec) {
 
 func (p *parser) workload(n *yaml.Node, path string, s *Spec) WorkloadSpec {
 	w := WorkloadSpec{Line: n.Line, Procs: []int{0}, Estimate: []string{"user"}, Fallback: "runtime",
-		Load: []float64{0}, Priorities: []string{"none"}}
+		Load: []float64{0}, Priorities: []string{"none"}, Deadlines: []string{""}}
 	var seeds, repl, traceNode, modelNode, jobsNode, rateNode *yaml.Node
 	p.mapping(n, path, func(key string, k, v *yaml.Node) {
 		kp := join(path, key)
@@ -621,12 +625,27 @@ func (p *parser) workload(n *yaml.Node, path string, s *Spec) WorkloadSpec {
 				}
 				w.Priorities = append(w.Priorities, pr)
 			})
+		case "deadlines":
+			w.Deadlines = nil
+			p.grid(v, kp, func(n *yaml.Node, kp string) {
+				text := p.str(n, kp)
+				if text == "none" {
+					w.Deadlines = append(w.Deadlines, "")
+					return
+				}
+				sp, err := deadlinewl.ParseSpec(text)
+				if err != nil {
+					p.errf(n, kp, "%v", err)
+					return
+				}
+				w.Deadlines = append(w.Deadlines, sp.String())
+			})
 		case "seeds":
 			seeds = v
 		case "replications":
 			repl = v
 		default:
-			p.unknown(k, path, key, "name, trace, model, jobs, rate, procs, estimate, estimate_fallback, clamp, lenient, load, months, subset, priorities, seeds, replications")
+			p.unknown(k, path, key, "name, trace, model, jobs, rate, deadlines, procs, estimate, estimate_fallback, clamp, lenient, load, months, subset, priorities, seeds, replications")
 		}
 	})
 	w.Seeds = p.seeds(seeds, repl, path)
@@ -635,6 +654,7 @@ func (p *parser) workload(n *yaml.Node, path string, s *Spec) WorkloadSpec {
 	p.dups(n, path, "load", w.Load)
 	p.dups(n, path, "months", w.Months)
 	p.dups(n, path, "priorities", w.Priorities)
+	p.dups(n, path, "deadlines", w.Deadlines)
 	switch {
 	case w.Trace != "" && modelNode != nil:
 		p.errf(n, path, "give either trace or model, not both")

@@ -8,6 +8,7 @@ import (
 
 	"backfill/job"
 	"backfill/workload"
+	deadlinewl "backfill/workload/deadline"
 	"backfill/workload/estimate"
 	"backfill/workload/model"
 )
@@ -127,8 +128,8 @@ type Workload struct {
 }
 
 // buildWorkload applies the run's transformations to its base workload,
-// in this order: month, subset, estimate model, load, priorities. The
-// base is not modified.
+// in this order: month, subset, estimate model, load, priorities,
+// deadline workload. The base is not modified.
 func buildWorkload(r *Run, base *workload.Trace) (*Workload, error) {
 	c := &r.Config
 	w := &Workload{Name: base.Name, Procs: base.Procs, ProcsSource: base.ProcsSource, Records: base.Records,
@@ -184,6 +185,18 @@ func buildWorkload(r *Run, base *workload.Trace) (*Workload, error) {
 			return nil, err
 		}
 		w.Rules = append(w.Rules, "priorities: "+c.Priorities)
+	}
+	if c.Deadlines != "" {
+		sp, err := deadlinewl.ParseSpec(c.Deadlines)
+		if err != nil {
+			return nil, err
+		}
+		b, err := deadlinewl.Build(w.Jobs, w.Procs, sp)
+		if err != nil {
+			return nil, fmt.Errorf("deadlines: %w", err)
+		}
+		w.Jobs = b.Jobs
+		w.Rules = append(w.Rules, b.Notes...)
 	}
 	w.OfferedLoad = model.OfferedLoad(w.Jobs, w.Procs)
 	return w, nil
