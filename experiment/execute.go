@@ -210,7 +210,7 @@ func runOne(spec *Spec, r *Run, cache *traceCache, opt Options) (out *output) {
 	if err != nil {
 		return fail(fmt.Errorf("workload: %w", err))
 	}
-	out.result.Workload = &WorkloadInfo{Name: w.Name, Procs: w.Procs, ProcsSource: w.ProcsSource, Records: w.Records,
+	out.result.Workload = &WorkloadInfo{Name: w.Name, Procs: w.Procs, MemCap: w.MemCap, ProcsSource: w.ProcsSource, Records: w.Records,
 		Jobs: len(w.Jobs), Skipped: skippedMap(w.Skipped), OfferedLoad: w.OfferedLoad, Rules: w.Rules}
 	specStr := c.Policy
 	if strings.Contains(specStr, "awt=auto") {
@@ -222,19 +222,19 @@ func runOne(spec *Spec, r *Run, cache *traceCache, opt Options) (out *output) {
 		w.Rules = append(w.Rules, "awt=auto: AWT = "+awt+" s, the mean wait of conservative backfilling on this workload")
 		out.result.Workload.Rules = w.Rules
 	}
-	sched, err := policy.New(specStr, w.Procs)
+	sched, err := policy.NewK(specStr, w.Caps)
 	if err != nil {
 		return fail(err)
 	}
 	out.result.Policy = sched.Name()
-	res, err := sim.Run(w.Jobs, sched, sim.Options{Procs: w.Procs, NoKill: !c.Kill})
+	res, err := sim.Run(w.Jobs, sched, sim.Options{Procs: w.Procs, Res: w.ResCaps, NoKill: !c.Kill, Extend: c.Extend})
 	if err != nil {
 		return fail(err)
 	}
 	if opt.Audit {
 		name, _, _ := strings.Cut(specStr, ":")
 		_, admits := sched.(policy.Admitter)
-		rep := audit.Audit(res.Outcomes, audit.Options{Procs: w.Procs, Kill: c.Kill, KnownRuntime: true,
+		rep := audit.Audit(res.Outcomes, audit.Options{Procs: w.Procs, Res: w.ResCaps, Kill: c.Kill, KnownRuntime: true,
 			FCFS: name == "fcfs", Expect: len(w.Jobs), Deadlines: admits})
 		if !rep.OK() {
 			return fail(fmt.Errorf("the schedule fails the audit (a bug in the policy or the engine):\n%s", rep.String()))

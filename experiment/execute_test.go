@@ -512,3 +512,42 @@ policies: [easy, qops]
 		t.Errorf("bad deadline spec: %v", err)
 	}
 }
+
+// Memory as a second resource (K = 2) and the tick strategy (extend).
+func TestMemoryAndExtend(t *testing.T) {
+	abs, _ := filepath.Abs("testdata")
+	s, p := mustPlan(t, `
+traces: `+abs+`
+simulation: {kill: [true, false], extend: [false, true]}
+workloads:
+  - trace: mem.swf
+    mem: 256M
+policies: [fcfs, ff-easy]
+`)
+	// kill × extend, without kill extend collapses: 3 variants × 2 policies
+	if len(p.Runs) != 6 || p.Collapsed != 2 || p.Runs[0].Config.Mem != "262144" || p.Runs[0].Config.MemMissing != "mode" {
+		t.Fatalf("%d runs, %d collapsed: %+v", len(p.Runs), p.Collapsed, p.Runs[0].Config)
+	}
+	out := t.TempDir()
+	rep := execute(t, s, p, out, Options{})
+	if rep.Failed != 0 {
+		t.Fatalf("failures %+v", rep.Failures)
+	}
+	_, res, err := Store{Dir: out}.ReadRun(p.Runs[1].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Workload.MemCap != 262144 || res.Policy != "ff-easy" {
+		t.Errorf("workload %+v, policy %s", res.Workload, res.Policy)
+	}
+	// a policy that cannot schedule memory is refused at parse time
+	_, err = parseText(t, "workloads:\n  - trace: t.swf\n    mem: auto\npolicies: [fcfs, easy]\n")
+	if err == nil || !strings.Contains(err.Error(), "exp.yaml:4: policies[1]: easy: a workload schedules memory") {
+		t.Errorf("easy with memory: %v", err)
+	}
+	for _, bad := range []string{"mem: lots", "mem_missing: maybe", "mem: 1G\n    mem_per_proc: 1M"} {
+		if _, err := parseText(t, "workloads:\n  - trace: t.swf\n    "+bad+"\npolicies: [fcfs]\n"); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -36,6 +36,10 @@ type Config struct {
 	Fallback string `json:"estimate_fallback"`
 	Clamp    bool   `json:"clamp"`
 	Lenient  bool   `json:"lenient"`
+	// Memory as a second resource (WorkloadSpec.Mem); omitted when off.
+	Mem        string `json:"mem,omitempty"`
+	MemPerProc int64  `json:"mem_per_proc,omitempty"`
+	MemMissing string `json:"mem_missing,omitempty"`
 	// Transformations, applied in this order.
 	Month    string `json:"month,omitempty"` // YYYY-MM
 	Skip     int    `json:"skip,omitempty"`
@@ -56,8 +60,10 @@ type Config struct {
 	Seed uint64 `json:"seed"`
 	// Policy is the canonical policy spec (parameters sorted by key).
 	Policy string `json:"policy"`
-	// Simulation and metric settings.
+	// Simulation and metric settings. Extend (the tick strategy) only
+	// with Kill; omitted when off.
 	Kill   bool  `json:"kill"`
+	Extend bool  `json:"extend,omitempty"`
 	Tau    int64 `json:"tau"`
 	WarmUp int64 `json:"warmup"`
 	Drain  int64 `json:"drain"`
@@ -125,8 +131,14 @@ func (c Config) Describe() string {
 	if c.Seed > 0 {
 		desc = append(desc, fmt.Sprintf("seed=%d", c.Seed))
 	}
+	if c.Mem != "" || c.MemPerProc > 0 {
+		desc = append(desc, "mem")
+	}
 	if !c.Kill {
 		desc = append(desc, "no-kill")
+	}
+	if c.Extend {
+		desc = append(desc, "extend")
 	}
 	return strings.Join(desc, " ")
 }
@@ -225,51 +237,62 @@ func Expand(s *Spec) (*Plan, error) {
 			if months == nil {
 				months = []string{""}
 			}
+			// one variant per combination of the workload's grids, the
+			// first varying slowest
+			type variant struct {
+				month, est, prio, dl string
+				load                 float64
+				seed                 uint64
+				kill, extend         bool
+			}
+			var vs []variant
 			for _, month := range months {
 				for _, est := range w.Estimate {
 					for _, load := range w.Load {
 						for _, prio := range w.Priorities {
 							for _, dl := range w.Deadlines {
-								random := w.Model != "" || IsRandom(est)
 								for _, seed := range seeds {
-									if !random {
+									if w.Model == "" && !IsRandom(est) {
 										seed = 0 // collapses: the run draws nothing at random
 									}
 									for _, kill := range s.Sim.Kill {
-										for _, ps := range s.Policies {
-											for _, spec := range ps.Specs() {
-												c := Config{
-													Format: ConfigFormat, Trace: ref, Model: w.Model, ModelJobs: w.ModelJobs, Rate: w.Rate,
-													Procs: procs, Fallback: w.Fallback, Clamp: w.Clamp, Lenient: w.Lenient,
-													Month: month, Skip: w.Skip, Jobs: w.Jobs, Estimate: est, Load: load,
-													Priorities: prio, PrioritiesSHA256: prioHash[prio], Deadlines: dl, Seed: seed,
-													Policy: spec, Kill: kill, Tau: s.Sim.Tau, WarmUp: s.Sim.WarmUp, Drain: s.Sim.Drain,
-												}
-												if c.Priorities != "none" && strings.Contains(c.Priorities, ":") && !strings.HasPrefix(c.Priorities, "every:") {
-													// the file's name and content, not its path
-													kind, f, _ := strings.Cut(c.Priorities, ":")
-													c.Priorities = kind + ":" + baseName(f)
-												}
-												h := c.Hash()
-												if seen[h] {
-													plan.Collapsed++
-													continue
-												}
-												seen[h] = true
-												if len(plan.Runs) == MaxRuns {
-													return nil, Errors{{File: s.File, Msg: fmt.Sprintf("the sweep has more than %d runs; split it into several experiment files", MaxRuns)}}
-												}
-												plan.Runs = append(plan.Runs, Run{
-													Index: len(plan.Runs), ID: h[:IDLength], Hash: h, Label: w.Label,
-													Config: c, path: w.TracePath,
-												})
-												plan.Runs[len(plan.Runs)-1].prio = prio
-											}
+										for _, extend := range s.Sim.Extend {
+											vs = append(vs, variant{month, est, prio, dl, load, seed, kill, extend && kill})
 										}
 									}
 								}
 							}
 						}
+					}
+				}
+			}
+			for _, v := range vs {
+				for _, ps := range s.Policies {
+					for _, spec := range ps.Specs() {
+						c := Config{
+							Format: ConfigFormat, Trace: ref, Model: w.Model, ModelJobs: w.ModelJobs, Rate: w.Rate,
+							Procs: procs, Fallback: w.Fallback, Clamp: w.Clamp, Lenient: w.Lenient,
+							Mem: w.Mem, MemPerProc: w.MemPerProc, MemMissing: w.MemMissing,
+							Month: v.month, Skip: w.Skip, Jobs: w.Jobs, Estimate: v.est, Load: v.load,
+							Priorities: v.prio, PrioritiesSHA256: prioHash[v.prio], Deadlines: v.dl, Seed: v.seed,
+							Policy: spec, Kill: v.kill, Extend: v.extend, Tau: s.Sim.Tau, WarmUp: s.Sim.WarmUp, Drain: s.Sim.Drain,
+						}
+						if kind, f, ok := strings.Cut(c.Priorities, ":"); ok && kind != "every" {
+							c.Priorities = kind + ":" + baseName(f) // the file's name and content, not its path
+						}
+						h := c.Hash()
+						if seen[h] {
+							plan.Collapsed++
+							continue
+						}
+						seen[h] = true
+						if len(plan.Runs) == MaxRuns {
+							return nil, Errors{{File: s.File, Msg: fmt.Sprintf("the sweep has more than %d runs; split it into several experiment files", MaxRuns)}}
+						}
+						plan.Runs = append(plan.Runs, Run{
+							Index: len(plan.Runs), ID: h[:IDLength], Hash: h, Label: w.Label,
+							Config: c, path: w.TracePath, prio: v.prio,
+						})
 					}
 				}
 			}
@@ -302,7 +325,8 @@ func traceSHA256(path string) (string, error) {
 
 // traceMonths lists the calendar months of a workload's trace.
 func traceMonths(w *WorkloadSpec, procs int) ([]string, error) {
-	tr, _, err := readTrace(w.TracePath, ingestOptions(procs, w.Fallback, w.Clamp, w.Lenient))
+	tr, _, err := readTrace(w.TracePath, ingestOptions(&Config{Procs: procs, Fallback: w.Fallback, Clamp: w.Clamp,
+		Lenient: w.Lenient, Mem: w.Mem, MemPerProc: w.MemPerProc, MemMissing: w.MemMissing}))
 	if err != nil {
 		return nil, err
 	}
@@ -317,8 +341,15 @@ func traceMonths(w *WorkloadSpec, procs int) ([]string, error) {
 	return out, nil
 }
 
-func ingestOptions(procs int, fallback string, clamp, lenient bool) workload.Options {
-	return workload.Options{Procs: procs, Estimate: "user", EstimateFallback: fallback, Clamp: clamp, Lenient: lenient}
+func ingestOptions(c *Config) workload.Options {
+	o := workload.Options{Procs: c.Procs, Estimate: "user", EstimateFallback: c.Fallback, Clamp: c.Clamp, Lenient: c.Lenient}
+	if c.Mem != "" || c.MemPerProc > 0 {
+		o.Mem, o.MemPerProc, o.MemMissing = true, c.MemPerProc, c.MemMissing
+		if c.Mem != "auto" {
+			o.MemCap, _ = strconv.ParseInt(c.Mem, 10, 64)
+		}
+	}
+	return o
 }
 
 // readTrace reads the trace at path ("builtin" for the embedded one) and

@@ -63,6 +63,11 @@ type SimSpec struct {
 	// Kill is a grid: true kills jobs at their estimate (the default, as
 	// in the papers), false lets them run on (--no-kill).
 	Kill []bool
+	// Extend is a grid: true offers jobs still running at their estimate
+	// an extension (the tick strategy of Talby & Feitelson §4.7, for
+	// policies that implement it; simulate --overrun extend). Only with
+	// kill.
+	Extend []bool
 	// Tau is the bounded-slowdown threshold; WarmUp and Drain exclude
 	// jobs from the averages (docs/metrics.md). Seconds.
 	Tau, WarmUp, Drain int64
@@ -97,6 +102,14 @@ type WorkloadSpec struct {
 	Fallback string
 	// Clamp and Lenient are the ingestion options of the same names.
 	Clamp, Lenient bool
+	// Mem schedules memory as a second resource (K = 2; simulate --mem):
+	// "auto" or the machine's memory in KB; MemPerProc the memory per
+	// processor in KB instead; MemMissing the rule for jobs without a
+	// requested memory (mode, zero, skip). Mem is "" and MemPerProc 0 when
+	// memory is not scheduled.
+	Mem        string
+	MemPerProc int64
+	MemMissing string
 	// Load is the grid of target offered loads; 0 keeps the workload's own.
 	Load []float64
 	// Months is the grid of calendar months ("YYYY-MM"); nil simulates the
@@ -191,7 +204,7 @@ func Parse(src []byte, path string, opt ParseOptions) (*Spec, error) {
 	}
 	dir := filepath.Dir(path)
 	s := &Spec{File: path, Dir: dir, Source: src, TracesDir: dir, Seeds: []uint64{1},
-		Sim: SimSpec{Kill: []bool{true}, Tau: 10, Audit: true}}
+		Sim: SimSpec{Kill: []bool{true}, Extend: []bool{false}, Tau: 10, Audit: true}}
 	base := filepath.Base(path)
 	s.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	if len(doc.Content) == 0 {
@@ -253,6 +266,16 @@ func Parse(src []byte, path string, opt ParseOptions) (*Spec, error) {
 			p.seq(policies, "policies", func(i int, n *yaml.Node) {
 				s.Policies = append(s.Policies, p.policy(n, fmt.Sprintf("policies[%d]", i)))
 			})
+		}
+	}
+	if slices.ContainsFunc(s.Workloads, func(w WorkloadSpec) bool { return w.Mem != "" || w.MemPerProc > 0 }) {
+		for i, ps := range s.Policies {
+			for _, spec := range ps.Specs() {
+				if _, err := policy.NewK(resolveAutoForCheck(spec), []int{checkProcs, 1 << 30}); err != nil {
+					p.errf(&yaml.Node{Line: ps.Line}, fmt.Sprintf("policies[%d]", i), "%s: a workload schedules memory (mem), and %v", spec, err)
+					break
+				}
+			}
 		}
 	}
 	if len(p.errs) > 0 {
@@ -494,6 +517,15 @@ func (p *parser) simulation(n *yaml.Node, path string, sim *SimSpec) {
 				}
 				sim.Kill = append(sim.Kill, b)
 			})
+		case "extend":
+			sim.Extend = nil
+			p.grid(v, kp, func(n *yaml.Node, kp string) {
+				b := p.boolean(n, kp)
+				if slices.Contains(sim.Extend, b) {
+					p.errf(n, kp, "%v given twice", b)
+				}
+				sim.Extend = append(sim.Extend, b)
+			})
 		case "tau":
 			sim.Tau = p.integer(v, kp, 1, 1<<40)
 		case "warmup":
@@ -503,7 +535,7 @@ func (p *parser) simulation(n *yaml.Node, path string, sim *SimSpec) {
 		case "audit":
 			sim.Audit = p.boolean(v, kp)
 		default:
-			p.unknown(k, path, key, "kill, tau, warmup, drain, audit")
+			p.unknown(k, path, key, "kill, extend, tau, warmup, drain, audit")
 		}
 	})
 }
@@ -511,7 +543,7 @@ func (p *parser) simulation(n *yaml.Node, path string, sim *SimSpec) {
 func (p *parser) workload(n *yaml.Node, path string, s *Spec) WorkloadSpec {
 	w := WorkloadSpec{Line: n.Line, Procs: []int{0}, Estimate: []string{"user"}, Fallback: "runtime",
 		Load: []float64{0}, Priorities: []string{"none"}, Deadlines: []string{""}}
-	var seeds, repl, traceNode, modelNode, jobsNode, rateNode *yaml.Node
+	var seeds, repl, traceNode, modelNode, jobsNode, rateNode, memNode, missNode *yaml.Node
 	p.mapping(n, path, func(key string, k, v *yaml.Node) {
 		kp := join(path, key)
 		switch key {
@@ -625,6 +657,29 @@ func (p *parser) workload(n *yaml.Node, path string, s *Spec) WorkloadSpec {
 				}
 				w.Priorities = append(w.Priorities, pr)
 			})
+		case "mem":
+			m := p.str(v, kp)
+			if m == "auto" {
+				w.Mem = m
+			} else if kb, err := workload.ParseMem(m); err != nil || kb <= 0 {
+				p.errf(v, kp, "expected auto or a memory size in KB (suffix M, G, T), found %q", m)
+			} else {
+				w.Mem = strconv.FormatInt(kb, 10)
+			}
+			memNode = v
+		case "mem_per_proc":
+			kb, err := workload.ParseMem(p.str(v, kp))
+			if err != nil || kb <= 0 {
+				p.errf(v, kp, "expected a memory size in KB (suffix M, G, T), found %q", v.Value)
+			}
+			w.MemPerProc = kb
+			memNode = v
+		case "mem_missing":
+			w.MemMissing = p.str(v, kp)
+			if w.MemMissing != "mode" && w.MemMissing != "zero" && w.MemMissing != "skip" {
+				p.errf(v, kp, "expected mode, zero or skip, found %q", w.MemMissing)
+			}
+			missNode = v
 		case "deadlines":
 			w.Deadlines = nil
 			p.grid(v, kp, func(n *yaml.Node, kp string) {
@@ -645,7 +700,7 @@ func (p *parser) workload(n *yaml.Node, path string, s *Spec) WorkloadSpec {
 		case "replications":
 			repl = v
 		default:
-			p.unknown(k, path, key, "name, trace, model, jobs, rate, deadlines, procs, estimate, estimate_fallback, clamp, lenient, load, months, subset, priorities, seeds, replications")
+			p.unknown(k, path, key, "name, trace, model, jobs, rate, mem, mem_per_proc, mem_missing, deadlines, procs, estimate, estimate_fallback, clamp, lenient, load, months, subset, priorities, seeds, replications")
 		}
 	})
 	w.Seeds = p.seeds(seeds, repl, path)
@@ -655,6 +710,18 @@ func (p *parser) workload(n *yaml.Node, path string, s *Spec) WorkloadSpec {
 	p.dups(n, path, "months", w.Months)
 	p.dups(n, path, "priorities", w.Priorities)
 	p.dups(n, path, "deadlines", w.Deadlines)
+	if w.Mem != "" && w.MemPerProc > 0 {
+		p.errf(memNode, join(path, "mem_per_proc"), "give mem or mem_per_proc, not both")
+	}
+	if missNode != nil && w.Mem == "" && w.MemPerProc == 0 {
+		p.errf(missNode, join(path, "mem_missing"), "applies only with mem or mem_per_proc")
+	}
+	if (w.Mem != "" || w.MemPerProc > 0) && w.MemMissing == "" {
+		w.MemMissing = "mode"
+	}
+	if modelNode != nil && memNode != nil {
+		p.errf(memNode, join(path, "mem"), "memory comes from a trace's field 10; a model has none")
+	}
 	switch {
 	case w.Trace != "" && modelNode != nil:
 		p.errf(n, path, "give either trace or model, not both")

@@ -84,6 +84,7 @@ type Result struct {
 type WorkloadInfo struct {
 	Name        string         `json:"name"`
 	Procs       int            `json:"procs"`
+	MemCap      int64          `json:"mem_cap,omitempty"` // KB, when memory is scheduled
 	ProcsSource string         `json:"procs_source"`
 	Records     int            `json:"records"`
 	Jobs        int            `json:"jobs"`

@@ -56,8 +56,8 @@ var summaryCols = []Column{
 	{"run", String}, {"index", Int}, {"status", String}, {"error", String},
 	{"workload", String}, {"trace", String}, {"model", String},
 	{"month", String}, {"subset_skip", Int}, {"subset_jobs", Int},
-	{"estimate", String}, {"load", Float}, {"priorities", String}, {"deadlines", String}, {"seed", Int}, {"kill", Bool},
-	{"procs", Int}, {"jobs", Int}, {"offered_load", Float},
+	{"estimate", String}, {"load", Float}, {"priorities", String}, {"deadlines", String}, {"seed", Int}, {"kill", Bool}, {"extend", Bool},
+	{"procs", Int}, {"mem_cap", Int}, {"jobs", Int}, {"offered_load", Float},
 	{"policy", String}, {"policy_name", String},
 }
 
@@ -148,12 +148,12 @@ func runRow(r StoredRun, keys []string, kinds map[string]Kind) []any {
 		r.Config.ID, index, res.Status, errs,
 		r.Config.Label, trace, nonZero(c.Model),
 		nonZero(c.Month), int64(c.Skip), int64(c.Jobs),
-		c.Estimate, nonZero(c.Load), c.Priorities, nonZero(c.Deadlines), int64(c.Seed), c.Kill,
+		c.Estimate, nonZero(c.Load), c.Priorities, nonZero(c.Deadlines), int64(c.Seed), c.Kill, c.Extend,
 	}
 	if w := res.Workload; w != nil {
-		row = append(row, int64(w.Procs), int64(w.Jobs), w.OfferedLoad)
+		row = append(row, int64(w.Procs), nonZero(w.MemCap), int64(w.Jobs), w.OfferedLoad)
 	} else {
-		row = append(row, nil, nil, nil)
+		row = append(row, nil, nil, nil, nil)
 	}
 	row = append(row, c.Policy, name)
 	for _, k := range keys {

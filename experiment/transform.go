@@ -63,7 +63,7 @@ func cacheKey(r *Run) string {
 	if c.Model != "" {
 		return fmt.Sprintf("model %s jobs %d procs %d seed %d rate %g load %g", c.Model, c.ModelJobs, c.Procs, c.Seed, c.Rate, c.Load)
 	}
-	return fmt.Sprintf("trace %s procs %d fallback %s clamp %v lenient %v", r.path, c.Procs, c.Fallback, c.Clamp, c.Lenient)
+	return fmt.Sprintf("trace %s procs %d fallback %s clamp %v lenient %v mem %s %d %s", r.path, c.Procs, c.Fallback, c.Clamp, c.Lenient, c.Mem, c.MemPerProc, c.MemMissing)
 }
 
 func newTraceCache(runs []Run) *traceCache {
@@ -96,7 +96,7 @@ func (tc *traceCache) get(r *Run) (*workload.Trace, func(), error) {
 			e.tr, e.err = generate(c)
 			return
 		}
-		e.tr, e.sum, e.err = readTrace(r.path, ingestOptions(c.Procs, c.Fallback, c.Clamp, c.Lenient))
+		e.tr, e.sum, e.err = readTrace(r.path, ingestOptions(c))
 		if e.err == nil && c.Trace != nil && e.sum != c.Trace.SHA256 {
 			e.err = fmt.Errorf("%s changed since the sweep was expanded (its SHA-256 is %s, expected %s)", r.path, e.sum, c.Trace.SHA256)
 		}
@@ -117,8 +117,13 @@ type Workload struct {
 	Name        string
 	Procs       int
 	ProcsSource string
-	Records     int
-	Jobs        []job.Job
+	// Caps is the capacity vector [Procs] or [Procs, memory KB], ResCaps
+	// the capacities beyond the processors (nil without memory).
+	Caps, ResCaps []int
+	// MemCap is the machine's memory in KB (0 without memory).
+	MemCap  int64
+	Records int
+	Jobs    []job.Job
 	// Rules are the ingestion rules and the notes of each transformation.
 	Rules []string
 	// Skipped counts the records of the trace not turned into jobs.
@@ -133,7 +138,7 @@ type Workload struct {
 func buildWorkload(r *Run, base *workload.Trace) (*Workload, error) {
 	c := &r.Config
 	w := &Workload{Name: base.Name, Procs: base.Procs, ProcsSource: base.ProcsSource, Records: base.Records,
-		Rules: slices.Clone(base.Rules), Skipped: base.Skipped}
+		Rules: slices.Clone(base.Rules), Skipped: base.Skipped, Caps: base.Caps(), ResCaps: base.ResCaps(), MemCap: base.MemCap}
 	if c.Trace != nil {
 		w.Name = c.Trace.File
 	}
