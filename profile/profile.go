@@ -128,6 +128,20 @@ func (p *Profile) Reset() {
 	p.root, p.height, p.head, p.count = 0, 0, 0, 0
 }
 
+// CopyFrom makes p an exact copy of src (same machine size, same
+// breakpoints, same internal shape), reusing p's storage: O(B) word copies,
+// with no tree operation. A policy that tries a schedule and may have to
+// undo it can snapshot the profile into a scratch profile and copy it back,
+// instead of undoing hold by hold.
+func (p *Profile) CopyFrom(src *Profile) {
+	p.procs, p.lim, p.fan = src.procs, src.lim, src.fan
+	p.bl = append(p.bl[:0], src.bl...)
+	p.in = append(p.in[:0], src.in...)
+	p.freeB = append(p.freeB[:0], src.freeB...)
+	p.freeI = append(p.freeI[:0], src.freeI...)
+	p.root, p.height, p.head, p.count = src.root, src.height, src.head, src.count
+}
+
 // newBlock returns an empty, unlinked block. It may grow p.bl: pointers
 // into it must be taken again afterwards.
 func (p *Profile) newBlock() int32 {

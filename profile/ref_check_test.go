@@ -39,6 +39,8 @@ func checkOps(t testing.TB, data []byte) (maxLen int) {
 		n    int
 	}
 	var held []hold
+	// a snapshot taken by CopyFrom, with the reference's copy
+	snap, qSnap, heldSnap := New(1), (*refProfile)(nil), []hold(nil)
 	time := func(b byte) int64 { return int64(b) - 16 }
 	size := func(b byte) int {
 		switch b % 8 {
@@ -156,6 +158,23 @@ func checkOps(t testing.TB, data []byte) (maxLen int) {
 				q.Reset()
 				held = held[:0]
 				trace = append(trace, "Reset")
+			} else if b%16 == 1 && c < 96 {
+				// snapshot (CopyFrom into scratch storage)
+				snap.CopyFrom(p)
+				qSnap = &refProfile{procs: q.procs, times: slices.Clone(q.times), free: slices.Clone(q.free)}
+				heldSnap = slices.Clone(held)
+				trace = append(trace, "Save")
+			} else if b%16 == 2 && c < 96 && qSnap != nil {
+				// back to the snapshot, into the same storage or a new profile
+				if c%2 == 0 {
+					p.CopyFrom(snap)
+				} else {
+					p = New(1)
+					p.CopyFrom(snap)
+				}
+				q = &refProfile{procs: qSnap.procs, times: slices.Clone(qSnap.times), free: slices.Clone(qSnap.free)}
+				held = slices.Clone(heldSnap)
+				trace = append(trace, "Restore")
 			} else {
 				after, dur, n := time(a), int64(b%16)*8+8, 1+int(c)%max(1, procs/4)
 				s := p.EarliestFit(after, dur, n)

@@ -56,6 +56,7 @@ import (
 
 	"backfill/job"
 	"backfill/policy"
+	"backfill/profile"
 )
 
 // Day is the least artificial deadline span of a job without a deadline
@@ -289,6 +290,7 @@ type Sched struct {
 
 	// scratch
 	tl, placed []*djob
+	snap       *profile.Profile // QoPS: the profile before an insertion point is tried
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool
