@@ -258,6 +258,7 @@ type djob struct {
 	old  int64 // reservation before the current search
 	cand int64 // reservation in the candidate schedule
 	key  int64 // heuristic key
+	pos  int   // QoPS: index in the reservation order during a decision
 }
 
 // Stats count the decisions and the work of the searches.
@@ -290,6 +291,7 @@ type Sched struct {
 
 	// scratch
 	tl, placed []*djob
+	byKey      []*djob          // QoPS: the waiting jobs in the heuristic's order
 	snap       *profile.Profile // QoPS: the profile before an insertion point is tried
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
@@ -403,24 +405,55 @@ func cmpWait(a, b *djob) int {
 	return a.j.ID - b.j.ID
 }
 
+// setKey sets x.key, the heuristic's key: the deadline (EDF) or the
+// latest start, deadline − estimate (LLF). It is fixed once x is admitted.
+func (s *Sched) setKey(x *djob) {
+	x.key = x.d
+	if s.prm.H == LLF {
+		x.key = x.d - x.j.Estimate
+	}
+}
+
+// cmpKey orders by the heuristic's key, ties by arrival (ID).
+func cmpKey(a, b *djob) int {
+	if a.key != b.key {
+		if a.key < b.key {
+			return -1
+		}
+		return 1
+	}
+	return a.j.ID - b.j.ID
+}
+
 // sortHeuristic sorts xs by the heuristic (EDF or LLF), ties by arrival
 // (ID).
 func (s *Sched) sortHeuristic(xs []*djob) {
 	for _, x := range xs {
-		x.key = x.d
-		if s.prm.H == LLF {
-			x.key = x.d - x.j.Estimate
-		}
+		s.setKey(x)
 	}
-	slices.SortFunc(xs, func(a, b *djob) int {
-		if a.key != b.key {
-			if a.key < b.key {
-				return -1
-			}
-			return 1
-		}
-		return a.j.ID - b.j.ID
-	})
+	slices.SortFunc(xs, cmpKey)
+}
+
+// keyInsert and keyDelete keep s.byKey, the waiting jobs in the
+// heuristic's order (QoPS only: its admission test takes the released jobs
+// in that order at every insertion point, and filtering this list is O(N)
+// where sorting them again was O(N log N)).
+func (s *Sched) keyInsert(x *djob) {
+	if s.kind != "qops" {
+		return
+	}
+	s.setKey(x)
+	i, _ := slices.BinarySearchFunc(s.byKey, x, cmpKey)
+	s.byKey = slices.Insert(s.byKey, i, x)
+}
+
+func (s *Sched) keyDelete(x *djob) {
+	if s.kind != "qops" {
+		return
+	}
+	if i, ok := slices.BinarySearchFunc(s.byKey, x, cmpKey); ok {
+		s.byKey = slices.Delete(s.byKey, i, i+1)
+	}
 }
 
 // Insert implements policy.Scheduler: the admission decision. The caller
@@ -458,6 +491,7 @@ func (s *Sched) Insert(now int64, j *job.Request) {
 		return
 	}
 	s.byID[j.ID] = x
+	s.keyInsert(x)
 	s.lastOK = true
 }
 
@@ -542,6 +576,7 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 		return
 	}
 	delete(s.byID, j.ID)
+	s.keyDelete(x)
 	s.unhold(x, x.te)
 	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
 	s.wait = slices.Delete(s.wait, i, i+1)
@@ -635,6 +670,7 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 			panic(s.kind + ": " + err.Error()) // unreachable: reserved room
 		}
 		delete(s.byID, x.j.ID)
+		s.keyDelete(x)
 		start(x.j)
 		n++
 	}

@@ -63,6 +63,7 @@ func preload(t testing.TB, s *Sched, running []*job.Request, starts []int64, wai
 		s.hold(x, x.te)
 		s.insertWaiting(x)
 		s.byID[r.ID] = x
+		s.keyInsert(x)
 	}
 }
 

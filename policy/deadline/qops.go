@@ -33,6 +33,10 @@ func Points(n int) []int {
 // rejected.
 func (s *Sched) qops(now int64, x *djob) bool {
 	W := s.wait
+	for i, w := range W {
+		w.pos = i
+	}
+	s.setKey(x)
 	for _, p := range Points(len(W)) {
 		s.Stats.Points++
 		if s.qopsAt(now, x, p) {
@@ -67,13 +71,25 @@ func (s *Sched) qopsAt(now int64, x *djob, p int) bool {
 	}
 	s.snap.CopyFrom(s.run.Prof)
 	s.release(rest)
-	tl := append(s.tl[:0], rest...)
-	if s.prm.Sorted {
+	// TL: the released jobs (positions ≥ p) in the heuristic's order, taken
+	// from s.byKey; x first, or sorted in with Params.Sorted
+	tl := s.tl[:0]
+	if !s.prm.Sorted {
 		tl = append(tl, x)
-		s.sortHeuristic(tl)
-	} else {
-		s.sortHeuristic(tl)
-		tl = slices.Insert(tl, 0, x)
+	}
+	in := !s.prm.Sorted
+	for _, w := range s.byKey {
+		if w.pos < p {
+			continue
+		}
+		if !in && cmpKey(x, w) < 0 {
+			tl = append(tl, x)
+			in = true
+		}
+		tl = append(tl, w)
+	}
+	if !in {
+		tl = append(tl, x)
 	}
 	placed := s.placed[:0]
 	violations := 0
