@@ -66,6 +66,14 @@ func (r *Running) Started(j *job.Request) (start int64, running bool) {
 	return r.heap[r.pos[j.ID]-1].start, true
 }
 
+// HoldEnd reports the end of running job j's hold in the profile.
+func (r *Running) HoldEnd(j *job.Request) (end int64, running bool) {
+	if j.ID < 0 || j.ID >= len(r.pos) || r.pos[j.ID] == 0 {
+		return 0, false
+	}
+	return r.heap[r.pos[j.ID]-1].end, true
+}
+
 // End records that running job j ended at now, releasing the rest of its
 // hold. It reports whether j was running, and whether it ended before the
 // end of its hold (an early end, which frees capacity in the future).

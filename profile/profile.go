@@ -933,7 +933,7 @@ func (p *Profile) EarliestFit(after, dur int64, n int) int64 {
 	if n <= 0 || p.root == 0 {
 		return after
 	}
-	return p.fit(after, dur, p.procs-n, Infinity)
+	return p.fit(after, dur, p.procs-n, Infinity, Infinity)
 }
 
 // EarliestFitMoving is EarliestFit for a job that already holds n
@@ -956,14 +956,35 @@ func (p *Profile) EarliestFitMoving(after, dur int64, n int, own int64) int64 {
 	if n <= 0 || p.root == 0 {
 		return after
 	}
-	return p.fit(after, dur, p.procs-n, own)
+	return p.fit(after, dur, p.procs-n, own, own)
+}
+
+// EarliestFitMovingBefore is EarliestFitMoving restricted to starts before
+// limit: the earliest t, after ≤ t < min(limit, own), at which the job fits
+// (its own hold counting as free), or own if there is none. A compression
+// that knows where capacity was released uses it to stop the search early:
+// a start whose window meets no released capacity cannot fit if none did
+// before the release.
+func (p *Profile) EarliestFitMovingBefore(after, dur int64, n int, own, limit int64) int64 {
+	if dur < 1 {
+		dur = 1
+	}
+	limit = min(limit, own)
+	if after >= limit || n > p.procs {
+		return own
+	}
+	if n <= 0 || p.root == 0 {
+		return after
+	}
+	return p.fit(after, dur, p.procs-n, own, limit)
 }
 
 // maxHops is how many blocks fit scans before it switches to descents.
 const maxHops = 4
 
-// fit is the earliest t, after ≤ t < stop, with used ≤ u over all of
-// [t, min(t+dur, stop)), or stop if there is none.
+// fit is the earliest t, after ≤ t < limit, with used ≤ u over all of
+// [t, min(t+dur, stop)), or stop if there is none (limit ≤ stop; after <
+// limit).
 //
 // It scans the breakpoints forward from after, as the slice representation
 // did: on a blocking breakpoint (used > u) it looks for the next one that
@@ -971,7 +992,7 @@ const maxHops = 4
 // of t's window. Whole blocks that cannot block (or cannot unblock) are
 // skipped by their summaries; after maxHops blocks it continues with
 // treeFit, so that each blocking run costs O(log B).
-func (p *Profile) fit(after, dur int64, u int, stop int64) int64 {
+func (p *Profile) fit(after, dur int64, u int, stop, limit int64) int64 {
 	bl := p.bl
 	x, la := p.find(after)
 	b := &bl[x]
@@ -999,9 +1020,9 @@ func (p *Profile) fit(after, dur int64, u int, stop int64) int64 {
 			i = 0
 			if hops++; hops > maxHops {
 				if blocked {
-					return p.treeFitAfter(bk, dur, u, stop)
+					return p.treeFitAfter(bk, dur, u, stop, limit)
 				}
-				return p.treeFit(t, dur, u, stop)
+				return p.treeFit(t, dur, u, stop, limit)
 			}
 			if blocked {
 				if la+b.own.mn > u {
@@ -1021,7 +1042,7 @@ func (p *Profile) fit(after, dur int64, u int, stop int64) int64 {
 		i++
 		if blocked {
 			if w <= u {
-				if k >= stop {
+				if k >= limit {
 					return stop
 				}
 				t, blocked = k, false
@@ -1040,19 +1061,19 @@ func (p *Profile) fit(after, dur int64, u int, stop int64) int64 {
 
 // treeFitAfter is fit when every instant from bk to the next breakpoint is
 // blocked.
-func (p *Profile) treeFitAfter(bk, dur int64, u int, stop int64) int64 {
+func (p *Profile) treeFitAfter(bk, dur int64, u int, stop, limit int64) int64 {
 	k, ok := p.firstAtMost(p.root, p.height, 0, bk, u)
-	if !ok || k >= stop {
+	if !ok || k >= limit {
 		return stop
 	}
-	return p.treeFit(k, dur, u, stop)
+	return p.treeFit(k, dur, u, stop, limit)
 }
 
 // treeFit is fit from a t with used(t) ≤ u, by descents: the last blocking
 // breakpoint b of the window, then the first breakpoint after b that does
 // not block, which is the next candidate; O(log B) per blocking run.
-func (p *Profile) treeFit(t, dur int64, u int, stop int64) int64 {
-	for t < stop {
+func (p *Profile) treeFit(t, dur int64, u int, stop, limit int64) int64 {
+	for t < limit {
 		b, ok := p.lastAbove(p.root, p.height, 0, t, min(t+dur, stop), u)
 		if !ok {
 			return t

@@ -116,8 +116,19 @@ func checkOps(t testing.TB, data []byte) (maxLen int) {
 				h := held[int(d)%len(held)]
 				dur, n, own = h.e-h.s, h.n, h.s
 			}
-			if got, want := p.EarliestFitMoving(after, dur, n, own), q.EarliestFitMoving(after, dur, n, own); got != want {
+			want := q.EarliestFitMoving(after, dur, n, own)
+			if got := p.EarliestFitMoving(after, dur, n, own); got != want {
 				fail("EarliestFitMoving(%d,%d,%d,%d)=%d, reference %d", after, dur, n, own, got, want)
+			}
+			// restricted to starts before limit: the same answer if it is
+			// before limit, else own
+			limit := after + int64(b%48) - 4
+			wantB := want
+			if want >= limit {
+				wantB = own
+			}
+			if got := p.EarliestFitMovingBefore(after, dur, n, own, limit); got != wantB {
+				fail("EarliestFitMovingBefore(%d,%d,%d,%d,%d)=%d, reference %d", after, dur, n, own, limit, got, wantB)
 			}
 		case 5:
 			p.Forget(time(a))

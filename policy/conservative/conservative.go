@@ -69,6 +69,8 @@ type Conservative struct {
 	// plan gives the planned duration of each job (the estimate unless a
 	// predictor is set).
 	plan *predict.Plan
+	// failed are compress's failed searches since the last move (scratch)
+	failed []query
 }
 
 var (
@@ -146,10 +148,11 @@ func (c *Conservative) Guarantee(j *job.Request) int64 {
 // Remove implements policy.Scheduler.
 func (c *Conservative) Remove(now int64, j *job.Request) {
 	start, _ := c.run.Started(j)
+	holdEnd, _ := c.run.HoldEnd(j)
 	if running, early := c.run.End(now, j); running {
 		c.plan.Ended(now, start, j)
 		if early {
-			c.compress(now, now)
+			c.compress(now, now, holdEnd)
 		}
 		return
 	}
@@ -161,7 +164,7 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 	c.unplace(e)
 	i, _ := slices.BinarySearchFunc(c.wait, e, cmpEntry)
 	c.wait = slices.Delete(c.wait, i, i+1)
-	c.compress(now, max(now, e.start))
+	c.compress(now, max(now, e.start), e.start+c.plan.Dur(e.j))
 }
 
 // compress re-places the waiting jobs after capacity was freed. Its result
@@ -194,8 +197,12 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 // in this pass, all starting at or after freed. The search for a job of
 // duration d therefore starts at freed − d + 1, not at now, which keeps a
 // cancellation far in the future from scanning the profile from now for
-// every later job.
-func (c *Conservative) compress(now, freed int64) {
+// every later job. For the same reason the window must start before
+// released, the end of the released capacity (the early-ended job's hold
+// end, the cancelled reservation's end, or the end of a moved job's old
+// slot): the search stops there instead of at the job's own reservation,
+// which near saturation is far in the future.
+func (c *Conservative) compress(now, freed, released int64) {
 	if c.literal || c.run.Overrunning(now) {
 		c.replan(now)
 		return
@@ -203,6 +210,7 @@ func (c *Conservative) compress(now, freed int64) {
 	prof := c.run.Prof
 	pm := prof.PrefixMax(now)
 	moved := false
+	c.failed = c.failed[:0]
 	for _, e := range c.wait {
 		if e.start <= now || pm.Before(e.start) < e.j.Procs {
 			continue
@@ -212,10 +220,18 @@ func (c *Conservative) compress(now, freed int64) {
 		if after >= e.start {
 			continue
 		}
-		t := prof.EarliestFitMoving(after, d, e.j.Procs, e.start)
-		if t < e.start {
+		q := query{n: e.j.Procs, d: d, after: after, limit: min(released, e.start)}
+		if c.dominated(q) {
+			continue
+		}
+		t := prof.EarliestFitMovingBefore(after, d, e.j.Procs, e.start, released)
+		if t >= e.start {
+			c.remember(q)
+		} else {
+			c.failed = c.failed[:0] // the profile changes
 			c.unplace(e)
 			freed = min(freed, e.start) // its old slot is released
+			released = max(released, e.start+d)
 			e.start = t
 			if err := prof.Add(t, t+d, e.j.Procs); err != nil {
 				panic("conservative: " + err.Error()) // unreachable: EarliestFitMoving found room
@@ -227,6 +243,47 @@ func (c *Conservative) compress(now, freed int64) {
 	if moved {
 		slices.SortFunc(c.wait, cmpEntry)
 	}
+}
+
+// query is a compression search that found no earlier start: a job of n
+// processors and duration d, for starts in [after, limit).
+type query struct {
+	n     int
+	d     int64
+	after int64
+	limit int64
+}
+
+// maxFailed is how many failed searches compress remembers.
+const maxFailed = 16
+
+// dominated reports whether a search for q must fail because a remembered
+// one failed on the same profile. A failed search for (n, d) from after
+// means: every start t in [after, limit) meets an instant x < own, inside
+// [t, t+d), with fewer than n free processors (the own hold, which counts as
+// free, starts at own ≥ limit, so it does not cover x). A job of n' ≥ n
+// processors and duration d' ≥ d whose reservation own' is later (its
+// window cut at own' then holds that x, which its own hold does not cover
+// either, being later still) fails at every such t; so with after' ≥ after
+// and limit' ≤ limit it fails everywhere. Reservations are visited in
+// order, so own' ≥ own holds; the list is cleared whenever a job moves.
+func (c *Conservative) dominated(q query) bool {
+	for _, f := range c.failed {
+		if f.n <= q.n && f.d <= q.d && f.after <= q.after && f.limit >= q.limit {
+			return true
+		}
+	}
+	return false
+}
+
+// remember records a failed search, replacing the oldest beyond maxFailed.
+func (c *Conservative) remember(q query) {
+	if len(c.failed) < maxFailed {
+		c.failed = append(c.failed, q)
+		return
+	}
+	copy(c.failed, c.failed[1:])
+	c.failed[maxFailed-1] = q
 }
 
 // replan removes every reservation and re-inserts the waiting jobs in the
