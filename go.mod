@@ -1,4 +1,4 @@
-module backfill
+module github.com/backfill-hpc/backfill
 
 go 1.26.8
 

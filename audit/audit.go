@@ -20,7 +20,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // Violation kinds. Each Violation carries exactly one of these in Kind.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // mk builds an outcome that is valid under every option set used below

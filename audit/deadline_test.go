@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // deadlineSchedule: 4 processors, no kill; job 0 overruns its estimate

@@ -1,7 +1,7 @@
 package audit
 
 import (
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 	"strings"
 	"testing"
 )

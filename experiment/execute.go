@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"backfill/audit"
-	"backfill/metrics"
-	"backfill/policy"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 // Options control Execute.

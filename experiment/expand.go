@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // ConfigFormat is the version of the Config layout. It is part of every

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
-	"backfill/job"
-	"backfill/workload"
-	"backfill/workload/model"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/workload"
+	"github.com/backfill-hpc/backfill/workload/model"
 )
 
 func mustPlan(t *testing.T, text string) (*Spec, *Plan) {

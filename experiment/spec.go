@@ -20,13 +20,13 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"backfill/policy"
-	_ "backfill/policy/all" // every registered policy can be swept
-	"backfill/workload"
-	deadlinewl "backfill/workload/deadline"
-	"backfill/workload/estimate"
-	"backfill/workload/model"
-	_ "backfill/workload/model/all" // every registered workload model can be swept
+	"github.com/backfill-hpc/backfill/policy"
+	_ "github.com/backfill-hpc/backfill/policy/all" // every registered policy can be swept
+	"github.com/backfill-hpc/backfill/workload"
+	deadlinewl "github.com/backfill-hpc/backfill/workload/deadline"
+	"github.com/backfill-hpc/backfill/workload/estimate"
+	"github.com/backfill-hpc/backfill/workload/model"
+	_ "github.com/backfill-hpc/backfill/workload/model/all" // every registered workload model can be swept
 )
 
 // Spec is a parsed, validated experiment file.

@@ -17,9 +17,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"backfill/job"
-	"backfill/metrics"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // The results store. A results directory holds

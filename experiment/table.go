@@ -13,7 +13,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"backfill/policy"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 // Kind is the type of a table column.

@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"sync"
 
-	"backfill/job"
-	"backfill/workload"
-	deadlinewl "backfill/workload/deadline"
-	"backfill/workload/estimate"
-	"backfill/workload/model"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/workload"
+	deadlinewl "github.com/backfill-hpc/backfill/workload/deadline"
+	"github.com/backfill-hpc/backfill/workload/estimate"
+	"github.com/backfill-hpc/backfill/workload/model"
 )
 
 // ScaleLoad changes the offered load of jobs (on procs processors) to

@@ -20,7 +20,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"backfill/report"
+	"github.com/backfill-hpc/backfill/report"
 )
 
 // Options describe a figure.

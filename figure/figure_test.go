@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/metrics"
-	"backfill/report"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/report"
 )
 
 // synthetic results: two policies at three loads, three seeds each, with

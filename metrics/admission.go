@@ -1,7 +1,7 @@
 package metrics
 
 import (
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // AdmissionStats report admission control and deadlines (deadline

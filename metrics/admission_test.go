@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // admissionSample: 4 processors. Jobs 0 and 2 have no deadline; 1, 3 and

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // PredStats measure the runtime predictions a policy planned with

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // Batsim final states written in the final_state column.

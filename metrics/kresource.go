@@ -1,6 +1,6 @@
 package metrics
 
-import "backfill/job"
+import "github.com/backfill-hpc/backfill/job"
 
 // MeanQueue is the time-average number of waiting jobs (submitted, not yet
 // started) over [from, to): the integral of the ready-queue length divided

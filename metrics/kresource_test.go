@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 func kout(submit, start, run int64, procs int, res ...int) job.Outcome {

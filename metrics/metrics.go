@@ -9,7 +9,7 @@ import (
 	"cmp"
 	"slices"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // DefaultShortLimit is the default class boundary in seconds: a job whose

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 func out(id int, submit, start, end int64, procs int, runtime, estimate int64, killed bool) job.Outcome {

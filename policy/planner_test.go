@@ -4,10 +4,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"backfill/internal/testgen"
-	"backfill/job"
-	"backfill/policy"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 // planWatcher checks a policy.Planner against what the policy does: at

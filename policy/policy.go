@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // NoWake is returned by Tick when the policy needs no wake-up call.

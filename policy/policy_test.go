@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/policy"
-	_ "backfill/policy/all"
+	"github.com/backfill-hpc/backfill/policy"
+	_ "github.com/backfill-hpc/backfill/policy/all"
 )
 
 func TestParse(t *testing.T) {

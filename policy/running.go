@@ -3,8 +3,8 @@ package policy
 import (
 	"fmt"
 
-	"backfill/job"
-	"backfill/profile"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/profile"
 )
 
 // Running tracks the running jobs of a reservation-based policy in an

@@ -3,8 +3,8 @@ package policy
 import (
 	"fmt"
 
-	"backfill/job"
-	"backfill/profile"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/profile"
 )
 
 // RunningK is Running for K-resource policies: the running jobs held in a

@@ -1,6 +1,6 @@
 package predict
 
-import "backfill/job"
+import "github.com/backfill-hpc/backfill/job"
 
 // Plan is a policy's view of its jobs' planned durations: the prediction
 // made at submission, then the corrected value each time a running job

@@ -29,7 +29,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // Predictor predicts how long a job will run, for planning only.

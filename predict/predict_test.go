@@ -3,7 +3,7 @@ package predict
 import (
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 func req(id int, user int32, est int64) *job.Request {

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"testing"
 
-	"backfill/internal/testgen"
-	"backfill/metrics"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // benchGenerate measures report generation from a simulate --out style

@@ -15,12 +15,12 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"backfill/internal/testgen"
-	"backfill/job"
-	"backfill/metrics"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // The real-browser test: Debian's chromium, headless, driven through the

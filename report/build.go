@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strconv"
 
-	"backfill/job"
-	"backfill/metrics"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/metrics"
 )
 
 // BuildOptions choose what the report shows.

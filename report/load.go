@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
-	"backfill/metrics"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/metrics"
 )
 
 // LoadJobsCSV reads one schedule from a per-job CSV: ours (written by

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // Processor assignment for the Gantt chart.

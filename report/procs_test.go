@@ -6,11 +6,11 @@ import (
 	"slices"
 	"testing"
 
-	"backfill/internal/testgen"
-	"backfill/job"
-	"backfill/policy"
-	_ "backfill/policy/all"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	_ "github.com/backfill-hpc/backfill/policy/all"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 // checkPlacement verifies the drawing rule's guarantees on a schedule: every

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/metrics"
+	"github.com/backfill-hpc/backfill/metrics"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -17,9 +17,9 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
-	"backfill/metrics"
-	"backfill/policy"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 // KV is a named value: a policy parameter or an experiment coordinate.

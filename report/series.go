@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"backfill/metrics"
-	"backfill/policy"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 // Metric is a figure of a run's summary that plots can show.

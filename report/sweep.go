@@ -11,8 +11,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"backfill/job"
-	"backfill/metrics"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/metrics"
 )
 
 // The loader of the experiment workbench's results directory (`backfill

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/metrics"
+	"github.com/backfill-hpc/backfill/metrics"
 )
 
 // testdata/sweep-small is a results directory written by `backfill sweep

@@ -5,11 +5,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"backfill/internal/testgen"
-	"backfill/job"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // agree replays jobs through a fresh service on the manual clock and

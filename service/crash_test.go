@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"backfill/audit"
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // TestServeProcess is not a test: run with BACKFILL_SERVE_HELPER=DIR, it

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/policy"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 func TestRestartKeepsStateAndGuarantees(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"math"
 	"slices"
 
-	"backfill/job"
-	"backfill/policy"
-	"backfill/service/store"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/service/store"
 )
 
 // State is the state of a job in the service.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/job"
-	"backfill/policy"
-	_ "backfill/policy/all"
-	"backfill/policy/conservative"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	_ "github.com/backfill-hpc/backfill/policy/all"
+	"github.com/backfill-hpc/backfill/policy/conservative"
 )
 
 // testAdmitter is a tiny deadline policy for tests: conservative

@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"backfill/service/store"
+	"github.com/backfill-hpc/backfill/service/store"
 )
 
 //go:embed openapi.json

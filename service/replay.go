@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"backfill/job"
-	"backfill/policy"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 // Replay drives a service that runs on the manual clock through a trace,

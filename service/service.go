@@ -35,9 +35,9 @@ import (
 	"sync"
 	"time"
 
-	"backfill/policy"
-	"backfill/service/executor"
-	"backfill/service/store"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/service/executor"
+	"github.com/backfill-hpc/backfill/service/store"
 )
 
 // Clock gives the current instant in seconds.

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // benchTraces are real traces of light to heavy load; benchmarks skip

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"testing"
 
-	"backfill/audit"
-	"backfill/metrics"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
-	wd "backfill/workload/deadline"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
+	wd "github.com/backfill-hpc/backfill/workload/deadline"
 )
 
 // TestDeadlineRegression builds two deadline workloads from the embedded

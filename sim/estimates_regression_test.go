@@ -5,12 +5,12 @@ import (
 	"slices"
 	"testing"
 
-	"backfill/audit"
-	"backfill/metrics"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
-	"backfill/workload/estimate"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
+	"github.com/backfill-hpc/backfill/workload/estimate"
 )
 
 // TestEstimatesRegression simulates the runtime-estimate variants on the

@@ -3,10 +3,10 @@ package sim_test
 import (
 	"testing"
 
-	"backfill/job"
-	"backfill/policy"
-	_ "backfill/policy/all"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	_ "github.com/backfill-hpc/backfill/policy/all"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 // j builds a job: submit, processors, estimate, actual runtime.

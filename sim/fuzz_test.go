@@ -3,10 +3,10 @@ package sim_test
 import (
 	"testing"
 
-	"backfill/audit"
-	"backfill/job"
-	"backfill/policy"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 // FuzzSimulate decodes a workload from the fuzz input (4 bytes a job:

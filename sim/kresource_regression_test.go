@@ -7,13 +7,13 @@ import (
 	"slices"
 	"testing"
 
-	"backfill/audit"
-	"backfill/job"
-	"backfill/metrics"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
-	wkres "backfill/workload/kresource"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
+	wkres "github.com/backfill-hpc/backfill/workload/kresource"
 )
 
 var kresRegressionPolicies = []string{"fcfs", "ff-easy", "bl-easy", "bb-easy", "bb-easy:fullness=off", "ff-cons"}

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"testing"
 
-	"backfill/audit"
-	"backfill/metrics"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // TestMQLookRegression simulates multiple-queue and lookahead backfilling,

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/audit"
-	"backfill/internal/testgen"
-	"backfill/job"
-	"backfill/policy"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 // predictionPolicies plan with predictions and corrections.

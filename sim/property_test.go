@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/audit"
-	"backfill/internal/testgen"
-	"backfill/job"
-	"backfill/policy"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 var allPolicies = []string{"fcfs", "easy", "easy:depth=2", "easy:depth=all", "conservative",

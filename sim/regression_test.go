@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"backfill/audit"
-	"backfill/metrics"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 var regressionPolicies = []string{"fcfs", "easy", "easy:depth=4", "conservative", "slack"}

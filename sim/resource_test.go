@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/job"
-	"backfill/policy"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 // greedy starts every waiting job at once, whatever the machine has free.

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // BenchmarkSaturated simulates conservative backfilling near saturation:

@@ -28,8 +28,8 @@ package sim
 import (
 	"fmt"
 
-	"backfill/job"
-	"backfill/policy"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 // Options control a simulation.

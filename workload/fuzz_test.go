@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // checkErr fails unless err is a *ParseError with a sensible line.

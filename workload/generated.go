@@ -7,7 +7,7 @@ import (
 	"math"
 	"strconv"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // JobsHeader is the header of a workload written by WriteJobs.

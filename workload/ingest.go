@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // Options control how SWF records become simulated jobs.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 func read(t *testing.T, in string, opts Options) *Trace {

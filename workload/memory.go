@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // Memory as a second resource (K-resource scheduling, Leinberger, Karypis

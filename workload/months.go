@@ -5,7 +5,7 @@ import (
 	"time"
 	_ "time/tzdata" // the trace's time zone must resolve on any machine
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // Part is a subset of a trace's jobs, re-numbered so that it can be

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // ApplyPriorities sets the user and political priorities (job.Request.UP

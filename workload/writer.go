@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // WriteSchedule writes a simulated schedule as a valid SWF 2.2 file.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 func TestRoundTrip(t *testing.T) {

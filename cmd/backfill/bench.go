@@ -17,8 +17,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"backfill/policy"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 type benchFlags struct {

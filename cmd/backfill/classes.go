@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"backfill/metrics"
+	"github.com/backfill-hpc/backfill/metrics"
 )
 
 // parseClassRules parses the --classes values.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"backfill/service"
+	"github.com/backfill-hpc/backfill/service"
 )
 
 // clientFlags are the connection flags of submit, queue, cancel and user.

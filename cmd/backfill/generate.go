@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"backfill/workload"
-	"backfill/workload/estimate"
-	"backfill/workload/model"
-	_ "backfill/workload/model/all" // register every workload model
+	"github.com/backfill-hpc/backfill/workload"
+	"github.com/backfill-hpc/backfill/workload/estimate"
+	"github.com/backfill-hpc/backfill/workload/model"
+	_ "github.com/backfill-hpc/backfill/workload/model/all" // register every workload model
 )
 
 type generateFlags struct {

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/audit"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 var genSpecs = []string{"lublin", "lublin:classes=1", "feitelson96", "feitelson96:repeat=0", "jann97"}

@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"backfill/audit"
-	"backfill/job"
-	"backfill/policy"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 func newInfo() *cobra.Command {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"backfill/workload"
-	"backfill/workload/estimate"
+	"github.com/backfill-hpc/backfill/workload"
+	"github.com/backfill-hpc/backfill/workload/estimate"
 )
 
 // traceFlags are the ingestion flags shared by the commands that read a

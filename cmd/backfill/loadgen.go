@@ -20,7 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"backfill/service"
+	"github.com/backfill-hpc/backfill/service"
 )
 
 type loadgenFlags struct {

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot/vg"
 
-	"backfill/figure"
-	"backfill/report"
+	"github.com/backfill-hpc/backfill/figure"
+	"github.com/backfill-hpc/backfill/report"
 )
 
 type plotFlags struct {

@@ -16,13 +16,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"backfill/audit"
-	"backfill/job"
-	"backfill/metrics"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
-	"backfill/workload/estimate"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
+	"github.com/backfill-hpc/backfill/workload/estimate"
 )
 
 func init() { reproductions = append(reproductions, newReproduceEstimates) }

@@ -18,14 +18,14 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"backfill/audit"
-	"backfill/job"
-	"backfill/metrics"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
-	wkres "backfill/workload/kresource"
-	"backfill/workload/model/feitelson96"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
+	wkres "github.com/backfill-hpc/backfill/workload/kresource"
+	"github.com/backfill-hpc/backfill/workload/model/feitelson96"
 )
 
 func init() { reproductions = append(reproductions, newReproduceKres) }

@@ -16,12 +16,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"backfill/audit"
-	"backfill/job"
-	"backfill/metrics"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 func init() { reproductions = append(reproductions, newReproduceMQLook) }

@@ -15,13 +15,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"backfill/audit"
-	"backfill/metrics"
-	"backfill/policy"
-	deadlinepol "backfill/policy/deadline"
-	"backfill/sim"
-	"backfill/workload"
-	deadlinewl "backfill/workload/deadline"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
+	deadlinepol "github.com/backfill-hpc/backfill/policy/deadline"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
+	deadlinewl "github.com/backfill-hpc/backfill/workload/deadline"
 )
 
 func init() { reproductions = append(reproductions, newReproduceQoPS) }

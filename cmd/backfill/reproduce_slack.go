@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"backfill/job"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 func init() { reproductions = append(reproductions, newReproduceSlack) }

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"backfill/experiment"
+	"github.com/backfill-hpc/backfill/experiment"
 )
 
 type resultsFlags struct {

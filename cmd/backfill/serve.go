@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"backfill/service"
-	"backfill/service/executor"
+	"github.com/backfill-hpc/backfill/service"
+	"github.com/backfill-hpc/backfill/service/executor"
 )
 
 // serviceCommands are the live service's commands: the server and its

@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"backfill/experiment"
+	"github.com/backfill-hpc/backfill/experiment"
 )
 
 // version is the tool's version; release builds set it with

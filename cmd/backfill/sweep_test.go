@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/experiment"
+	"github.com/backfill-hpc/backfill/experiment"
 )
 
 const cliSweep = `name: cli

@@ -13,7 +13,7 @@ import (
 	"math"
 	"slices"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // Queue is an ordered waiting queue with holes.

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // TestAgainstSlice applies random pushes, takes, cancels and compactions to

@@ -3,7 +3,7 @@ package testgen
 import (
 	"math/rand/v2"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // AddResources turns a workload into a K-resource one for property tests

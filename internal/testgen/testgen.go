@@ -7,7 +7,7 @@ package testgen
 import (
 	"math/rand/v2"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // Spec describes a random workload.

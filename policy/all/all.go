@@ -4,12 +4,12 @@ package all
 
 import (
 	// Each import registers its policies with package policy.
-	_ "backfill/policy/conservative"
-	_ "backfill/policy/deadline"
-	_ "backfill/policy/easy"
-	_ "backfill/policy/fcfs"
-	_ "backfill/policy/kresource"
-	_ "backfill/policy/lookahead"
-	_ "backfill/policy/multiqueue"
-	_ "backfill/policy/slack"
+	_ "github.com/backfill-hpc/backfill/policy/conservative"
+	_ "github.com/backfill-hpc/backfill/policy/deadline"
+	_ "github.com/backfill-hpc/backfill/policy/easy"
+	_ "github.com/backfill-hpc/backfill/policy/fcfs"
+	_ "github.com/backfill-hpc/backfill/policy/kresource"
+	_ "github.com/backfill-hpc/backfill/policy/lookahead"
+	_ "github.com/backfill-hpc/backfill/policy/multiqueue"
+	_ "github.com/backfill-hpc/backfill/policy/slack"
 )

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // TestCancellationsEqualLiteral drives fast and literal compression with

@@ -28,9 +28,9 @@ import (
 	"fmt"
 	"slices"
 
-	"backfill/job"
-	"backfill/policy"
-	"backfill/predict"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/predict"
 )
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // benchState is a machine of 128 processors, busy with running jobs, and a

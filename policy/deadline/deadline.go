@@ -54,9 +54,9 @@ import (
 	"slices"
 	"strconv"
 
-	"backfill/job"
-	"backfill/policy"
-	"backfill/profile"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/profile"
 )
 
 // Day is the least artificial deadline span of a job without a deadline

@@ -3,10 +3,10 @@ package deadline_test
 import (
 	"testing"
 
-	"backfill/audit"
-	"backfill/job"
-	"backfill/policy"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 // FuzzAdmission decodes a workload with deadlines from the fuzz input (5

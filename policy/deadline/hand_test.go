@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/job"
-	"backfill/policy"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 func newSpec(spec string) (policy.Scheduler, error) { return policy.New(spec, 8) }

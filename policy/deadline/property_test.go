@@ -5,12 +5,12 @@ import (
 	"reflect"
 	"testing"
 
-	"backfill/audit"
-	"backfill/internal/testgen"
-	"backfill/job"
-	"backfill/policy"
-	_ "backfill/policy/deadline"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	_ "github.com/backfill-hpc/backfill/policy/deadline"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 var specs = []string{"qops", "qops:h=llf:k=0", "qops:k=20:nd=reject", "msb", "msb:h=edf:au=0.5:af=0",

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/internal/testgen"
 )
 
 // TestMSBPruningChangesNothing: on random arrival sequences, MSB with and

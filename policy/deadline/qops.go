@@ -3,7 +3,7 @@ package deadline
 import (
 	"slices"
 
-	"backfill/profile"
+	"github.com/backfill-hpc/backfill/profile"
 )
 
 // Points returns QoPS's insertion points for a schedule of n waiting jobs:

@@ -54,9 +54,9 @@ import (
 	"fmt"
 	"math"
 
-	"backfill/job"
-	"backfill/policy"
-	"backfill/predict"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/predict"
 )
 
 // Order is the order in which EASY considers waiting jobs.

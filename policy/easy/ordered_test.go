@@ -4,10 +4,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"backfill/internal/testgen"
-	"backfill/policy"
-	"backfill/predict"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/predict"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 // TestOrderedCriteriaEqualProfileRoute: for orders sjbf and sjf, with the

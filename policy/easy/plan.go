@@ -3,8 +3,8 @@ package easy
 import (
 	"slices"
 
-	"backfill/job"
-	"backfill/policy"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 var _ policy.Planner = (*EASY)(nil)

@@ -4,8 +4,8 @@
 package fcfs
 
 import (
-	"backfill/job"
-	"backfill/policy"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 func init() {

@@ -3,7 +3,7 @@ package fcfs
 import (
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // Remove of a waiting job (cancellation) drops it from the queue without

@@ -6,11 +6,11 @@ import (
 	"syscall"
 	"testing"
 
-	"backfill/job"
-	"backfill/policy"
-	"backfill/sim"
-	"backfill/workload"
-	wkres "backfill/workload/kresource"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
+	wkres "github.com/backfill-hpc/backfill/workload/kresource"
 )
 
 // cpuSeconds is the CPU time (user + system, all threads) used by the

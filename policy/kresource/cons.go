@@ -3,9 +3,9 @@ package kresource
 import (
 	"slices"
 
-	"backfill/job"
-	"backfill/policy"
-	"backfill/profile"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/profile"
 )
 
 // Cons is conservative backfilling on requirement vectors (FCFS/FF-CONS):

@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"backfill/internal/testgen"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 // TestCriteriaEqualProfileRoute: the per-resource EASY criteria (shadow

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 
-	"backfill/job"
-	"backfill/policy"
-	"backfill/profile"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/profile"
 )
 
 // EASY is EASY backfilling on requirement vectors with a backfill

@@ -38,7 +38,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"backfill/policy"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 // Heuristic is the backfill selection rule.

@@ -5,11 +5,11 @@ import (
 	"slices"
 	"testing"
 
-	"backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/internal/testgen"
 
-	"backfill/job"
-	"backfill/policy"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 // figure1 are the six jobs of the paper's Figure 1 on 16 CPUs and 32 GB,

@@ -41,9 +41,9 @@ import (
 	"math"
 	"strconv"
 
-	"backfill/internal/jobq"
-	"backfill/job"
-	"backfill/policy"
+	"github.com/backfill-hpc/backfill/internal/jobq"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 // Order is the order of the waiting queue.

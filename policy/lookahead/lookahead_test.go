@@ -5,14 +5,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"backfill/audit"
-	"backfill/internal/testgen"
-	"backfill/job"
-	"backfill/policy"
-	_ "backfill/policy/all"
-	"backfill/policy/easy"
-	"backfill/policy/lookahead"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	_ "github.com/backfill-hpc/backfill/policy/all"
+	"github.com/backfill-hpc/backfill/policy/easy"
+	"github.com/backfill-hpc/backfill/policy/lookahead"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 func mk(jobs ...[4]int64) []job.Job {

@@ -49,10 +49,10 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/internal/jobq"
-	"backfill/job"
-	"backfill/policy"
-	"backfill/profile"
+	"github.com/backfill-hpc/backfill/internal/jobq"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/profile"
 )
 
 // Order is the order of each queue.

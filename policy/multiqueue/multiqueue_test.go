@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"testing"
 
-	"backfill/audit"
-	"backfill/internal/testgen"
-	"backfill/job"
-	"backfill/policy"
-	_ "backfill/policy/all"
-	"backfill/policy/multiqueue"
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	_ "github.com/backfill-hpc/backfill/policy/all"
+	"github.com/backfill-hpc/backfill/policy/multiqueue"
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 func req(id int, submit int64, procs int, est int64) *job.Request {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // state builds a scheduler at time 0 whose waiting jobs are already placed

@@ -45,8 +45,8 @@ import (
 	"slices"
 	"strconv"
 
-	"backfill/job"
-	"backfill/policy"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 // Heuristic chooses the one permutation of the delayed jobs that is priced

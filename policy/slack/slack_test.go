@@ -4,13 +4,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"backfill/audit"
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/job"
 
-	"backfill/internal/testgen"
-	"backfill/policy/conservative"
-	"backfill/sim"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/policy/conservative"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // TestSF0VersusConservative: with SF = 0 no job has slack, so insert(j)

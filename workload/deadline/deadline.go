@@ -39,10 +39,10 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
-	"backfill/policy"
-	_ "backfill/policy/easy" // the EASY run that sets deadlines
-	"backfill/sim"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	_ "github.com/backfill-hpc/backfill/policy/easy" // the EASY run that sets deadlines
+	"github.com/backfill-hpc/backfill/sim"
 )
 
 // Subset returns the jobs offset … offset+n−1 (in submission order) with

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"backfill/internal/testgen"
-	"backfill/job"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 func base(n int) []job.Job {

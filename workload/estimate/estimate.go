@@ -35,7 +35,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // MaxEstimate caps the estimates the models produce (about 34,800 years),

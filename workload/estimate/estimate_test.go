@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"backfill/job"
-	"backfill/workload"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 func kth(t *testing.T, opts workload.Options) []job.Job {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sort"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // Modal is the model of user runtime estimates of Tsafrir, Etsion &

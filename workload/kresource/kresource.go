@@ -31,7 +31,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 // Dist is the distribution of the requirement factors.

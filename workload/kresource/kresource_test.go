@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"backfill/job"
+	"github.com/backfill-hpc/backfill/job"
 )
 
 func sized(n, size int) []job.Job {

@@ -4,9 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"backfill/job"
-	"backfill/workload/model"
-	_ "backfill/workload/model/all"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/workload/model"
+	_ "github.com/backfill-hpc/backfill/workload/model/all"
 )
 
 func TestRegistry(t *testing.T) {

@@ -2,7 +2,7 @@
 package all
 
 import (
-	_ "backfill/workload/model/feitelson96" // Feitelson 1996
-	_ "backfill/workload/model/jann97"      // Jann et al. 1997
-	_ "backfill/workload/model/lublin"      // Lublin & Feitelson 2003
+	_ "github.com/backfill-hpc/backfill/workload/model/feitelson96" // Feitelson 1996
+	_ "github.com/backfill-hpc/backfill/workload/model/jann97"      // Jann et al. 1997
+	_ "github.com/backfill-hpc/backfill/workload/model/lublin"      // Lublin & Feitelson 2003
 )

@@ -3,8 +3,8 @@ package all_test
 import (
 	"testing"
 
-	"backfill/workload/model"
-	_ "backfill/workload/model/all"
+	"github.com/backfill-hpc/backfill/workload/model"
+	_ "github.com/backfill-hpc/backfill/workload/model/all"
 )
 
 // BenchmarkGenerate measures generation speed per model (jobs/s is

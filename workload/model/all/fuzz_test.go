@@ -3,7 +3,7 @@ package all_test
 import (
 	"testing"
 
-	"backfill/workload/model"
+	"github.com/backfill-hpc/backfill/workload/model"
 )
 
 // FuzzModelSpec: any model spec either fails with an error or builds a

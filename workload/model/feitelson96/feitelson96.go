@@ -39,8 +39,8 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"backfill/job"
-	"backfill/workload/model"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/workload/model"
 )
 
 // DefaultProcs is the machine size when none is given (the iPSC/860 and

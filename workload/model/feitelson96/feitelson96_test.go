@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"backfill/workload/model"
+	"github.com/backfill-hpc/backfill/workload/model"
 )
 
 func within(t *testing.T, what string, got, want, tol float64) {

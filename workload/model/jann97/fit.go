@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"backfill/job"
-	"backfill/workload/model"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/workload/model"
 )
 
 // MaxOrder bounds the common order searched by Fit.

@@ -23,8 +23,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"backfill/job"
-	"backfill/workload/model"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/workload/model"
 )
 
 // DefaultProcs is the CTC SP2 partition the model was fitted on.

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"backfill/workload"
-	"backfill/workload/model"
+	"github.com/backfill-hpc/backfill/workload"
+	"github.com/backfill-hpc/backfill/workload/model"
 )
 
 var ctc = filepath.Join("..", "..", "..", "..", "shared", "traces", "CTC-SP2-1996-3.1-cln.swf.gz")

@@ -1,6 +1,6 @@
 package jann97
 
-import "backfill/workload/model"
+import "github.com/backfill-hpc/backfill/workload/model"
 
 // Fitted are the model's parameters for the CTC SP2: for each size range
 // of Bounds, the hyper-Erlang distributions of common order of the

@@ -31,8 +31,8 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"backfill/job"
-	"backfill/workload/model"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/workload/model"
 )
 
 // Source names the origin of the default parameters.

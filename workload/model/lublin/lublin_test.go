@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"backfill/job"
-	"backfill/workload/model"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/workload/model"
 )
 
 func gen(t *testing.T, spec string, cfg model.Config) *model.Workload {
