@@ -80,7 +80,7 @@ func TestLocalExecutor(t *testing.T) {
 	// a job that ends by itself with its exit status and output
 	a := sub("echo hello from $BACKFILL_JOB_ID on $BACKFILL_PROCS; exit 3", 2, 100)
 	env.clockTo(0)
-	v := waitState(t, alice, a.ID, Completed)
+	v := waitState(t, alice, a.ID, Failed)
 	if v.ExitCode == nil || *v.ExitCode != 3 {
 		t.Fatalf("exit status: %+v", v)
 	}
@@ -128,13 +128,13 @@ func TestLocalExecutorRestart(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	env.start(0)
 	alice = NewClient(env.srv.URL, tok)
-	if v := waitState(t, alice, b.ID, Completed); v.ExitCode == nil || *v.ExitCode != 5 {
+	if v := waitState(t, alice, b.ID, Failed); v.ExitCode == nil || *v.ExitCode != 5 {
 		t.Fatalf("job ended during the downtime: %+v", v)
 	}
 	if v := waitState(t, alice, a.ID, Running); v.Start == nil {
 		t.Fatalf("adopted job: %+v", v)
 	}
-	if v := waitState(t, alice, a.ID, Completed); v.ExitCode == nil || *v.ExitCode != 7 {
+	if v := waitState(t, alice, a.ID, Failed); v.ExitCode == nil || *v.ExitCode != 7 {
 		t.Fatalf("adopted job's end: %+v", v)
 	}
 }

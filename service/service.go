@@ -33,6 +33,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/backfill-hpc/backfill/policy"
@@ -104,12 +105,18 @@ type Config struct {
 	// MaxBody is the largest request body accepted, in bytes (default
 	// 64 KiB).
 	MaxBody int64
+	// BodyTimeout is the time a client has, from the end of its headers,
+	// to send the whole request body (default 10 s).
+	BodyTimeout time.Duration
 	// MaxEstimate is the longest estimate accepted, in seconds (default
 	// one year).
 	MaxEstimate int64
 	// AdminToken, if set, becomes the admin user's token; otherwise one is
 	// generated at the first start and written to StateDir/admin.token.
 	AdminToken string
+	// AdminTokenFile is the file AdminToken was read from: a token reset
+	// through the API rewrites it (default StateDir/admin.token).
+	AdminTokenFile string
 	// Logger defaults to a discarding logger.
 	Logger *slog.Logger
 }
@@ -166,6 +173,9 @@ func Open(cfg Config) (*Service, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 64 << 10
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 10 * time.Second
+	}
 	if cfg.MaxEstimate <= 0 {
 		cfg.MaxEstimate = 365 * 24 * 3600
 	}
@@ -180,6 +190,9 @@ func Open(cfg Config) (*Service, error) {
 	}
 	sched, err := policy.New(cfg.Policy, cfg.Procs)
 	if err != nil {
+		return nil, err
+	}
+	if err := secureDir(cfg.StateDir, cfg.Logger); err != nil {
 		return nil, err
 	}
 	st, err := store.Open(cfg.StateDir, cfg.Sync)
@@ -242,6 +255,32 @@ func Open(cfg Config) (*Service, error) {
 		}
 	}
 	return s, nil
+}
+
+// secureDir creates the state directory, or checks an existing one: it
+// must belong to the service's user, and its mode becomes 0700 (it holds
+// the database with token hashes and commands, and the admin token).
+func secureDir(dir string, log *slog.Logger) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("state directory %s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("state directory %s belongs to user id %d, not to the service's user (%d): refusing to start (others could read or replace the database)", dir, st.Uid, os.Geteuid())
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("state directory %s has mode %o and cannot be made 0700: %w; refusing to start", dir, fi.Mode().Perm(), err)
+		}
+		log.Warn("state directory was accessible to others; its mode is now 0700", "dir", dir, "was", fmt.Sprintf("%o", fi.Mode().Perm()))
+	}
+	return nil
 }
 
 type discard struct{}
@@ -310,6 +349,42 @@ func NewToken() string {
 // AdminTokenFile is where the generated admin token is written.
 func (s *Service) AdminTokenFile() string { return filepath.Join(s.cfg.StateDir, "admin.token") }
 
+// adminTokenPath is the file that holds the admin token: the one it was
+// read from, or the generated one.
+func (s *Service) adminTokenPath() string {
+	if s.cfg.AdminTokenFile != "" {
+		return s.cfg.AdminTokenFile
+	}
+	return s.AdminTokenFile()
+}
+
+// writeSecret replaces file with tok, mode 0600, atomically (a new file
+// renamed over the old one: no reader sees half a token, and a symbolic
+// link at the path is replaced, not followed).
+func writeSecret(file, tok string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".token-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.WriteString(tok + "\n"); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
+
 func (s *Service) loadUsers() error {
 	us, err := s.st.Users()
 	if err != nil {
@@ -329,8 +404,10 @@ func (s *Service) loadUsers() error {
 		if admin == nil || admin.TokenHash != HashToken(s.cfg.AdminToken) {
 			u := store.User{Name: "admin", TokenHash: HashToken(s.cfg.AdminToken), Admin: true, Created: s.clock.Now()}
 			if admin != nil {
-				u.PP, u.Quota, u.Created = admin.PP, admin.Quota, admin.Created
+				u.ID, u.PP, u.Quota, u.Created = admin.ID, admin.PP, admin.Quota, admin.Created
 				delete(s.users, admin.TokenHash)
+			} else if u.ID, err = s.st.NextUserID(); err != nil {
+				return err
 			}
 			if err := s.st.PutUser(u); err != nil {
 				return err
@@ -340,7 +417,10 @@ func (s *Service) loadUsers() error {
 	case admin == nil:
 		tok := NewToken()
 		u := store.User{Name: "admin", TokenHash: HashToken(tok), Admin: true, Created: s.clock.Now()}
-		if err := os.WriteFile(s.AdminTokenFile(), []byte(tok+"\n"), 0o600); err != nil {
+		if u.ID, err = s.st.NextUserID(); err != nil {
+			return err
+		}
+		if err := writeSecret(s.AdminTokenFile(), tok); err != nil {
 			return fmt.Errorf("writing the admin token: %w", err)
 		}
 		if err := s.st.PutUser(u); err != nil {

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -28,9 +29,12 @@ type Record struct {
 	Data []byte
 }
 
-// User is an API user: a name, the SHA-256 of its token, whether it is an
+// User is an API user: an id, a name, the SHA-256 of its token, whether it is an
 // administrator, its political priority and quota.
 type User struct {
+	// ID is the user's number, given at creation and never reused (a
+	// user created later with a deleted user's name gets a new ID).
+	ID        int64
 	Name      string
 	TokenHash string
 	Admin     bool
@@ -81,6 +85,20 @@ func Open(dir, sync string) (*Store, error) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	path := filepath.Join(dir, "state.db")
+	// the database holds commands, names and token hashes: owner only
+	// (SQLite gives the -wal and -shm files the database file's mode)
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		if f == path {
+			if fd, err := os.OpenFile(f, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600); err != nil {
+				return nil, fmt.Errorf("store: %w", err)
+			} else {
+				fd.Close()
+			}
+		}
+		if err := os.Chmod(f, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -98,12 +116,64 @@ func Open(dir, sync string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store %s: journal mode is %q, want wal (%v)", path, mode, err)
 	}
+	if err := migrateUsers(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
 	ins, err := db.Prepare("INSERT INTO events(seq, kind, t, data) VALUES (?, ?, ?, ?)")
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
 	return &Store{db: db, Path: path, ins: ins}, nil
+}
+
+// migrateUsers adds the users' id column to databases created before it
+// and numbers their users (in name order).
+func migrateUsers(db *sql.DB) error {
+	rows, err := db.Query("SELECT name FROM pragma_table_info('users') WHERE name = 'uid'")
+	if err != nil {
+		return err
+	}
+	has := rows.Next()
+	rows.Close()
+	if !has {
+		if _, err := db.Exec("ALTER TABLE users ADD COLUMN uid INTEGER NOT NULL DEFAULT 0"); err != nil {
+			return err
+		}
+	}
+	var names []string
+	rows, err = db.Query("SELECT name FROM users WHERE uid = 0 ORDER BY name")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	for _, n := range names {
+		id, err := nextUID(db)
+		if err != nil {
+			return err
+		}
+		if _, err := db.Exec("UPDATE users SET uid = ? WHERE name = ?", id, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nextUID takes the next user id (meta next_uid, starting at 1).
+func nextUID(db *sql.DB) (int64, error) {
+	var id int64
+	err := db.QueryRow(`INSERT INTO meta(k, v) VALUES ('next_uid', '2')
+		ON CONFLICT(k) DO UPDATE SET v = CAST(v AS INTEGER) + 1 RETURNING CAST(v AS INTEGER) - 1`).Scan(&id)
+	return id, err
 }
 
 // Close closes the database.
@@ -184,7 +254,7 @@ func (s *Store) SetMeta(k, v string) error {
 
 // Users returns every user, sorted by name.
 func (s *Store) Users() ([]User, error) {
-	rows, err := s.db.Query("SELECT name, token_hash, admin, pp, quota, created FROM users ORDER BY name")
+	rows, err := s.db.Query("SELECT uid, name, token_hash, admin, pp, quota, created FROM users ORDER BY name")
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -193,7 +263,7 @@ func (s *Store) Users() ([]User, error) {
 	for rows.Next() {
 		var u User
 		var admin int
-		if err := rows.Scan(&u.Name, &u.TokenHash, &admin, &u.PP, &u.Quota, &u.Created); err != nil {
+		if err := rows.Scan(&u.ID, &u.Name, &u.TokenHash, &admin, &u.PP, &u.Quota, &u.Created); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 		u.Admin = admin != 0
@@ -202,15 +272,25 @@ func (s *Store) Users() ([]User, error) {
 	return out, rows.Err()
 }
 
-// PutUser creates or replaces user u.
+// NextUserID takes a new user id (1, 2, …; never given twice).
+func (s *Store) NextUserID() (int64, error) {
+	id, err := nextUID(s.db)
+	if err != nil {
+		return 0, fmt.Errorf("store: new user id: %w", err)
+	}
+	return id, nil
+}
+
+// PutUser creates or replaces user u (a new user's ID comes from
+// NextUserID).
 func (s *Store) PutUser(u User) error {
 	admin := 0
 	if u.Admin {
 		admin = 1
 	}
-	_, err := s.db.Exec(`INSERT INTO users(name, token_hash, admin, pp, quota, created) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash, admin = excluded.admin, pp = excluded.pp, quota = excluded.quota`,
-		u.Name, u.TokenHash, admin, u.PP, u.Quota, u.Created)
+	_, err := s.db.Exec(`INSERT INTO users(uid, name, token_hash, admin, pp, quota, created) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(name) DO UPDATE SET uid = excluded.uid, token_hash = excluded.token_hash, admin = excluded.admin, pp = excluded.pp, quota = excluded.quota`,
+		u.ID, u.Name, u.TokenHash, admin, u.PP, u.Quota, u.Created)
 	if err != nil {
 		return fmt.Errorf("store: user %s: %w", u.Name, err)
 	}
