@@ -421,6 +421,12 @@ type Health struct {
 }
 
 func (s *Service) health(w http.ResponseWriter, r *http.Request) {
+	h, status := s.healthNow()
+	writeJSON(w, status, h)
+}
+
+// healthNow is the health answer and its status.
+func (s *Service) healthNow() (Health, int) {
 	s.mu.Lock()
 	wt, rn, busy := s.eng.Counts()
 	h := Health{Status: "ok", Now: s.eng.cur, Policy: s.eng.Policy(), Procs: s.cfg.Procs, Executor: s.exec.Name(), Waiting: wt, Running: rn, Busy: busy}
@@ -429,7 +435,7 @@ func (s *Service) health(w http.ResponseWriter, r *http.Request) {
 	if s.Fatal() != nil {
 		h.Status, status = "unavailable", 503
 	}
-	writeJSON(w, status, h)
+	return h, status
 }
 
 func readBody(r *http.Request) ([]byte, error) {

@@ -293,6 +293,10 @@ func (s *Service) execOptions() executor.Options {
 		o.Dir = s.cfg.StateDir
 	}
 	o.Procs = s.cfg.Procs
+	o.Instance = s.inst
+	if o.Logger == nil {
+		o.Logger = s.log
+	}
 	return o
 }
 
@@ -434,7 +438,7 @@ func (s *Service) loadUsers() error {
 
 func (s *Service) execJob(j *Job) executor.Job {
 	return executor.Job{ID: j.ID(), Tag: "bf-" + s.inst + "-" + strconv.FormatInt(j.ID(), 10),
-		Procs: j.Req.Procs, Estimate: j.Req.Estimate, Command: j.Command, User: j.User, Name: j.Name, Ref: j.Ref}
+		Procs: j.Req.Procs, Estimate: j.Req.Estimate, Command: j.Command, User: j.User, Name: j.Name, Workdir: j.Workdir, Ref: j.Ref}
 }
 
 // reconcile asks the executor about the jobs the log says are running or
