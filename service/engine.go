@@ -526,6 +526,19 @@ func (e *Engine) End(t int64, j *Job, exit *int, note string) (ok bool, err erro
 	return true, nil
 }
 
+// Fail records at instant t that running job j could not run (its
+// executor failed to start it): failed, without an exit status.
+func (e *Engine) Fail(t int64, j *Job, note string) (bool, error) {
+	if err := e.Advance(t); err != nil {
+		return false, err
+	}
+	if j.State != Running {
+		return false, nil
+	}
+	e.end(t, j, Failed, nil, note)
+	return true, nil
+}
+
 // Cancel cancels waiting or running job j at instant t; a running job is
 // killed by the executor. Cancelling a finished job changes nothing.
 func (e *Engine) Cancel(t int64, j *Job) (bool, error) { return e.CancelNote(t, j, "") }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"path/filepath"
 	"reflect"
@@ -444,6 +445,10 @@ func readBody(r *http.Request) ([]byte, error) {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
 			return nil, err
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, errf(http.StatusRequestTimeout, "the body did not arrive within the body timeout")
 		}
 		return nil, errf(400, "reading the body: %v", err)
 	}

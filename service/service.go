@@ -495,6 +495,22 @@ func (r endReporter) Ended(id int64, exit *int, note string) {
 	}
 }
 
+// failed ends a job its executor could not start: failed.
+func (r endReporter) failed(id int64, note string) {
+	s := r.s
+	err := s.do(func(e *Engine) error {
+		j := e.Job(id)
+		if j == nil {
+			return fmt.Errorf("unknown job %d", id)
+		}
+		_, err := e.Fail(max(s.clock.Now(), e.cur), j, note)
+		return err
+	})
+	if err != nil {
+		s.log.Warn("executor failed to start a job", "id", id, "err", err)
+	}
+}
+
 // do runs f on the engine under the lock, commits what it logged, and
 // waits for the commit.
 func (s *Service) do(f func(e *Engine) error) error {
@@ -613,7 +629,7 @@ func (s *Service) effector() {
 				s.log.Error("executor", "action", f.Kind, "id", ej.ID, "err", err)
 				if f.Kind == "start" {
 					// the job cannot run: it ends now, with no status
-					go endReporter{s}.Ended(ej.ID, nil, "executor failed to start it: "+err.Error())
+					go endReporter{s}.failed(ej.ID, "executor failed to start it: "+err.Error())
 				}
 			}
 			if ref != "" && ref != ej.Ref {
