@@ -462,9 +462,9 @@ func attackJobs(t *testing.T, cgroup string) {
 		return string(b)
 	}
 	mark := fmt.Sprintf("%06d", time.Now().UnixNano()%1000000) // sleep takes 301.123456
-	escape := "301." + mark    // setsid sleep: must die at the limit
-	leftover := "303." + mark  // sleep & exit 0: must die at the job's end
-	cancelled := "305." + mark // setsid sleep: must die at the cancellation
+	escape := "301." + mark                                    // setsid sleep: must die at the limit
+	leftover := "303." + mark                                  // sleep & exit 0: must die at the job's end
+	cancelled := "305." + mark                                 // setsid sleep: must die at the cancellation
 	target := filepath.Join(dir, "planted-target")
 	os.WriteFile(target, []byte("untouched\n"), 0o600)
 
