@@ -645,6 +645,11 @@ func (l *Local) poll() {
 
 // Close implements Executor.
 func (l *Local) Close() error {
-	l.once.Do(func() { close(l.quit) })
+	l.once.Do(func() {
+		close(l.quit)
+		if l.cgroup != "" {
+			os.Remove(l.cgroup) // only if no job's cgroup is left in it
+		}
+	})
 	return nil
 }
