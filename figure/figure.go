@@ -94,7 +94,7 @@ func Plot(res *report.Results, opt Options) (*plot.Plot, error) {
 	lines := report.Lines(res, x)
 	n := 0
 	perPolicy := map[string]int{} // lines of one policy share its colour, differ in dashes and shapes
-	var xs []float64                // the data's x values: the ticks
+	var xs []float64              // the data's x values: the ticks
 	for _, l := range lines {
 		if len(l.X) < 2 {
 			continue

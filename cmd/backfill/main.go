@@ -5,8 +5,8 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"os"
+	"regexp"
 
 	"github.com/spf13/cobra"
 )
