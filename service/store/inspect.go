@@ -73,6 +73,15 @@ func Inspect(dir string) (*Inspection, error) {
 	}
 	if in.DBSize > 0 {
 		in.ReadErr = in.read()
+		// a read-only connection creates the -shm (and an empty -wal)
+		// when they are absent; remove what it created, so that a check
+		// leaves the directory as it found it
+		if !in.SHM {
+			os.Remove(in.DB + "-shm")
+		}
+		if st, err := os.Stat(in.DB + "-wal"); in.WALSize < 0 && err == nil && st.Size() == 0 {
+			os.Remove(in.DB + "-wal")
+		}
 	}
 	return in, nil
 }

@@ -46,9 +46,10 @@ type Store struct {
 	Dir  string
 	ins  *sql.Stmt
 	mark *markFile
-	id   string // store_id
-	last int64  // highest sequence number in the log (or snapshot)
-	base int64  // the log starts after this sequence number (0: at 1)
+	id   string      // store_id
+	last int64       // highest sequence number in the log (or snapshot)
+	base int64       // the log starts after this sequence number (0: at 1)
+	ro   *Inspection // opened read-only (OpenReadOnly), with what it found
 
 	// Fresh reports that the directory held no state of value before
 	// this Open (no database, or one without records and users, as a
@@ -254,7 +255,7 @@ func OpenReadOnly(dir string) (*Store, *Inspection, error) {
 		return nil, in, err
 	}
 	db.SetMaxOpenConns(1)
-	return &Store{db: db, Path: in.DB, Dir: dir, base: in.Base, last: in.Contiguous}, in, nil
+	return &Store{db: db, Path: in.DB, Dir: dir, base: in.Base, last: in.Contiguous, ro: in}, in, nil
 }
 
 // Close closes the database.
@@ -265,7 +266,17 @@ func (s *Store) Close() error {
 	if s.mark != nil {
 		s.mark.close()
 	}
-	return s.db.Close()
+	err := s.db.Close()
+	if in := s.ro; in != nil {
+		// remove the -shm and empty -wal a read-only connection created
+		if !in.SHM {
+			os.Remove(in.DB + "-shm")
+		}
+		if st, err := os.Stat(in.DB + "-wal"); in.WALSize < 0 && err == nil && st.Size() == 0 {
+			os.Remove(in.DB + "-wal")
+		}
+	}
+	return err
 }
 
 // Append writes records in one transaction, then moves the high-water mark
