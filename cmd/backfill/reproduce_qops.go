@@ -20,6 +20,7 @@ import (
 	"github.com/backfill-hpc/backfill/policy"
 	deadlinepol "github.com/backfill-hpc/backfill/policy/deadline"
 	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
 	deadlinewl "github.com/backfill-hpc/backfill/workload/deadline"
 )
@@ -294,7 +295,7 @@ func (f *qopsRepro) simulate(wls []*qopsWL, traces map[string]*workload.Trace) e
 			if f.offset+f.jobs > len(tr.Jobs) {
 				sp.Count = 0
 			}
-			b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp)
+			b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp, simulate.EASYResponses)
 			if err != nil {
 				x.err = fmt.Errorf("%s: %w", st.label, err)
 				return
