@@ -774,7 +774,7 @@ func (q *qopsRun) claims(r *Report) {
 		m := mean64(loss)
 		cl := Claim{ID: "qops.util-s02", Where: "§5.1, Figure 6", Text: "QoPS's utilization is about 10 % below EASY's and conservative's (s = 0.2)", Published: "≈ 10 %",
 			Ours: fmt.Sprintf("CTC-SP2, duplication: %.1f to %.1f points below EASY (mean %.1f)", slices.Min(loss), slices.Max(loss), m)}
-		cl.Verdict = verdictIf(m >= 5 && m <= 15, "")
+		cl.Verdict = verdictIf(m >= 5 && m <= 15)
 		if cl.Verdict == NotReproduced {
 			cl.Setting = "the deadlines follow §4.1 (workload/deadline tests)"
 		}
@@ -838,7 +838,7 @@ func (q *qopsRun) claims(r *Report) {
 		a, b := spread(0.2), spread(0.5)
 		cl := Claim{ID: "qops.converge", Where: "§5.1, Figure 5", Text: "as s grows the schemes converge (QoPS closer to MSB and MRT at s = 0.5)",
 			Ours: fmt.Sprintf("CTC-SP2, duplication, l = %g: spread of the unadmitted shares %.1f points at s = 0.2, %.1f at s = 0.5", top, a, b)}
-		cl.Verdict = verdictIf(b < a, "")
+		cl.Verdict = verdictIf(b < a)
 		sec.Claim(cl)
 	}
 	// non-deadline jobs better under the deadline schemes
@@ -866,7 +866,7 @@ func (q *qopsRun) claims(r *Report) {
 		}
 		cl := Claim{ID: "qops.nd-better", Where: "§5.2, Figures 25–28", Text: "the non-deadline jobs' response and slowdown are lower under QoPS, MSB and MRT than under EASY and conservative",
 			Ours: fmt.Sprintf("lower on both metrics in %d of %d (workload, policy) pairs", better, n)}
-		cl.Verdict = verdictIf(n > 0 && better*10 >= 9*n, "")
+		cl.Verdict = verdictIf(n > 0 && better*10 >= 9*n)
 		sec.Claim(cl)
 		pn, pr, pb := q.fig43("qops")
 		cl = Claim{ID: "qops.fig43", Where: "§5.2, Figure 43", Text: "at the same utilization QoPS's non-deadline jobs do better than under EASY and conservative, especially in slowdown",
@@ -925,7 +925,7 @@ func (q *qopsRun) regionVerdict(holds bool, frac float64) (Verdict, string) {
 		}
 	}
 	if len(pts) == 0 {
-		return verdictIf(holds, ""), "region part not run"
+		return verdictIf(holds), "region part not run"
 	}
 	var yes []string
 	for _, p := range pts {
@@ -950,7 +950,8 @@ func (q *qopsRun) regionVerdict(holds bool, frac float64) (Verdict, string) {
 	return NotReproduced, where + "; the policies follow §3 and §2.2 (hand-worked cases in policy/deadline tests)"
 }
 
-func verdictIf(ok bool, setting string) Verdict {
+// verdictIf is Reproduced when ok, else NotReproduced.
+func verdictIf(ok bool) Verdict {
 	if ok {
 		return Reproduced
 	}

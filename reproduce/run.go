@@ -9,6 +9,7 @@ import (
 	"github.com/backfill-hpc/backfill/audit"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
+	_ "github.com/backfill-hpc/backfill/policy/all" // every policy the papers compare
 	"github.com/backfill-hpc/backfill/sim"
 )
 
