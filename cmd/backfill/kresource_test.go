@@ -69,7 +69,7 @@ func TestSimulateMem(t *testing.T) {
 	}
 	// 600 + 600 KB > 1000: the two first jobs cannot run together, so the
 	// makespan is 200 s, not 100
-	if !strings.Contains(out, " 200 ") {
+	if !strings.Contains(out, " 200.0 ") {
 		t.Errorf("memory not enforced:\n%s", out)
 	}
 	if _, err := run(t, "simulate", "--trace", path, "--mem", "1000", "--policy", "easy"); err == nil || !strings.Contains(err.Error(), "processors only") {
