@@ -8,7 +8,7 @@ import (
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/sim"
-	"github.com/backfill-hpc/backfill/simulate"
+	simrun "github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
 	wd "github.com/backfill-hpc/backfill/workload/deadline"
 )
@@ -37,7 +37,7 @@ func TestDeadlineRegression(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := wd.Build(tr.Jobs, tr.Procs, sp, simulate.EASYResponses)
+		b, err := wd.Build(tr.Jobs, tr.Procs, sp, simrun.EASYResponses)
 		if err != nil {
 			t.Fatal(err)
 		}
