@@ -8,6 +8,12 @@
 //  1. ends: every running job whose end is t — completion at start+runtime,
 //     or, in kill mode, kill at start+estimate when the runtime exceeds the
 //     estimate — in increasing job ID, each followed by policy.Remove;
+//     then, with Options.Extend, the jobs reaching their limit at t, in
+//     increasing job ID, each offered an extension (policy.Extender) and
+//     killed (policy.Remove) without one. The reservation-based policies
+//     react to the ends of an instant only once all are known (see
+//     docs/simulator.md, "Same-instant events"), so the order of the ends
+//     does not change the schedule;
 //  2. submissions: every job submitted at t, in increasing job ID, each
 //     followed by policy.Insert (and, for a policy.Guarantor, the bound it
 //     promises);
@@ -194,6 +200,30 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 		ends.push(endItem{t: o.End, id: int32(id)})
 	}
 
+	// endJob records that job id ended (completed or killed) at now and
+	// tells the policy
+	endJob := func(id int) {
+		state[id] = stDone
+		free += jobs[id].Procs
+		for k, n := range jobs[id].Res {
+			freeRes[k] += n
+		}
+		done++
+		if res.Outcomes[id].Killed {
+			res.Killed++
+		}
+		if pred != nil {
+			if first, n, ok := pred.Prediction(&jobs[id].Request); ok {
+				res.Outcomes[id].Predicted, res.Outcomes[id].Corrections = first, n
+			}
+		}
+		sched.Remove(now, &jobs[id].Request)
+		if opt.Progress != nil && done&8191 == 0 {
+			opt.Progress(done)
+		}
+	}
+	var checks []endItem
+
 	for {
 		// next instant
 		t := wake
@@ -207,46 +237,37 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 			break
 		}
 		now = t
-		// 1. ends
+		// 1. ends; kill checks (Options.Extend) after every end of the
+		// instant, so that the policy prices an extension knowing all of
+		// them
+		checks = checks[:0]
 		for len(ends) > 0 && ends[0].t == now {
 			it := ends.pop()
-			id := int(it.id)
 			if it.check {
-				o := &res.Outcomes[id]
-				x := ext.Extend(now, &jobs[id].Request)
-				if x > 0 {
-					res.Extensions++
-					o.Extension += x
-					limit[id] = now + x
-					if end := o.Start + jobs[id].Runtime; end <= limit[id] {
-						o.End = end
-						res.Saved++
-						ends.push(endItem{t: end, id: it.id})
-					} else {
-						ends.push(endItem{t: limit[id], id: it.id, check: true})
-					}
-					continue
+				checks = append(checks, it)
+				continue
+			}
+			endJob(int(it.id))
+		}
+		for _, it := range checks {
+			id := int(it.id)
+			o := &res.Outcomes[id]
+			x := ext.Extend(now, &jobs[id].Request)
+			if x > 0 {
+				res.Extensions++
+				o.Extension += x
+				limit[id] = now + x
+				if end := o.Start + jobs[id].Runtime; end <= limit[id] {
+					o.End = end
+					res.Saved++
+					ends.push(endItem{t: end, id: it.id})
+				} else {
+					ends.push(endItem{t: limit[id], id: it.id, check: true})
 				}
-				o.End, o.Killed = now, true
+				continue
 			}
-			state[id] = stDone
-			free += jobs[id].Procs
-			for k, n := range jobs[id].Res {
-				freeRes[k] += n
-			}
-			done++
-			if res.Outcomes[id].Killed {
-				res.Killed++
-			}
-			if pred != nil {
-				if first, n, ok := pred.Prediction(&jobs[id].Request); ok {
-					res.Outcomes[id].Predicted, res.Outcomes[id].Corrections = first, n
-				}
-			}
-			sched.Remove(now, &jobs[id].Request)
-			if opt.Progress != nil && done&8191 == 0 {
-				opt.Progress(done)
-			}
+			o.End, o.Killed = now, true
+			endJob(id)
 		}
 		// 2. submissions
 		for next < len(jobs) && jobs[next].Submit == now {
