@@ -92,6 +92,9 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 		}
 		res, err = loadInputs(args, f.csvProcs)
 	} else {
+		if err := checkTau(f.tau); err != nil {
+			return err
+		}
 		res, err = simulateForReport(&f.simulateFlags)
 	}
 	if err != nil {

@@ -78,6 +78,16 @@ func newSimulate() *cobra.Command {
 	return cmd
 }
 
+// checkTau rejects a bounded-slowdown threshold below 1 s: bounded
+// slowdown is (wait + runtime) / max(runtime, τ), which τ ≤ 0 leaves
+// undefined for jobs of runtime 0 (Feitelson et al. use τ = 10 s).
+func checkTau(tau int64) error {
+	if tau < 1 {
+		return fmt.Errorf("--tau %d: the bounded-slowdown threshold must be at least 1 s (the papers use 10 s)", tau)
+	}
+	return nil
+}
+
 type simRun struct {
 	spec string
 	res  *sim.Result
@@ -93,6 +103,12 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	}
 	if len(f.policies) == 0 {
 		return fmt.Errorf("--policy: no policy given")
+	}
+	if err := checkTau(f.tau); err != nil {
+		return err
+	}
+	if f.warmUp < 0 || f.drain < 0 {
+		return fmt.Errorf("--warmup %d, --drain %d: expected seconds ≥ 0", f.warmUp, f.drain)
 	}
 	if err := f.resolveOverrun(); err != nil {
 		return err
