@@ -30,7 +30,9 @@ slowdown and utilization.
 With no --trace, the embedded KTH SP2 trace (28,476 jobs, 100 processors) is used.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       toolVersion(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(flagErrorHint)
 	root.AddCommand(newSimulate(), newInfo(), newCheck(), newPolicies(), newBench(), newReproduceCmd(), newReport(), newPlot(), newGenerate())
 	root.AddCommand(serviceCommands()...)

@@ -37,6 +37,8 @@ type simulateFlags struct {
 	workers  int
 	noAudit  bool
 	classes  []string
+	human    bool
+	plainCSV bool
 	// deadlines is a deadline-workload spec (package workload/deadline)
 	deadlines string
 }
@@ -74,6 +76,8 @@ func newSimulate() *cobra.Command {
 	fl.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "policies simulated in parallel")
 	fl.BoolVar(&f.noAudit, "no-audit", false, "skip the schedule audit after each simulation")
 	fl.StringVar(&f.deadlines, "deadlines", "", "make a deadline workload (Islam et al.'s QoPS evaluation) before simulating: key=value pairs s (stringency: deadline = submit + max(runtime, (1−s)·EASY response)), l (load factor), load (dup or expand), frac (share of deadline jobs), offset and n (subset), seed; e.g. s=0.2:l=1.4:load=dup:frac=0.8:n=5000 (use with --estimate exact, as the paper)")
+	fl.BoolVar(&f.plainCSV, "plain-csv", false, "with --out: also write POLICY.plain.csv, the per-job CSV without its '#' provenance lines (for evalys and other readers that do not skip comments), and the provenance in POLICY.provenance.txt")
+	fl.BoolVar(&f.human, "human", false, "table format: durations as days, hours and minutes (4d 02h) instead of seconds")
 	fl.StringArrayVar(&f.classes, "classes", nil, "also print per-class tables (table format), one per rule QUANTITY:B1,B2,… with QUANTITY runtime, size or estimate, e.g. size:1,8,64 (repeat the flag for several rules)")
 	return cmd
 }
@@ -186,7 +190,10 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		}
 	}
 	header = append(header, extensionNotes(f, runs)...)
-	if err := writeSummary(cmd.OutOrStdout(), f.format, tr, rows, header); err != nil {
+	if f.format == "table" && f.trace == "" && !cmd.Flags().Changed("policy") {
+		header = append(header, defaultRunNote(tr)...)
+	}
+	if err := writeSummary(cmd.OutOrStdout(), f.format, tr, rows, header, f.human); err != nil {
 		return err
 	}
 	return writeClassTables(cmd.OutOrStdout(), rules, runs, metrics.Options{Procs: tr.Procs, Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain})
@@ -223,6 +230,7 @@ func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progres
 // ingestion rules in force, and the simulation settings.
 func runHeader(tr *workload.Trace, f *simulateFlags) []string {
 	h := []string{
+		"version: " + toolVersion(),
 		"trace: " + tr.Name,
 		fmt.Sprintf("machine: %d processors (%s)", tr.Procs, tr.ProcsSource),
 		fmt.Sprintf("jobs simulated: %d", len(tr.Jobs)),
@@ -244,7 +252,7 @@ func runHeader(tr *workload.Trace, f *simulateFlags) []string {
 	return h
 }
 
-func writeSummary(w io.Writer, format string, tr *workload.Trace, rows []metrics.Row, header []string) error {
+func writeSummary(w io.Writer, format string, tr *workload.Trace, rows []metrics.Row, header []string, human bool) error {
 	switch format {
 	case "json":
 		var buf bytes.Buffer
@@ -273,7 +281,18 @@ func writeSummary(w io.Writer, format string, tr *workload.Trace, rows []metrics
 			fmt.Fprintf(w, "# %s\n", h)
 		}
 		fmt.Fprintln(w)
-		return metrics.WriteTable(w, rows)
+		return metrics.WriteTableWith(w, rows, metrics.TableOptions{Human: human})
+	}
+}
+
+// defaultRunNote explains the default run (no --trace, no --policy) to a
+// newcomer: what it compares, and why FCFS's waits are days.
+func defaultRunNote(tr *workload.Trace) []string {
+	return []string{
+		fmt.Sprintf("note: the default run: FCFS, EASY and conservative backfilling on the embedded %s trace (%d jobs, %d processors).", workload.BuiltinName, len(tr.Jobs), tr.Procs),
+		"note: FCFS waits are days: a wide job at the head of the queue keeps processors idle until enough are free, every job behind it waits,",
+		"note: and at this trace's load the backlog takes days to drain. Backfilling starts later jobs on idle processors when that delays",
+		"note: neither the head job (EASY) nor any earlier job (conservative). Other runs: --trace, --policy; --human prints days and hours.",
 	}
 }
 
@@ -332,6 +351,26 @@ func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.
 		}); err != nil {
 			return err
 		}
+		if f.plainCSV {
+			// the same rows without the comment lines, for CSV readers
+			// that do not skip comments (evalys, pandas without
+			// comment='#'); the provenance beside it
+			if err := writeFile(stem+".plain.csv", func(w io.Writer) error {
+				return metrics.WriteJobsCSV(w, r.res.Outcomes, tr.Name, f.tau, nil)
+			}); err != nil {
+				return err
+			}
+			if err := writeFile(stem+".provenance.txt", func(w io.Writer) error {
+				for _, c := range comments {
+					if _, err := fmt.Fprintln(w, c); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
 		if err := writeFile(stem+".swf", func(w io.Writer) error {
 			return workload.WriteSchedule(w, tr, r.res.Outcomes, comments)
 		}); err != nil {
@@ -341,7 +380,7 @@ func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.
 	for _, format := range []string{"table", "json", "csv"} {
 		ext := map[string]string{"table": "txt", "json": "json", "csv": "csv"}[format]
 		if err := writeFile(filepath.Join(dir, "summary."+ext), func(w io.Writer) error {
-			return writeSummary(w, format, tr, rows, header)
+			return writeSummary(w, format, tr, rows, header, false)
 		}); err != nil {
 			return err
 		}
