@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stops the test cluster that .ci/slurm-up.sh started from DIR: slurmd,
-# slurmctld and munged, each by the process id in its pid file (never by
+# slurmctld, slurmdbd and MariaDB (accounting mode) and munged, each by the process id in its pid file (never by
 # name), waiting up to 10 s for each before SIGKILL. Keeps DIR (its log/
 # holds the daemons' logs) unless --clean is given.
 #
@@ -36,6 +36,8 @@ stop() { # stop NAME PIDFILE
 
 stop slurmd "$DIR/slurmd.pid"
 stop slurmctld "$DIR/slurmctld.pid"
+stop slurmdbd "$DIR/slurmdbd.pid"
+stop mariadbd "$DIR/db/mariadbd.pid"
 stop munged "$DIR/munge/munged.pid"
 if [ "$CLEAN" = 1 ]; then
   rm -rf "$DIR"

@@ -4,7 +4,10 @@
 # slurmctld, slurmd; installs slurm-wlm and munge when missing), runs a
 # sweep locally, emits the same sweep as an sbatch job array, submits it,
 # waits for it (bounded), collects the shards' results and asserts that
-# they equal the local run's byte for byte. Stops everything it started.
+# they equal the local run's byte for byte. The cluster runs in accounting
+# mode (SLURM_TEST_ACCOUNTING=1: MariaDB + slurmdbd), and the test also
+# checks that sacct lists every array task as COMPLETED. Stops everything
+# it started.
 # Skipped, with a message, only when not run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +21,7 @@ fi
 WORK=$(mktemp -d /tmp/backfill-slurm-test.XXXXXX)
 CLUSTER=$WORK/cluster
 export SLURM_TEST_DIR=$CLUSTER
+export SLURM_TEST_ACCOUNTING=1
 cleanup() {
   "$ROOT/.ci/slurm-down.sh" "$CLUSTER" >/dev/null 2>&1 || true
   rm -rf "$WORK"
@@ -92,5 +96,18 @@ if ! diff -r -x timing.json -x slurm "$WORK/local" "$WORK/shared"; then
   echo "slurm-test: FAIL: the results of the Slurm array differ from the local run" >&2
   exit 1
 fi
+# accounting: slurmctld sends job records to slurmdbd asynchronously
+acct=""
+for _ in $(seq 1 30); do
+  acct=$(sacct --allusers --parsable2 --noheader -X -j "$JOB" --format=JobID,State | grep -c '|COMPLETED$' || true)
+  [ "$acct" = "$SHARDS" ] && break
+  sleep 1
+done
+if [ "$acct" != "$SHARDS" ]; then
+  echo "slurm-test: FAIL: sacct lists $acct of $SHARDS array tasks as COMPLETED" >&2
+  sacct --allusers --parsable2 -j "$JOB" >&2 || true
+  exit 1
+fi
+echo "slurm-test: sacct lists the $SHARDS array tasks as COMPLETED"
 runs=$(ls "$WORK/local/runs" | wc -l)
 echo "slurm-test: OK: $runs runs in $SHARDS array tasks, results identical to the local run byte for byte"
