@@ -402,6 +402,7 @@ func TestAttackJobs(t *testing.T) {
 	}
 	for _, mode := range []string{"cgroup", "tracker"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			cg := "auto"
 			if mode == "tracker" {
 				cg = "off"
