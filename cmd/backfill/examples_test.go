@@ -133,7 +133,6 @@ func helpExamples() []example {
 	return out
 }
 
-
 // parseOnly says why an example is not run by default ("" runs it).
 func parseOnly(e example) string {
 	line := strings.Join(e.args, " ")
