@@ -137,8 +137,8 @@ type TimeSeries struct {
 	Group     int             `json:"group"`
 	GroupName string          `json:"group_name"`
 	Start     int64           `json:"start"`
-	Step  int64           `json:"step"`
-	Runs  []TimeSeriesRun `json:"runs"`
+	Step      int64           `json:"step"`
+	Runs      []TimeSeriesRun `json:"runs"`
 }
 
 // TimeSeriesRun are one run's curves: Util[i] is the fraction of the
