@@ -113,6 +113,10 @@ type Config struct {
 	AdminToken string
 	// Logger defaults to a discarding logger.
 	Logger *slog.Logger
+	// MaxInFlight is the number of API requests handled at once beyond
+	// which a request is answered 503 with Retry-After (backpressure);
+	// 0 means DefaultMaxInFlight, a negative value no limit.
+	MaxInFlight int
 	// AcceptLoss lets Open continue from what a damaged state directory
 	// still holds (store.Options.AcceptLoss) instead of refusing; the loss
 	// is logged. Without it, a state directory that lost acknowledged
@@ -147,6 +151,7 @@ type Service struct {
 	newDec  chan struct{} // closed and replaced when decisions are added
 
 	met    *metrics
+	over   *overload
 	routes []string // the API's patterns, as registered by Handler
 }
 
@@ -233,6 +238,11 @@ func Open(cfg Config) (*Service, error) {
 		return fail(err)
 	}
 	s.met = newMetrics(s)
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	s.over = newOverload(cfg.MaxInFlight, 1)
+	s.met.reg.MustRegister(s.over.rejected, s.over.gauge)
 	ex, err := executor.New(cfg.Executor, endReporter{s}, s.execOptions())
 	if err != nil {
 		return fail(err)
