@@ -12,6 +12,10 @@ import (
 // once (Config.MaxInFlight).
 const DefaultMaxInFlight = 128
 
+// DefaultMaxExecBacklog is the default limit on executor actions waiting
+// (Config.MaxExecBacklog).
+const DefaultMaxExecBacklog = 10000
+
 // overload is the service's backpressure: beyond MaxInFlight requests
 // being handled at once, a request is answered at once with 503 Service
 // Unavailable and Retry-After, instead of queueing behind the others
@@ -25,9 +29,15 @@ type overload struct {
 	inflight   atomic.Int64
 	rejected   prometheus.Counter
 	gauge      prometheus.GaugeFunc
+	// backlogGauge is the executor's backlog
+	backlogGauge prometheus.GaugeFunc
+	// submissions are refused while the executor has more than
+	// maxBacklog actions waiting (negative: no limit)
+	maxBacklog int
+	backlog    func() int
 }
 
-func newOverload(limit int, retryAfter int) *overload {
+func newOverload(limit, retryAfter int) *overload {
 	o := &overload{limit: int64(limit), retryAfter: max(1, retryAfter)}
 	o.rejected = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "backfill_overload_rejections_total",
@@ -37,6 +47,15 @@ func newOverload(limit int, retryAfter int) *overload {
 		Name: "backfill_requests_in_flight",
 		Help: "API requests being handled (those counted against MaxInFlight).",
 	}, func() float64 { return float64(o.inflight.Load()) })
+	o.backlogGauge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "backfill_executor_backlog",
+		Help: "Committed executor actions not yet carried out (submit, start, kill, cancel).",
+	}, func() float64 {
+		if o.backlog == nil {
+			return 0
+		}
+		return float64(o.backlog())
+	})
 	return o
 }
 
@@ -50,17 +69,14 @@ func exempt(r *http.Request) bool {
 	return false
 }
 
-// wrap returns next behind the limit (no limit when limit < 0).
+// wrap returns next behind the limits (none when negative).
 func (o *overload) wrap(next http.Handler) http.Handler {
-	if o.limit < 0 {
-		return next
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if exempt(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if n := o.inflight.Add(1); n > o.limit {
+		if n := o.inflight.Add(1); o.limit >= 0 && n > o.limit {
 			o.inflight.Add(-1)
 			o.rejected.Inc()
 			w.Header().Set("Retry-After", strconv.Itoa(o.retryAfter))
@@ -69,6 +85,15 @@ func (o *overload) wrap(next http.Handler) http.Handler {
 			return
 		}
 		defer o.inflight.Add(-1)
+		if o.maxBacklog >= 0 && o.backlog != nil && r.Method == "POST" && r.URL.Path == "/v1/jobs" {
+			if n := o.backlog(); n > o.maxBacklog {
+				o.rejected.Inc()
+				w.Header().Set("Retry-After", strconv.Itoa(o.retryAfter))
+				writeJSON(w, http.StatusServiceUnavailable, ErrorBody{Error: "overloaded: the executor has " + strconv.Itoa(n) +
+					" actions waiting (the resource manager is slow); retry after " + strconv.Itoa(o.retryAfter) + " s"})
+				return
+			}
+		}
 		next.ServeHTTP(w, r)
 	})
 }
