@@ -80,7 +80,10 @@ func checkReplay(st *store.Store, in *store.Inspection, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("the database's policy: %w", err)
 	}
-	eng := NewEngine(sched, procs, 0)
+	eng, err := NewEngine(sched, procs, 0)
+	if err != nil {
+		return err
+	}
 	n := 0
 	err = st.Load(func(r store.Record) error {
 		if n == 0 {

@@ -36,6 +36,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/backfill-hpc/backfill/engine"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/service/executor"
 	"github.com/backfill-hpc/backfill/service/store"
@@ -225,7 +226,9 @@ func Open(cfg Config) (*Service, error) {
 	}
 	// rebuild the policy's state from the log
 	start := cfg.Clock.Now()
-	s.eng = NewEngine(sched, cfg.Procs, 0)
+	if s.eng, err = NewEngine(sched, cfg.Procs, 0); err != nil {
+		return fail(err)
+	}
 	n := 0
 	if err := st.Load(func(r store.Record) error {
 		if n == 0 {
@@ -565,6 +568,9 @@ func (s *Service) do(f func(e *Engine) error) error {
 	err := f(s.eng)
 	b := s.enqueueLocked()
 	s.mu.Unlock()
+	if pe := (*engine.PolicyError)(nil); errors.As(err, &pe) {
+		s.log.Error("the policy broke the scheduling protocol; every request fails until the service is restarted with a fixed policy", "err", err)
+	}
 	if b != nil {
 		if cerr := <-b.done; cerr != nil {
 			return cerr
@@ -751,7 +757,9 @@ func (s *Service) SetClock(t int64, pass bool) (ClockResult, error) {
 			return err
 		}
 		if pass {
-			e.Flush()
+			if err := e.Flush(); err != nil {
+				return err
+			}
 		}
 		for _, j := range e.TakeStarted() {
 			res.Started = append(res.Started, StartedJob{ID: j.ID(), Start: j.Start})
