@@ -5,21 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/pool"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	_ "github.com/backfill-hpc/backfill/policy/all" // register every policy
 	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
 	deadlinewl "github.com/backfill-hpc/backfill/workload/deadline"
 )
@@ -143,7 +141,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		if err != nil {
 			return fmt.Errorf("--deadlines: %w", err)
 		}
-		b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp)
+		b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp, simulate.EASYResponses)
 		if err != nil {
 			return fmt.Errorf("--deadlines: %w", err)
 		}
@@ -152,11 +150,13 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	}
 	header := runHeader(tr, f)
 	// awt=auto: the mean wait of a conservative run on the same workload
-	specs, notes, err := resolveAuto(tr, f.policies, f.noKill)
+	specs, note, err := simulate.ResolveAuto(tr.Jobs, tr.Procs, f.policies, f.noKill)
 	if err != nil {
 		return err
 	}
-	header = append(header, notes...)
+	if note != "" {
+		header = append(header, note)
+	}
 	f.policies = specs
 	// build every policy first so that a bad spec fails before any work
 	for _, spec := range f.policies {
@@ -166,19 +166,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	}
 	runs := make([]simRun, len(f.policies))
 	bar := newProgress(int64(len(tr.Jobs)*len(runs)), "simulating")
-	workers := max(1, f.workers)
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for i, spec := range f.policies {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			runs[i] = simulateOne(tr, spec, f, bar)
-		}()
-	}
-	wg.Wait()
+	pool.Run(f.workers, len(runs), func(i int) { runs[i] = simulateOne(tr, f.policies[i], f, bar) })
 	bar.finish()
 	for _, r := range runs {
 		if r.err != nil {
@@ -206,30 +194,17 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 }
 
 func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progress) simRun {
-	s, err := policy.NewK(spec, tr.Caps())
-	if err != nil {
-		return simRun{spec: spec, err: err}
-	}
 	last := 0
-	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend", Progress: func(done int) {
-		bar.add(int64(done - last))
-		last = done
-	}})
+	r, err := simulate.Run(tr.Jobs, spec, simulate.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend",
+		NoAudit: f.noAudit, Metrics: metrics.Options{Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain},
+		Progress: func(done int) {
+			bar.add(int64(done - last))
+			last = done
+		}})
 	if err != nil {
 		return simRun{spec: spec, err: fmt.Errorf("%s on %s: %w", spec, tr.Name, err)}
 	}
-	if !f.noAudit {
-		_, admits := s.(policy.Admitter)
-		rep := audit.Audit(res.Outcomes, audit.Options{
-			Procs: tr.Procs, Res: tr.ResCaps(), Kill: !f.noKill, KnownRuntime: true,
-			FCFS: spec == "fcfs", Expect: len(tr.Jobs), Deadlines: admits,
-		})
-		if !rep.OK() {
-			return simRun{spec: spec, err: fmt.Errorf("%s on %s: the schedule fails the audit (a bug in the policy or the engine):\n%s", spec, tr.Name, rep.String())}
-		}
-	}
-	sum := metrics.Summarize(res.Outcomes, metrics.Options{Procs: tr.Procs, Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain})
-	return simRun{spec: spec, res: res, sum: sum}
+	return simRun{spec: spec, res: r.Sim, sum: r.Summary}
 }
 
 // runHeader is the provenance written into every output: the trace, the
@@ -409,35 +384,4 @@ func writeFile(path string, fill func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return fh.Close()
-}
-
-// resolveAuto replaces awt=auto in policy specs by the mean wait of a
-// conservative-backfilling run on the same workload (Talby & Feitelson use
-// the system's average wait time, which for a trace is best estimated this
-// way), and says so in the output header.
-func resolveAuto(tr *workload.Trace, specs []string, noKill bool) ([]string, []string, error) {
-	var notes []string
-	awt := ""
-	out := make([]string, len(specs))
-	for i, spec := range specs {
-		out[i] = spec
-		if !strings.Contains(spec, "awt=auto") {
-			continue
-		}
-		if awt == "" {
-			s, err := policy.New("conservative", tr.Procs)
-			if err != nil {
-				return nil, nil, err
-			}
-			res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, NoKill: noKill})
-			if err != nil {
-				return nil, nil, err
-			}
-			sum := metrics.Summarize(res.Outcomes, metrics.Options{Procs: tr.Procs})
-			awt = strconv.FormatFloat(math.Max(1, math.Round(sum.All.MeanWait)), 'f', 0, 64)
-			notes = append(notes, "awt=auto: AWT = "+awt+" s, the mean wait of conservative backfilling on this workload")
-		}
-		out[i] = strings.ReplaceAll(spec, "awt=auto", "awt="+awt)
-	}
-	return out, notes, nil
 }
