@@ -382,6 +382,7 @@ func (s *Service) Handler() http.Handler {
 		writeJSON(w, http.StatusNotFound, ErrorBody{Error: "no such endpoint: " + r.Method + " " + r.URL.Path + " (see /v1/openapi.json)"})
 	})
 	bodyTimeout := s.cfg.BodyTimeout
+	limited := s.over.wrap(mux) // backpressure.go
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength != 0 {
 			// the whole body must arrive within the body timeout
@@ -390,7 +391,7 @@ func (s *Service) Handler() http.Handler {
 				refuseBody(w, r)
 			}
 		}
-		mux.ServeHTTP(w, r)
+		limited.ServeHTTP(w, r)
 	})
 }
 

@@ -34,8 +34,12 @@ type ServerLimits struct {
 }
 
 // overflowSlots is how many connections beyond the limits are answered at
-// once (health, or 503); more are closed at once.
-const overflowSlots = 64
+// once (health, or 503), each given overflowTimeout to send its request;
+// more are closed at once.
+const (
+	overflowSlots   = 256
+	overflowTimeout = 500 * time.Millisecond
+)
 
 func (l *ServerLimits) defaults() {
 	if l.MaxConns <= 0 {
@@ -68,7 +72,7 @@ func (s *Service) Server(lim ServerLimits) *http.Server {
 // Listener wraps ln so that at most lim.MaxConns connections, and
 // lim.MaxConnsPerClient from one address, reach the HTTP server. A
 // connection beyond a limit is refused early, without holding a
-// goroutine or a descriptor for long: up to 64 at a time get one second
+// goroutine or a descriptor for long: up to 256 at a time get 0.5 s
 // to send a request line and headers, and are answered either
 // GET /v1/health (so that monitoring sees the service while it is
 // flooded) or 503 with Retry-After; beyond those it is closed at once.
@@ -145,7 +149,7 @@ func (l *limitListener) overflow(c net.Conn) {
 	go func() {
 		defer func() { <-l.slots }()
 		defer c.Close()
-		c.SetDeadline(time.Now().Add(time.Second))
+		c.SetDeadline(time.Now().Add(overflowTimeout))
 		req, err := http.ReadRequest(bufio.NewReaderSize(c, 4096))
 		if err != nil {
 			return

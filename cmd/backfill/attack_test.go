@@ -270,17 +270,17 @@ func TestAttackSlowBodies(t *testing.T) {
 	}
 	// during the flood: health within 1 s from a fresh address and from a
 	// flooding one; an authenticated submission from a fresh address
-	var worst time.Duration
+	var worst [2]time.Duration // from a fresh address, from a flooding one
 	maxFiles := 0
 	deadline := time.Now().Add(8 * time.Second)
 	n := 0
 	for time.Now().Before(deadline) {
-		for _, src := range []string{"127.0.0.200", "127.0.0.10"} {
+		for i, src := range []string{"127.0.0.200", "127.0.0.10"} {
 			d, err := healthWithin(addr, src)
 			if err != nil {
 				t.Errorf("health from %s during the flood: %v after %v", src, err, d)
 			}
-			worst = max(worst, d)
+			worst[i] = max(worst[i], d)
 		}
 		maxFiles = max(maxFiles, openFiles(pid))
 		n++
@@ -297,8 +297,8 @@ func TestAttackSlowBodies(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	t.Logf("%d connections opened; %d refused at once (caps), %d answered 401 unread, %d cut at the body timeout; health %d×2 probes, worst %v; server descriptors %d before, at most %d during",
-		opened.Load(), refusedEarly.Load(), cut401.Load(), cutTimeout.Load(), n, worst, base, maxFiles)
+	t.Logf("%d connections opened; %d refused at once (caps), %d answered 401 unread, %d cut at the body timeout; health %d×2 probes, worst %v from a fresh address, %v from a flooding one; server descriptors %d before, at most %d during",
+		opened.Load(), refusedEarly.Load(), cut401.Load(), cutTimeout.Load(), n, worst[0], worst[1], base, maxFiles)
 	if cut401.Load() == 0 || cutTimeout.Load() == 0 || refusedEarly.Load() == 0 {
 		t.Errorf("expected each defence to act (401 unread, body timeout, caps)")
 	}
@@ -312,7 +312,7 @@ func TestAttackSlowBodies(t *testing.T) {
 
 // overflowFiles is the service's bound on connections answered beyond the
 // caps (service.overflowSlots).
-const overflowFiles = 64
+const overflowFiles = 256
 
 // TestAttackUnauthenticatedBodyNotRead: a request without a valid token
 // is answered 401 at once and the connection closed, though its body has
