@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/service"
 )
 
@@ -192,9 +193,7 @@ func openFiles(pid int) int {
 // the server's descriptors stay bounded, and GET /v1/health is answered
 // within 1 s throughout (from a fresh address, and from a flooding one).
 func TestAttackSlowBodies(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the connection flood takes ~15 s: run without -short")
-	}
+	longtest.Skip(t, "the connection flood takes ~10 s")
 	const conns = 4000
 	var rl syscall.Rlimit
 	syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl)
@@ -404,9 +403,15 @@ func TestAttackJobs(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			cg := "auto"
+			why := cgroupUnavailable()
 			if mode == "tracker" {
 				cg = "off"
-			} else if why := cgroupUnavailable(); why != "" {
+				if why == "" {
+					// the tracker is the fallback: the quick run tests
+					// what serve uses here
+					longtest.Skip(t, "the session tracker (cgroups work here)")
+				}
+			} else if why != "" {
 				t.Skip("cgroup v2 is not writable here (" + why + "): the cgroup variant is skipped, the tracker variant runs")
 			}
 			attackJobs(t, cg)
