@@ -501,6 +501,16 @@ func attackJobs(t *testing.T, cgroup string) {
 	b6 := submit(bob, "setsid sleep "+cancelled+" & sleep 60", 1, 60)       // id 7
 	b7 := submit(bob, "./job.sh", 1, 60)                                    // id 8: relative command, no submit directory
 	_ = b3
+	// a relative command runs in the submit directory, as with sbatch
+	subdir := filepath.Join(dir, "submit")
+	os.Mkdir(subdir, 0o755)
+	os.Chmod(subdir, 0o755)
+	os.WriteFile(filepath.Join(subdir, "job.sh"), []byte("#!/bin/sh\necho from-the-submit-dir $(pwd)\n"), 0o755)
+	one, minute := 1, int64(60)
+	b8, err := bob.Submit(ctx, service.SubmitRequest{Procs: &one, Estimate: &minute, Command: "./job.sh", Workdir: subdir}) // id 9
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// the setsid child runs (until the limit, below)
 	waitJob(t, bob, b2.ID, false, 20*time.Second)
@@ -615,6 +625,10 @@ func attackJobs(t *testing.T, cgroup string) {
 	// a command that cannot run is failed, not completed
 	if v := waitJob(t, bob, b7.ID, true, 20*time.Second); v.State != service.Failed || v.ExitCode == nil || *v.ExitCode != 127 {
 		t.Errorf("./job.sh without a submit directory: %s exit %v, want failed 127", v.State, v.ExitCode)
+	}
+
+	if v := waitJob(t, bob, b8.ID, true, 30*time.Second); v.State != service.Completed || !strings.Contains(out(b8.ID, "stdout"), "from-the-submit-dir "+subdir) {
+		t.Errorf("./job.sh submitted from %s: %s, output %q", subdir, v.State, out(b8.ID, "stdout"))
 	}
 
 	// another user's job is absent to bob; deleting alice cancels hers
