@@ -578,8 +578,8 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 	if st := q.Get("state"); st != "" {
 		for _, x := range strings.Split(st, ",") {
 			x := State(strings.TrimSpace(x))
-			if !slices.Contains([]State{Waiting, Running, Completed, Timeout, Cancelled, Rejected}, x) {
-				return &fieldError{"state", fmt.Sprintf("unknown state %q (waiting, running, completed, timeout, cancelled, rejected)", x)}
+			if !slices.Contains([]State{Waiting, Running, Completed, Failed, Timeout, Cancelled, Rejected}, x) {
+				return &fieldError{"state", fmt.Sprintf("unknown state %q (waiting, running, completed, failed, timeout, cancelled, rejected)", x)}
 			}
 			states = append(states, x)
 		}
