@@ -389,6 +389,20 @@ func (s *Service) Handler() http.Handler {
 			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
 			if _, p := mux.Handler(r); !bodyRoutes[p] {
 				refuseBody(w, r)
+			} else if _, err := s.auth(r); err != nil {
+				refuseBody(w, r) // the route answers 401
+			} else {
+				// read an authenticated body before the in-flight limit:
+				// a slow body holds a connection (capped per client), not
+				// one of the request slots everyone shares
+				r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+				b, err := readBody(r)
+				if err != nil {
+					w.Header().Set("Connection", "close")
+					writeErr(w, err)
+					return
+				}
+				r.Body = io.NopCloser(bytes.NewReader(b))
 			}
 		}
 		limited.ServeHTTP(w, r)
