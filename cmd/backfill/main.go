@@ -30,7 +30,7 @@ With no --trace, the embedded KTH SP2 trace (28,476 jobs, 100 processors) is use
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newSimulate(), newInfo(), newCheck(), newPolicies(), newBench(), newReproduceCmd(), newReport(), newPlot(), newGenerate())
+	root.AddCommand(newSimulate(), newInfo(), newCheck(), newPolicies(), newBench(), newReproduceCmd(), newReport(), newPlot(), newGenerate(), newImport())
 	root.AddCommand(serviceCommands()...)
 	root.AddCommand(newSweep(), newResults(), newCollect())
 	return root
