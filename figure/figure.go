@@ -11,6 +11,8 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -86,12 +88,14 @@ func Plot(res *report.Results, opt Options) (*plot.Plot, error) {
 	p.Legend.Top = true
 	p.Legend.Left = !m.Higher
 	if x == "" {
-		return bars(p, res, m)
+		return bars(p, res, m, opt.LogY)
 	}
 	p.X.Label.Text = x
 	lines := report.Lines(res, x)
 	n := 0
-	for i, l := range lines {
+	perPolicy := map[string]int{} // lines of one policy share its colour, differ in dashes and shapes
+	var xs []float64              // the data's x values: the ticks
+	for _, l := range lines {
 		if len(l.X) < 2 {
 			continue
 		}
@@ -108,13 +112,29 @@ func Plot(res *report.Results, opt Options) (*plot.Plot, error) {
 				errs[k].Low, errs[k].High = agg[k].CI95, agg[k].CI95
 			}
 		}
+		if opt.LogY {
+			for k := range pts {
+				if pts[k].Y <= 0 {
+					return nil, fmt.Errorf("--log-y: %s has %s %g at %s = %g, which a logarithmic axis cannot show", l.Name, m.Key, pts[k].Y, x, pts[k].X)
+				}
+			}
+		}
+		for _, v := range l.X {
+			if !slices.Contains(xs, v) {
+				xs = append(xs, v)
+			}
+		}
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
 			return nil, err
 		}
-		line.Color = plotutil.Color(i)
-		line.Dashes = plotutil.Dashes(i / 7)
-		points.Color = plotutil.Color(i)
+		pol := res.Runs[l.Runs[0][0]].Policy
+		i := perPolicy[pol]
+		perPolicy[pol]++
+		c := PolicyColor(pol)
+		line.Color = c
+		line.Dashes = plotutil.Dashes(i)
+		points.Color = c
 		points.Shape = plotutil.Shape(i)
 		p.Add(line, points)
 		if opt.Errors != "none" {
@@ -125,7 +145,7 @@ func Plot(res *report.Results, opt Options) (*plot.Plot, error) {
 			if err != nil {
 				return nil, err
 			}
-			eb.Color = plotutil.Color(i)
+			eb.Color = c
 			eb.CapWidth = vg.Points(5)
 			p.Add(eb)
 		}
@@ -136,6 +156,15 @@ func Plot(res *report.Results, opt Options) (*plot.Plot, error) {
 		return nil, fmt.Errorf("no policy has two values of %s", x)
 	}
 	p.Add(plotter.NewGrid())
+	// ticks on the data's x values (a few of them: all; many: the default)
+	if len(xs) <= 12 {
+		slices.Sort(xs)
+		ticks := make([]plot.Tick, len(xs))
+		for k, v := range xs {
+			ticks[k] = plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)}
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	}
 	// room for the legend above the data: about 7% of the height per entry
 	if opt.LogY {
 		if p.Y.Min > 0 && p.Y.Max > 0 {
@@ -148,23 +177,52 @@ func Plot(res *report.Results, opt Options) (*plot.Plot, error) {
 }
 
 // bars draws one bar per run.
-func bars(p *plot.Plot, res *report.Results, m report.Metric) (*plot.Plot, error) {
-	vals := make(plotter.Values, len(res.Runs))
+func bars(p *plot.Plot, res *report.Results, m report.Metric, logY bool) (*plot.Plot, error) {
 	names := make([]string, len(res.Runs))
+	lo := math.Inf(1)
 	for i, r := range res.Runs {
-		vals[i] = m.Of(&r.Summary)
+		v := m.Of(&r.Summary)
 		names[i] = r.Label
+		if logY && v <= 0 {
+			return nil, fmt.Errorf("--log-y: run %s has %s %g, which a logarithmic axis cannot show (drop --log-y or that run)", r.Label, m.Key, v)
+		}
+		lo = math.Min(lo, v)
 	}
-	b, err := plotter.NewBarChart(vals, vg.Points(18))
-	if err != nil {
-		return nil, err
+	// a logarithmic axis has no 0: bars stand on a floor below the smallest
+	// value (a base bar of that height, stacked on but not drawn)
+	floor := 0.0
+	if logY {
+		floor = math.Pow(10, math.Floor(math.Log10(lo)))
 	}
-	b.Color = color.RGBA{R: 78, G: 121, B: 167, A: 255}
-	b.LineStyle.Width = 0
-	p.Add(b)
+	for i, r := range res.Runs {
+		// one bar chart per run: its policy's colour
+		vals := make(plotter.Values, len(res.Runs))
+		base := make(plotter.Values, len(res.Runs))
+		for k := range vals {
+			base[k] = floor
+		}
+		vals[i] = m.Of(&r.Summary) - floor
+		b, err := plotter.NewBarChart(vals, vg.Points(18))
+		if err != nil {
+			return nil, err
+		}
+		if logY {
+			bb, err := plotter.NewBarChart(base, vg.Points(18))
+			if err != nil {
+				return nil, err
+			}
+			b.StackOn(bb)
+		}
+		b.Color = PolicyColor(r.Policy)
+		b.LineStyle.Width = 0
+		p.Add(b)
+	}
 	p.NominalX(names...)
-	p.Y.Min = 0
-	p.Y.Max = slicesMax(vals) * 1.05
+	p.Y.Min = floor
+	p.Y.Max = math.Max(slicesMaxRuns(res, m)*1.05, floor*2)
+	if logY {
+		p.Y.Max = slicesMaxRuns(res, m) * 1.5
+	}
 	if len(names) > 5 {
 		p.X.Tick.Label.Rotation = math.Pi / 5
 		p.X.Tick.Label.XAlign = draw.XRight
@@ -177,8 +235,14 @@ func bars(p *plot.Plot, res *report.Results, m report.Metric) (*plot.Plot, error
 // Formats are the file formats Save writes, by extension.
 var Formats = []string{"png", "svg", "pdf", "eps", "jpg", "tif"}
 
-// Write renders p as format (an extension of Formats) to w.
-func Write(w io.Writer, p *plot.Plot, opt Options, format string) error {
+// Write renders p as format (an extension of Formats) to w. A drawing
+// failure (gonum/plot panics on some inputs) is returned as an error.
+func Write(w io.Writer, p *plot.Plot, opt Options, format string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing the figure: %v", r)
+		}
+	}()
 	wd, ht := opt.Width, opt.Height
 	if wd <= 0 {
 		wd = 12 * vg.Centimeter
@@ -211,7 +275,7 @@ func Write(w io.Writer, p *plot.Plot, opt Options, format string) error {
 		return err
 	}
 	p.Draw(draw.New(c))
-	_, err := c.WriteTo(w)
+	_, err = c.WriteTo(w)
 	return err
 }
 
@@ -230,15 +294,24 @@ func FormatOf(path string) (string, error) {
 	return ext, nil
 }
 
-func slicesMax(v plotter.Values) float64 {
+func slicesMaxRuns(res *report.Results, metric report.Metric) float64 {
 	m := 0.0
-	for _, x := range v {
-		m = math.Max(m, x)
+	for _, r := range res.Runs {
+		m = math.Max(m, metric.Of(&r.Summary))
 	}
 	if m == 0 {
 		m = 1
 	}
 	return m
+}
+
+// PolicyColor is a policy's colour, the same as in the HTML report
+// (report.PolicyColour).
+func PolicyColor(policy string) color.Color {
+	var c color.RGBA
+	fmt.Sscanf(report.PolicyColour(policy), "#%02x%02x%02x", &c.R, &c.G, &c.B)
+	c.A = 255
+	return c
 }
 
 func contains(s []string, x string) bool {

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -22,28 +24,44 @@ func pct(x float64) string   { return strconv.FormatFloat(100*x, 'f', 2, 64) }
 func itoa(x int) string      { return strconv.Itoa(x) }
 func i64(x int64) string     { return strconv.FormatInt(x, 10) }
 
+// TableOptions tune WriteTableWith.
+type TableOptions struct {
+	// Human prints durations as "4d 02h", "1h 53m", "12m 30s", "45 s"
+	// instead of seconds.
+	Human bool
+}
+
 // WriteTable prints rows as an aligned text table: a first block with the
 // overall metrics (policy, jobs, mean/median/p90/p99/max wait, mean
 // response, mean bounded slowdown, utilization in %, makespan, killed) and,
 // after a blank line, a second block with the short/long split (jobs, mean
 // wait, mean response and mean bounded slowdown per class); a third block
 // with the prediction accuracy follows when some row planned with
-// predictions (Summary.Prediction). Seconds are
-// printed with one decimal, slowdowns and utilization with two. The label
-// column is left-aligned, the others right-aligned.
-func WriteTable(w io.Writer, rows []Row) error {
-	overall := [][]string{{"policy", "jobs", "mean wait", "median wait", "p90 wait", "p99 wait",
-		"max wait", "mean resp", "mean bsld", "util %", "makespan", "killed"}}
-	split := [][]string{{"policy", "short jobs", "short wait", "short resp", "short bsld",
-		"long jobs", "long wait", "long resp", "long bsld"}}
+// predictions (Summary.Prediction). Every header names its unit; every
+// duration is printed in seconds with one decimal, slowdowns and
+// utilization with two. The label column is left-aligned, the others
+// right-aligned.
+func WriteTable(w io.Writer, rows []Row) error { return WriteTableWith(w, rows, TableOptions{}) }
+
+// WriteTableWith is WriteTable with options.
+func WriteTableWith(w io.Writer, rows []Row, opt TableOptions) error {
+	d, u := secs, " (s)"
+	if opt.Human {
+		d, u = HumanDuration, ""
+	}
+	di := func(x int64) string { return d(float64(x)) }
+	overall := [][]string{{"policy", "jobs", "mean wait" + u, "median wait" + u, "p90 wait" + u, "p99 wait" + u,
+		"max wait" + u, "mean resp" + u, "mean bsld", "util %", "makespan" + u, "killed"}}
+	split := [][]string{{"policy", "short jobs", "short wait" + u, "short resp" + u, "short bsld",
+		"long jobs", "long wait" + u, "long resp" + u, "long bsld"}}
 	for _, r := range rows {
 		a, sh, lo := r.S.All, r.S.Short, r.S.Long
-		overall = append(overall, []string{r.Label, itoa(a.Jobs), secs(a.MeanWait), secs(a.MedianWait),
-			secs(a.P90Wait), secs(a.P99Wait), i64(a.MaxWait), secs(a.MeanResponse), ratio(a.MeanBSLD),
-			pct(r.S.Utilization), i64(r.S.Makespan), itoa(a.Killed)})
+		overall = append(overall, []string{r.Label, itoa(a.Jobs), d(a.MeanWait), d(a.MedianWait),
+			d(a.P90Wait), d(a.P99Wait), di(a.MaxWait), d(a.MeanResponse), ratio(a.MeanBSLD),
+			pct(r.S.Utilization), di(r.S.Makespan), itoa(a.Killed)})
 		split = append(split, []string{r.Label,
-			itoa(sh.Jobs), secs(sh.MeanWait), secs(sh.MeanResponse), ratio(sh.MeanBSLD),
-			itoa(lo.Jobs), secs(lo.MeanWait), secs(lo.MeanResponse), ratio(lo.MeanBSLD)})
+			itoa(sh.Jobs), d(sh.MeanWait), d(sh.MeanResponse), ratio(sh.MeanBSLD),
+			itoa(lo.Jobs), d(lo.MeanWait), d(lo.MeanResponse), ratio(lo.MeanBSLD)})
 	}
 	bw := bufio.NewWriter(w)
 	writeAligned(bw, overall)
@@ -60,6 +78,25 @@ func WriteTable(w io.Writer, rows []Row) error {
 	return bw.Flush()
 }
 
+// HumanDuration writes seconds as "45 s", "12m 30s", "3h 05m" or
+// "2d 04h" (rounded to the second; the two largest units).
+func HumanDuration(x float64) string {
+	s := int64(math.Round(x))
+	neg := ""
+	if s < 0 {
+		neg, s = "-", -s
+	}
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%s%d s", neg, s)
+	case s < 3600:
+		return fmt.Sprintf("%s%dm %02ds", neg, s/60, s%60)
+	case s < 86400:
+		return fmt.Sprintf("%s%dh %02dm", neg, s/3600, s/60%60)
+	}
+	return fmt.Sprintf("%s%dd %02dh", neg, s/86400, s/3600%24)
+}
+
 // admissionBlock is the fourth block of WriteTable, present only when
 // some row has AdmissionStats: jobs with a deadline, unadmitted jobs and
 // processor-seconds in % (all jobs, then deadline jobs), deadline misses,
@@ -74,7 +111,7 @@ func admissionBlock(rows []Row) [][]string {
 		return nil
 	}
 	cells := [][]string{{"policy", "deadline jobs", "unadmitted %", "unadm. work %", "unadm. dl %", "unadm. dl work %",
-		"misses", "util %", "non-dl jobs", "non-dl resp", "non-dl bsld"}}
+		"misses", "util %", "non-dl jobs", "non-dl resp (s)", "non-dl bsld"}}
 	for _, r := range rows {
 		a := r.S.Admission
 		if a == nil {
@@ -99,7 +136,7 @@ func predictionBlock(rows []Row) [][]string {
 	if !has {
 		return nil
 	}
-	cells := [][]string{{"policy", "predicted jobs", "pred MAE", "under %", "corrections", "corrected jobs"}}
+	cells := [][]string{{"policy", "predicted jobs", "pred MAE (s)", "under %", "corrections", "corrected jobs"}}
 	for _, r := range rows {
 		p := r.S.Prediction
 		if p == nil {

@@ -17,16 +17,33 @@ func sampleRows() []Row {
 	}
 }
 
-const goldenTable = `policy            jobs  mean wait  median wait  p90 wait  p99 wait  max wait  mean resp  mean bsld  util %  makespan  killed
-fcfs                 5     1644.0         80.0    4070.0    4070.0      4070     3905.0      82.22   83.64     11300       1
-easy-backfilling     2     2075.0         80.0    4070.0    4070.0      4070     7675.0       1.29   83.64     11300       1
-empty                0        0.0          0.0       0.0       0.0         0        0.0       0.00    0.00         0       0
+const goldenTable = `policy            jobs  mean wait (s)  median wait (s)  p90 wait (s)  p99 wait (s)  max wait (s)  mean resp (s)  mean bsld  util %  makespan (s)  killed
+fcfs                 5         1644.0             80.0        4070.0        4070.0        4070.0         3905.0      82.22   83.64       11300.0       1
+easy-backfilling     2         2075.0             80.0        4070.0        4070.0        4070.0         7675.0       1.29   83.64       11300.0       1
+empty                0            0.0              0.0           0.0           0.0           0.0            0.0       0.00    0.00           0.0       0
 
-policy            short jobs  short wait  short resp  short bsld  long jobs  long wait  long resp  long bsld
-fcfs                       3      1356.7      1391.7      136.17          2     2075.0     7675.0       1.29
-easy-backfilling           0         0.0         0.0        0.00          2     2075.0     7675.0       1.29
-empty                      0         0.0         0.0        0.00          0        0.0        0.0       0.00
+policy            short jobs  short wait (s)  short resp (s)  short bsld  long jobs  long wait (s)  long resp (s)  long bsld
+fcfs                       3          1356.7          1391.7      136.17          2         2075.0         7675.0       1.29
+easy-backfilling           0             0.0             0.0        0.00          2         2075.0         7675.0       1.29
+empty                      0             0.0             0.0        0.00          0            0.0            0.0       0.00
 `
+
+// TestHumanDuration: worked by hand. 1644 s = 27 min 24 s; 353,943 s =
+// 4 days (345,600 s) + 8,343 s = 4 d 2 h (7,200 s) + …; 3,905 s = 1 h 5 min 5 s.
+func TestHumanDuration(t *testing.T) {
+	for x, want := range map[float64]string{0: "0 s", 59.4: "59 s", 1644: "27m 24s", 3905: "1h 05m", 353943: "4d 02h", -90: "-1m 30s"} {
+		if got := HumanDuration(x); got != want {
+			t.Errorf("HumanDuration(%v) = %q, want %q", x, got, want)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteTableWith(&b, sampleRows(), TableOptions{Human: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "27m 24s") || strings.Contains(b.String(), "(s)") {
+		t.Errorf("human table:\n%s", b.String())
+	}
+}
 
 func TestWriteTableGolden(t *testing.T) {
 	var b bytes.Buffer

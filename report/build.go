@@ -24,8 +24,9 @@ type BuildOptions struct {
 	// MaxGanttJobs bounds the jobs of the default Gantt selection; 0 means
 	// DefaultMaxGanttJobs.
 	MaxGanttJobs int
-	// Bins is the number of time bins of the utilization and queue curves
-	// (default 720); CDFPoints the points per wait CDF (default 400).
+	// Bins is the largest number of time bins of the utilization and queue
+	// curves (default 8192; bins are at least MinBinSeconds wide); CDFPoints
+	// the points per wait CDF (default 400).
 	Bins, CDFPoints int
 }
 
@@ -60,6 +61,18 @@ type RunInfo struct {
 	Procs  int      `json:"procs"`
 	Jobs   int      `json:"jobs"`
 	Header []string `json:"header"`
+	// Colour is the policy's colour (PolicyColour), the same in every
+	// chart and in `backfill plot`; Dash numbers the runs of one policy
+	// (0 for the first), drawn with different line types.
+	Colour string `json:"colour"`
+	Dash   int    `json:"dash"`
+	// Group is the run's comparison group: runs of the same workload and
+	// load (Group numbers them in order of first appearance). "Best" marks
+	// compare runs of one group only.
+	Group int `json:"group"`
+	// GroupName names the group ("KTH-SP2 load=0.9"), "" when all runs are
+	// in one group.
+	GroupName string `json:"group_name"`
 }
 
 // Column is a column of the summary table.
@@ -76,8 +89,10 @@ type SummaryTable struct {
 	Columns []Column `json:"columns"`
 	// Rows[i] are the values of run i, in column order.
 	Rows [][]float64 `json:"rows"`
-	// Best[c] are the rows holding the best value of column c (all of them
-	// on a tie); empty when the column has no "better" or all rows agree.
+	// Best[c] are the rows holding the best value of column c within their
+	// group (RunInfo.Group: the same workload and load; all of them on a
+	// tie); a group whose rows all agree has none marked, nor has a column
+	// without "better".
 	Best [][]int `json:"best"`
 }
 
@@ -89,7 +104,9 @@ type ParamPlot struct {
 
 // ParamLine is one curve of a ParamPlot with the three plotted metrics.
 type ParamLine struct {
-	Name        string    `json:"name"`
+	Name string `json:"name"`
+	// Policy is the line's policy (its colour is the policy's).
+	Policy      string    `json:"policy"`
 	X           []float64 `json:"x"`
 	MeanWait    []Agg     `json:"mean_wait"`
 	MeanBSLD    []Agg     `json:"mean_bsld"`
@@ -105,7 +122,10 @@ type CDF struct {
 }
 
 // TimeSeries are utilization and queue length over time, in bins of Step
-// seconds from Start, for each run with outcomes.
+// seconds from Start, for each run with outcomes. The bins are fine (at
+// most BuildOptions.Bins, default 8192, and at least 10 minutes wide): the
+// page averages them into about one point per pixel of the visible window,
+// so that zooming in refines the curves down to Step.
 type TimeSeries struct {
 	Start int64           `json:"start"`
 	Step  int64           `json:"step"`
@@ -115,6 +135,8 @@ type TimeSeries struct {
 // TimeSeriesRun are one run's curves: Util[i] is the fraction of the
 // machine busy during bin i, Queue[i] the mean number of waiting jobs
 // (submitted, not yet started) during bin i.
+// Util and Queue stop at the bin of the run's last end: a run that
+// ends early is not drawn as an idle machine afterwards.
 type TimeSeriesRun struct {
 	Run   string    `json:"run"`
 	Util  []float64 `json:"util"`
@@ -122,7 +144,8 @@ type TimeSeriesRun struct {
 }
 
 // ClassTable is a per-class breakdown: Stats[r][c] are the statistics of
-// class c in run r.
+// class c in run r (Jobs = 0 for an empty class, shown as "—"). Labels
+// carry units ("runtime ≤ 1 h", "size 2–4 procs").
 type ClassTable struct {
 	Rule   string            `json:"rule"`
 	Labels []string          `json:"labels"`
@@ -191,7 +214,7 @@ func Build(res *Results, opt BuildOptions) (*Data, error) {
 		return nil, fmt.Errorf("report: no runs in %s", res.Path)
 	}
 	if opt.Bins <= 0 {
-		opt.Bins = 720
+		opt.Bins = 8192
 	}
 	if opt.CDFPoints <= 0 {
 		opt.CDFPoints = 400
@@ -207,12 +230,16 @@ func Build(res *Results, opt BuildOptions) (*Data, error) {
 		d.Title = "backfill report: " + res.Path
 	}
 	maxProcs := 0
-	for _, r := range res.Runs {
+	groups, names := Groups(res)
+	dash := map[string]int{}
+	for i, r := range res.Runs {
 		d.Runs = append(d.Runs, RunInfo{Label: r.Label, Policy: r.Policy, Params: nonNil(r.Params), Axes: nonNil(r.Axes),
-			Trace: r.Trace, Procs: r.Procs, Jobs: len(r.Outcomes), Header: nonNil(r.Header)})
+			Trace: r.Trace, Procs: r.Procs, Jobs: len(r.Outcomes), Header: nonNil(r.Header),
+			Colour: PolicyColour(r.Policy), Dash: dash[r.Policy], Group: groups[i], GroupName: names[groups[i]]})
+		dash[r.Policy]++
 		maxProcs = max(maxProcs, r.Procs)
 	}
-	d.Summary = summaryTable(res)
+	d.Summary = summaryTable(res, groups)
 	for _, x := range Variables(res) {
 		p := ParamPlot{X: x}
 		for _, l := range Lines(res, x) {
@@ -222,7 +249,7 @@ func Build(res *Results, opt BuildOptions) (*Data, error) {
 			mw, _ := MetricByKey("mean_wait")
 			mb, _ := MetricByKey("mean_bsld")
 			ut, _ := MetricByKey("utilization")
-			p.Lines = append(p.Lines, ParamLine{Name: l.Name, X: l.X,
+			p.Lines = append(p.Lines, ParamLine{Name: l.Name, Policy: res.Runs[l.Runs[0][0]].Policy, X: l.X,
 				MeanWait: l.Points(res, mw), MeanBSLD: l.Points(res, mb), Utilization: l.Points(res, ut)})
 		}
 		d.Params = append(d.Params, p)
@@ -238,7 +265,7 @@ func Build(res *Results, opt BuildOptions) (*Data, error) {
 		rules = DefaultClasses(maxProcs)
 	}
 	for _, rule := range rules {
-		ct := ClassTable{Rule: rule.String(), Labels: rule.Labels()}
+		ct := ClassTable{Rule: rule.String(), Labels: ClassLabels(rule)}
 		for _, r := range res.Runs {
 			if r.Outcomes == nil {
 				continue
@@ -273,9 +300,9 @@ func Build(res *Results, opt BuildOptions) (*Data, error) {
 		}
 		d.Gantt = append(d.Gantt, g)
 	}
-	if d.Warnings == nil {
-		d.Warnings = []string{}
-	}
+	// empty lists are [] in the page's JSON, never null: the script
+	// iterates over them
+	d.Warnings, d.Params, d.CDF, d.Classes, d.Gantt = nonNil(d.Warnings), nonNil(d.Params), nonNil(d.CDF), nonNil(d.Classes), nonNil(d.Gantt)
 	return d, nil
 }
 
@@ -286,7 +313,88 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-func summaryTable(res *Results) SummaryTable {
+// Groups numbers the runs' comparison groups: runs of the same workload
+// (trace) and load coordinate are compared with each other, never across
+// workloads or loads. names[g] is the group's name ("" when there is one
+// group).
+func Groups(res *Results) (group []int, names []string) {
+	key := func(r *Run) string {
+		k := r.Trace
+		for _, kv := range r.Axes {
+			if kv.Name == "load" {
+				k += " load=" + kv.Value
+			}
+		}
+		return k
+	}
+	index := map[string]int{}
+	for _, r := range res.Runs {
+		k := key(r)
+		g, ok := index[k]
+		if !ok {
+			g = len(names)
+			index[k] = g
+			names = append(names, k)
+		}
+		group = append(group, g)
+	}
+	if len(names) == 1 {
+		names[0] = ""
+	}
+	return group, names
+}
+
+// ClassLabels are the labels of a class rule's classes with units:
+// "runtime ≤ 1 h", "runtime > 1 h", "size 1 proc", "size 2–4 procs".
+func ClassLabels(rule metrics.ClassRule) []string {
+	n := len(rule.Bounds)
+	if n == 0 {
+		return []string{"all jobs"}
+	}
+	unit := func(v int64) string {
+		switch rule.By {
+		case "size":
+			if v == 1 {
+				return "1 proc"
+			}
+			return strconv.FormatInt(v, 10) + " procs"
+		default:
+			return durText(v)
+		}
+	}
+	out := make([]string, n+1)
+	for i := 0; i <= n; i++ {
+		switch {
+		case i == 0 && rule.By == "size" && rule.Bounds[0] == 1:
+			out[i] = "size 1 proc"
+		case i == 0:
+			out[i] = rule.By + " ≤ " + unit(rule.Bounds[0])
+		case i == n:
+			out[i] = rule.By + " > " + unit(rule.Bounds[n-1])
+		case rule.By == "size":
+			out[i] = fmt.Sprintf("size %d–%s", rule.Bounds[i-1]+1, unit(rule.Bounds[i]))
+		default:
+			out[i] = fmt.Sprintf("%s < %s ≤ %s", unit(rule.Bounds[i-1]), rule.By, unit(rule.Bounds[i]))
+		}
+	}
+	return out
+}
+
+// durText writes seconds in the largest unit that divides them: "90 s",
+// "10 min", "1 h", "2 d".
+func durText(s int64) string {
+	switch {
+	case s != 0 && s%86400 == 0:
+		return strconv.FormatInt(s/86400, 10) + " d"
+	case s != 0 && s%3600 == 0:
+		return strconv.FormatInt(s/3600, 10) + " h"
+	case s != 0 && s%60 == 0:
+		return strconv.FormatInt(s/60, 10) + " min"
+	}
+	return strconv.FormatInt(s, 10) + " s"
+}
+
+func summaryTable(res *Results, groups []int) SummaryTable {
 	type col struct {
 		Column
 		of func(s *metrics.Summary) float64
@@ -317,23 +425,36 @@ func summaryTable(res *Results) SummaryTable {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	ngroups := 0
+	for _, g := range groups {
+		ngroups = max(ngroups, g+1)
+	}
 	for i, c := range cols {
 		best := []int{}
-		if c.Better != "" && len(t.Rows) > 1 {
-			// compare at the displayed precision, so that marked ties look tied
-			round := func(x float64) float64 { p := math.Pow(10, float64(c.Digits)); return math.Round(x*p) / p }
-			bv := round(t.Rows[0][i])
+		// compare at the displayed precision, so that marked ties look tied
+		round := func(x float64) float64 { p := math.Pow(10, float64(c.Digits)); return math.Round(x*p) / p }
+		for g := 0; g < ngroups && c.Better != ""; g++ {
+			var members []int
+			for k := range t.Rows {
+				if groups[k] == g {
+					members = append(members, k)
+				}
+			}
+			if len(members) < 2 {
+				continue
+			}
+			bv := round(t.Rows[members[0]][i])
 			all := true
-			for _, row := range t.Rows {
-				v := round(row[i])
+			for _, k := range members {
+				v := round(t.Rows[k][i])
 				all = all && v == bv
 				if c.Better == "lower" && v < bv || c.Better == "higher" && v > bv {
 					bv = v
 				}
 			}
 			if !all {
-				for k, row := range t.Rows {
-					if round(row[i]) == bv {
+				for _, k := range members {
+					if round(t.Rows[k][i]) == bv {
 						best = append(best, k)
 					}
 				}
@@ -393,6 +514,11 @@ func waitCDF(r *Run, n int) [][2]float64 {
 
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
+// MinBinSeconds is the narrowest time bin of the utilization and queue
+// curves (10 minutes: finer than the daily cycle, coarse enough that a
+// multi-year trace stays a few megabytes).
+const MinBinSeconds = 600
+
 // timeSeries integrates each run's busy processors and waiting jobs over
 // common bins from the first submission to the last end of all runs.
 func timeSeries(res *Results, bins int) *TimeSeries {
@@ -412,20 +538,23 @@ func timeSeries(res *Results, bins int) *TimeSeries {
 		return nil
 	}
 	span := max(t1-t0, 1)
-	step := (span + int64(bins) - 1) / int64(bins)
+	step := max((span+int64(bins)-1)/int64(bins), MinBinSeconds)
 	n := int((span + step - 1) / step)
 	ts := &TimeSeries{Start: t0, Step: step}
 	for _, r := range res.Runs {
 		if r.Outcomes == nil {
 			continue
 		}
+		var last int64 = t0 // the run's last end (or submission)
 		busy := make([]event, 0, 2*len(r.Outcomes))
 		queue := make([]event, 0, 2*len(r.Outcomes))
 		for i := range r.Outcomes {
 			o := &r.Outcomes[i]
+			last = max(last, o.Submit)
 			if o.Rejected || o.Start < 0 {
 				continue
 			}
+			last = max(last, o.End)
 			if o.End > o.Start {
 				busy = append(busy, event{o.Start, int64(o.Procs)}, event{o.End, -int64(o.Procs)})
 			}
@@ -433,8 +562,9 @@ func timeSeries(res *Results, bins int) *TimeSeries {
 				queue = append(queue, event{o.Submit, 1}, event{o.Start, -1})
 			}
 		}
-		u := integrate(busy, t0, step, n)
-		q := integrate(queue, t0, step, n)
+		nr := min(n, int((last-t0)/step)+1) // the curves stop with the run
+		u := integrate(busy, t0, step, nr)
+		q := integrate(queue, t0, step, nr)
 		for i := range u {
 			if r.Procs > 0 {
 				u[i] = math.Round(u[i]/float64(r.Procs)*1e4) / 1e4

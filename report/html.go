@@ -41,8 +41,8 @@ type cell struct {
 }
 
 type tableRow struct {
-	Label string
-	Cells []cell
+	Label, Group string
+	Cells        []cell
 }
 
 type classRow struct {
@@ -61,6 +61,9 @@ type pageData struct {
 	Classes []classTable
 	Traces  string
 	Procs   string
+	// Grouped: the runs are of several workloads or loads; the summary
+	// shows each run's group and compares within groups.
+	Grouped bool
 }
 
 func fmtNum(x float64, digits int) string {
@@ -92,7 +95,8 @@ func fmtNum(x float64, digits int) string {
 func WriteHTML(w io.Writer, d *Data) error {
 	pd := pageData{D: d, CSS: template.CSS(reportCSS)}
 	for i, run := range d.Runs {
-		tr := tableRow{Label: run.Label}
+		tr := tableRow{Label: run.Label, Group: run.GroupName}
+		pd.Grouped = pd.Grouped || run.GroupName != ""
 		for c, col := range d.Summary.Columns {
 			tr.Cells = append(tr.Cells, cell{Text: fmtNum(d.Summary.Rows[i][c], col.Digits), Best: slices.Contains(d.Summary.Best[c], i)})
 		}
@@ -103,6 +107,10 @@ func WriteHTML(w io.Writer, d *Data) error {
 		for r, run := range ct.Runs {
 			for c, label := range ct.Labels {
 				s := ct.Stats[r][c]
+				if s.Jobs == 0 { // an empty class has no mean: "—", not 0.0
+					t.Rows = append(t.Rows, classRow{Run: run, Class: label, Jobs: "0", MeanWait: "—", MedianWait: "—", MeanResp: "—", MeanBSLD: "—", Killed: "—"})
+					continue
+				}
 				t.Rows = append(t.Rows, classRow{Run: run, Class: label, Jobs: fmtNum(float64(s.Jobs), 0),
 					MeanWait: fmtNum(s.MeanWait, 1), MedianWait: fmtNum(s.MedianWait, 1), MeanResp: fmtNum(s.MeanResponse, 1),
 					MeanBSLD: fmtNum(s.MeanBSLD, 2), Killed: fmtNum(float64(s.Killed), 0)})

@@ -231,7 +231,7 @@ func TestSummaryBest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab := summaryTable(res)
+	tab := summaryTable(res, make([]int, len(res.Runs)))
 	col := func(k string) int {
 		for i, c := range tab.Columns {
 			if c.Key == k {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/backfill-hpc/backfill/engine"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/service/store"
@@ -141,15 +142,17 @@ type SubmitInput struct {
 
 // Engine drives a policy with the events of a live system, in the order
 // the simulator uses (sim.Run): at each instant, ends and cancellations,
-// submissions, then one pass (Tick). It is not safe for concurrent use;
+// submissions, then one pass (Tick). The policy is called only through
+// the core the simulator uses (package engine), so every start is checked
+// the same way (known job, waiting, fits the free processors) and a
+// wake-up in the past is an error; after such a policy error the core
+// refuses every later call (Failed). It is not safe for concurrent use;
 // the Service serializes calls. Every call that changes state appends
 // Records (to be committed before anyone is answered) and Effects (for the
 // executor, after the commit).
 type Engine struct {
-	sched policy.Scheduler
-	guar  policy.Guarantor
+	core  *engine.Engine
 	plan  policy.Planner
-	adm   policy.Admitter
 	procs int
 
 	jobs  []*Job
@@ -160,10 +163,8 @@ type Engine struct {
 	lims  limitHeap
 	seq   int64
 
-	// live counts
-	waiting, running, busy int
-	outstanding            map[string]int64 // user → processor-seconds waiting or running
-	userIDs                map[string]int32 // user → dense number, in order of first submission
+	outstanding map[string]int64 // user → processor-seconds waiting or running
+	userIDs     map[string]int32 // user → dense number, in order of first submission
 
 	decisions []Decision
 
@@ -177,17 +178,23 @@ type Engine struct {
 }
 
 // NewEngine returns an engine for policy sched on procs processors, at
-// time start.
-func NewEngine(sched policy.Scheduler, procs int, start int64) *Engine {
-	e := &Engine{sched: sched, procs: procs, byKey: map[string]*Job{}, cur: start, wake: policy.NoWake, outstanding: map[string]int64{}, userIDs: map[string]int32{}}
-	e.guar, _ = sched.(policy.Guarantor)
-	e.plan, _ = sched.(policy.Planner)
-	e.adm, _ = sched.(policy.Admitter)
-	return e
+// time start. Jobs are killed at their limits, so a policy.Guarantor's
+// bounds hold and are reported.
+func NewEngine(sched policy.Scheduler, procs int, start int64) (*Engine, error) {
+	core, err := engine.New(sched, engine.Config{Procs: procs, Guarantees: true})
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{core: core, plan: core.Planner(), procs: procs, byKey: map[string]*Job{}, cur: start, wake: policy.NoWake, outstanding: map[string]int64{}, userIDs: map[string]int32{}}
+	return e, nil
 }
 
 // Policy returns the policy's name.
-func (e *Engine) Policy() string { return e.sched.Name() }
+func (e *Engine) Policy() string { return e.core.Name() }
+
+// Failed is the policy's error that stopped the engine (a start beyond
+// capacity, a wake-up in the past, …), or nil.
+func (e *Engine) Failed() error { return e.core.Err() }
 
 // Procs is the machine size.
 func (e *Engine) Procs() int { return e.procs }
@@ -196,11 +203,13 @@ func (e *Engine) Procs() int { return e.procs }
 func (e *Engine) Now() int64 { return e.cur }
 
 // Admits reports whether the policy does admission control (deadlines).
-func (e *Engine) Admits() bool { return e.adm != nil }
+func (e *Engine) Admits() bool { return e.core.Admits() }
 
 // Counts returns the numbers of waiting and running jobs and of busy
 // processors.
-func (e *Engine) Counts() (waiting, running, busy int) { return e.waiting, e.running, e.busy }
+func (e *Engine) Counts() (waiting, running, busy int) {
+	return e.core.Waiting(), e.core.Running(), e.core.Busy()
+}
 
 // Jobs returns all jobs by internal ID (do not modify).
 func (e *Engine) Jobs() []*Job { return e.jobs }
@@ -279,7 +288,9 @@ func (e *Engine) Advance(t int64) error {
 	}
 	for {
 		if e.dirty {
-			e.pass()
+			if err := e.pass(); err != nil {
+				return err
+			}
 		}
 		x := min(e.wake, e.limMin())
 		if x >= t {
@@ -295,15 +306,16 @@ func (e *Engine) Advance(t int64) error {
 }
 
 // Flush runs the pass of the current instant if it has work.
-func (e *Engine) Flush() {
+func (e *Engine) Flush() error {
 	if e.dirty {
-		e.pass()
+		return e.pass()
 	}
+	return nil
 }
 
 // pass ends the running jobs whose limit is now (killed at start +
 // estimate, as in the simulator's kill mode), then runs one Tick.
-func (e *Engine) pass() {
+func (e *Engine) pass() error {
 	now := e.cur
 	for e.limMin() == now {
 		it := e.lims.pop()
@@ -311,27 +323,26 @@ func (e *Engine) pass() {
 		if j.State != Running || j.Limit() != now {
 			continue // ended earlier; stale entry
 		}
-		e.end(now, j, Timeout, nil, "")
+		if err := e.end(now, j, Timeout, nil, ""); err != nil {
+			return err
+		}
 		e.effects = append(e.effects, Effect{Kind: "kill", Job: j})
 	}
 	var started []int64
-	wake := e.sched.Tick(now, func(r *job.Request) {
+	wake, err := e.core.Pass(now, func(r *job.Request) {
 		j := e.jobs[r.ID]
-		if j.State != Waiting {
-			panic(fmt.Sprintf("service: policy %s started job %d, which is %s", e.sched.Name(), j.ID(), j.State))
-		}
 		j.State, j.Start = Running, now
-		e.waiting--
-		e.running++
-		e.busy += j.Req.Procs
 		e.lims.push(limitItem{t: j.Limit(), id: r.ID})
 		started = append(started, j.ID())
 		e.started = append(e.started, j)
 		e.effects = append(e.effects, Effect{Kind: "start", Job: j})
 	})
 	e.Passes++
-	if wake <= now {
-		wake = now + 1 // a policy must ask for the future; never loop
+	if err != nil {
+		// the policy broke the protocol: nothing of this pass is logged
+		// or executed, and the core refuses every later call
+		e.out, e.effects, e.started = nil, nil, nil
+		return err
 	}
 	e.wake = wake
 	e.dirty = false
@@ -339,20 +350,23 @@ func (e *Engine) pass() {
 	for _, id := range started {
 		e.decisions = append(e.decisions, Decision{Seq: seq, Action: "start", ID: id, T: now})
 	}
+	return nil
 }
 
-func (e *Engine) end(now int64, j *Job, st State, exit *int, note string) {
+func (e *Engine) end(now int64, j *Job, st State, exit *int, note string) error {
 	wasRunning := j.State == Running
-	e.sched.Remove(now, &j.Req)
+	var err error
+	if wasRunning {
+		_, err = e.core.End(now, &j.Req)
+	} else {
+		err = e.core.Cancel(now, &j.Req)
+	}
+	if err != nil {
+		return err
+	}
 	j.State, j.End, j.ExitCode = st, now, exit
 	if note != "" {
 		j.Reason = note
-	}
-	if wasRunning {
-		e.running--
-		e.busy -= j.Req.Procs
-	} else {
-		e.waiting--
 	}
 	e.outstanding[j.User] -= int64(j.Req.Procs) * j.Req.Estimate
 	e.dirty = true
@@ -365,6 +379,7 @@ func (e *Engine) end(now int64, j *Job, st State, exit *int, note string) {
 	if wasRunning {
 		e.decisions = append(e.decisions, Decision{Seq: seq, Action: "stop", ID: j.ID(), T: now})
 	}
+	return nil
 }
 
 // Submit admits a job at instant t (after Advance(t)): the policy's
@@ -406,29 +421,25 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 	uid, ok := e.userIDs[j.User]
 	if !ok {
 		uid = int32(len(e.userIDs))
-		e.userIDs[j.User] = uid
 	}
 	// the policy sees users as numbers (runtime predictors group jobs by
 	// user), numbered in order of their first job
 	j.Req.User = uid
+	a, err := e.core.Submit(t, &j.Req)
+	if err != nil {
+		return err
+	}
+	e.userIDs[j.User] = uid
 	e.jobs = append(e.jobs, j)
 	if j.Key != "" {
 		e.byKey[j.User+"\x00"+j.Key] = j
 	}
-	e.sched.Insert(t, &j.Req)
 	e.dirty = true
-	admitted, reason := true, ""
-	if e.adm != nil {
-		admitted, reason = e.adm.Admitted(&j.Req)
-	}
-	if admitted {
-		e.waiting++
+	if a.Admitted {
 		e.outstanding[j.User] += int64(j.Req.Procs) * j.Req.Estimate
-		if e.guar != nil {
-			j.Guarantee = e.guar.Guarantee(&j.Req)
-		}
+		j.Guarantee = a.Bound
 	} else {
-		j.State, j.Reason = Rejected, reason
+		j.State, j.Reason = Rejected, a.Reason
 		if j.Reason == "" {
 			j.Reason = "rejected by admission control"
 		}
@@ -436,7 +447,7 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 	d := submitData{
 		ID: j.ID(), User: j.User, Procs: j.Req.Procs, Estimate: j.Req.Estimate, UP: j.Req.UP, PP: j.Req.PP,
 		OverQuota: j.OverQuota, Deadline: j.Req.Deadline, Name: j.Name, Command: j.Command, Key: j.Key,
-		Admitted: admitted, Reason: reason, Guarantee: j.Guarantee,
+		Admitted: a.Admitted, Reason: a.Reason, Guarantee: j.Guarantee,
 	}
 	if math.IsInf(d.PP, -1) {
 		d.PP = 0 // JSON has no −∞; OverQuota carries it
@@ -446,7 +457,7 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 			j.ID(), want.Admitted, want.Guarantee, d.Admitted, d.Guarantee)
 	}
 	e.emit(KindSubmit, t, d)
-	if admitted {
+	if a.Admitted {
 		e.effects = append(e.effects, Effect{Kind: "submit", Job: j})
 	}
 	return nil
@@ -486,7 +497,9 @@ func (e *Engine) End(t int64, j *Job, exit *int, note string) (ok bool, err erro
 		}
 		return false, nil
 	}
-	e.end(t, j, Completed, exit, note)
+	if err := e.end(t, j, Completed, exit, note); err != nil {
+		return false, err
+	}
 	return true, nil
 }
 
@@ -500,7 +513,9 @@ func (e *Engine) Cancel(t int64, j *Job) (bool, error) {
 		return false, nil
 	}
 	running := j.State == Running
-	e.end(t, j, Cancelled, nil, "")
+	if err := e.end(t, j, Cancelled, nil, ""); err != nil {
+		return false, err
+	}
 	if running {
 		e.effects = append(e.effects, Effect{Kind: "kill", Job: j})
 	} else {
@@ -584,13 +599,17 @@ func (e *Engine) Replay(r Record) error {
 		} else if j.State.Final() {
 			return bad(fmt.Errorf("job %d cancelled but is %s", d.ID, j.State))
 		}
-		e.end(r.T, j, st, d.Exit, d.Note)
+		if err := e.end(r.T, j, st, d.Exit, d.Note); err != nil {
+			return bad(err)
+		}
 	case KindTick:
 		var d tickData
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return bad(err)
 		}
-		e.pass()
+		if err := e.pass(); err != nil {
+			return bad(err)
+		}
 		got := make([]int64, 0, len(e.started))
 		for _, j := range e.started {
 			got = append(got, j.ID())

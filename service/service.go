@@ -32,9 +32,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/backfill-hpc/backfill/engine"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/service/executor"
 	"github.com/backfill-hpc/backfill/service/store"
@@ -112,6 +114,11 @@ type Config struct {
 	AdminToken string
 	// Logger defaults to a discarding logger.
 	Logger *slog.Logger
+	// AcceptLoss lets Open continue from what a damaged state directory
+	// still holds (store.Options.AcceptLoss) instead of refusing; the loss
+	// is logged. Without it, a state directory that lost acknowledged
+	// records is refused with a *store.IntegrityError.
+	AcceptLoss bool
 }
 
 // Service is a running scheduler service.
@@ -182,9 +189,16 @@ func Open(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(cfg.StateDir, cfg.Sync)
+	st, err := store.OpenWith(cfg.StateDir, store.Options{Sync: cfg.Sync, AcceptLoss: cfg.AcceptLoss})
 	if err != nil {
 		return nil, err
+	}
+	for _, n := range st.Notes {
+		if st.Lost != 0 {
+			cfg.Logger.Error("state loss accepted (--accept-loss)", "dir", cfg.StateDir, "note", n)
+		} else {
+			cfg.Logger.Warn("state", "dir", cfg.StateDir, "note", n)
+		}
 	}
 	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, st: st,
 		users: map[string]*store.User{}, names: map[string]*store.User{},
@@ -199,7 +213,9 @@ func Open(cfg Config) (*Service, error) {
 	}
 	// rebuild the policy's state from the log
 	start := cfg.Clock.Now()
-	s.eng = NewEngine(sched, cfg.Procs, 0)
+	if s.eng, err = NewEngine(sched, cfg.Procs, 0); err != nil {
+		return fail(err)
+	}
 	n := 0
 	if err := st.Load(func(r store.Record) error {
 		if n == 0 {
@@ -324,6 +340,11 @@ func (s *Service) loadUsers() error {
 			admin = &u
 		}
 	}
+	if admin == nil {
+		if err := s.checkNoAdmin(); err != nil {
+			return err
+		}
+	}
 	switch {
 	case s.cfg.AdminToken != "":
 		if admin == nil || admin.TokenHash != HashToken(s.cfg.AdminToken) {
@@ -338,18 +359,109 @@ func (s *Service) loadUsers() error {
 			s.users[u.TokenHash], s.names[u.Name] = &u, &u
 		}
 	case admin == nil:
-		tok := NewToken()
-		u := store.User{Name: "admin", TokenHash: HashToken(tok), Admin: true, Created: s.clock.Now()}
-		if err := os.WriteFile(s.AdminTokenFile(), []byte(tok+"\n"), 0o600); err != nil {
-			return fmt.Errorf("writing the admin token: %w", err)
+		return s.createAdmin()
+	default:
+		// a crash of the first start between the admin row and the token
+		// file: finish the rename
+		tmp := s.AdminTokenFile() + ".tmp"
+		if b, err := os.ReadFile(tmp); err == nil && !fileExists(s.AdminTokenFile()) && HashToken(strings.TrimSpace(string(b))) == admin.TokenHash {
+			if err := os.Rename(tmp, s.AdminTokenFile()); err != nil {
+				return err
+			}
 		}
+	}
+	return nil
+}
+
+// checkNoAdmin refuses a database without its admin user in a directory
+// that has held state (the admin row is created at the first start and
+// never deleted: a missing one means the database lost it), unless the
+// loss is accepted.
+func (s *Service) checkNoAdmin() error {
+	dir := s.cfg.StateDir
+	var evidence []string
+	if !s.st.Fresh {
+		evidence = append(evidence, "state.db has held state (records, users or the high-water mark "+store.MarkFile+")")
+	}
+	if b, err := os.ReadFile(s.AdminTokenFile()); err == nil {
+		if s.cfg.AdminToken == "" || strings.TrimSpace(string(b)) != s.cfg.AdminToken {
+			evidence = append(evidence, s.AdminTokenFile()+" exists")
+		}
+	}
+	if fileExists(filepath.Join(dir, "jobs")) {
+		evidence = append(evidence, filepath.Join(dir, "jobs")+" exists (job directories)")
+	}
+	if len(evidence) == 0 {
+		return nil
+	}
+	if s.cfg.AcceptLoss {
+		s.log.Error("state loss accepted (--accept-loss): the admin user is missing; it is created again", "dir", dir, "evidence", strings.Join(evidence, "; "))
+		return nil
+	}
+	return fmt.Errorf(`refusing to open the state in %s: the database has no admin user, but the directory has held a service:
+  %s
+  likely cause: state.db was deleted, truncated or replaced, or rows were deleted from its users table; starting would create a new service and a new admin token
+  ways out:
+    - restore the whole directory from a backup and start again;
+    - inspect it: backfill serve --check %s
+    - accept the loss: start with --accept-loss (the admin user is created again, with the token of --admin-token-file, else the one in %s, else a new one)`,
+		dir, strings.Join(evidence, "\n  "), dir, s.AdminTokenFile())
+}
+
+// createAdmin creates the admin user with the token of STATE/admin.token
+// if the file exists (a loss accepted: the operators keep their token),
+// otherwise with a new token written to that file. The file is never
+// overwritten: the new token goes to a temporary file, the admin row is
+// committed, then the file is renamed into place.
+func (s *Service) createAdmin() error {
+	path := s.AdminTokenFile()
+	if b, err := os.ReadFile(path); err == nil {
+		tok := strings.TrimSpace(string(b))
+		if tok == "" {
+			return fmt.Errorf("%s is empty; remove it or give --admin-token-file", path)
+		}
+		u := store.User{Name: "admin", TokenHash: HashToken(tok), Admin: true, Created: s.clock.Now()}
 		if err := s.st.PutUser(u); err != nil {
 			return err
 		}
 		s.users[u.TokenHash], s.names[u.Name] = &u, &u
-		s.log.Info("admin token created", "file", s.AdminTokenFile())
+		s.log.Warn("admin user created again with the token of the existing file", "file", path)
+		return nil
 	}
+	tok := NewToken()
+	tmp := path + ".tmp"
+	os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("writing the admin token: %w", err)
+	}
+	if _, err := f.WriteString(tok + "\n"); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the admin token: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the admin token: %w", err)
+	}
+	f.Close()
+	u := store.User{Name: "admin", TokenHash: HashToken(tok), Admin: true, Created: s.clock.Now()}
+	if err := s.st.PutUser(u); err != nil {
+		return err
+	}
+	if fileExists(path) {
+		return fmt.Errorf("%s appeared while the service was starting; not overwriting it", path)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing the admin token: %w", err)
+	}
+	s.users[u.TokenHash], s.names[u.Name] = &u, &u
+	s.log.Info("admin token created", "file", path)
 	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func (s *Service) execJob(j *Job) executor.Job {
@@ -418,6 +530,9 @@ func (s *Service) do(f func(e *Engine) error) error {
 	err := f(s.eng)
 	b := s.enqueueLocked()
 	s.mu.Unlock()
+	if pe := (*engine.PolicyError)(nil); errors.As(err, &pe) {
+		s.log.Error("the policy broke the scheduling protocol; every request fails until the service is restarted with a fixed policy", "err", err)
+	}
 	if b != nil {
 		if cerr := <-b.done; cerr != nil {
 			return cerr
@@ -590,7 +705,9 @@ func (s *Service) SetClock(t int64, pass bool) (ClockResult, error) {
 			return err
 		}
 		if pass {
-			e.Flush()
+			if err := e.Flush(); err != nil {
+				return err
+			}
 		}
 		for _, j := range e.TakeStarted() {
 			res.Started = append(res.Started, StartedJob{ID: j.ID(), Start: j.Start})

@@ -8,6 +8,12 @@
 //  1. ends: every running job whose end is t — completion at start+runtime,
 //     or, in kill mode, kill at start+estimate when the runtime exceeds the
 //     estimate — in increasing job ID, each followed by policy.Remove;
+//     then, with Options.Extend, the jobs reaching their limit at t, in
+//     increasing job ID, each offered an extension (policy.Extender) and
+//     killed (policy.Remove) without one. The reservation-based policies
+//     react to the ends of an instant only once all are known (see
+//     docs/simulator.md, "Same-instant events"), so the order of the ends
+//     does not change the schedule;
 //  2. submissions: every job submitted at t, in increasing job ID, each
 //     followed by policy.Insert (and, for a policy.Guarantor, the bound it
 //     promises);
@@ -20,6 +26,12 @@
 // never started (starting it is an error) nor passed to Remove, and
 // Result.Rejected counts it.
 //
+// The policy is called only through package engine, the core the live
+// service drives too: it checks every start (a waiting job that fits the
+// free processors and resources), every wake-up (after now) and that no
+// pass leaves jobs waiting on an idle machine without a wake-up; a policy
+// that breaks these rules makes Run fail with the engine's error.
+//
 // A pass also happens at any time the policy asked to be woken at. Nothing
 // depends on map order or goroutines: the same input gives the same
 // schedule, byte for byte.
@@ -28,6 +40,7 @@ package sim
 import (
 	"fmt"
 
+	"github.com/backfill-hpc/backfill/engine"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 )
@@ -77,12 +90,6 @@ type Result struct {
 	Res []int
 }
 
-const (
-	stWaiting = iota + 1
-	stRunning
-	stDone
-)
-
 // Run simulates jobs under sched. jobs must have IDs 0..len-1 in order and
 // non-decreasing submit times, sizes in [1, Procs] and estimates ≥ 1 (as
 // package workload produces them). It returns an error, never panics, if
@@ -120,178 +127,183 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("sim: resource %d has capacity %d (must be at least 1)", k+1, c)
 		}
 	}
-	// free units of the resources beyond processors (nil: processors only)
-	freeRes := append([]int(nil), opt.Res...)
-	guar, _ := sched.(policy.Guarantor)
-	pred, _ := sched.(policy.Predicting)
-	adm, _ := sched.(policy.Admitter)
-	var ext policy.Extender
-	if opt.Extend && !opt.NoKill {
-		ext, _ = sched.(policy.Extender)
+	eng, err := engine.New(sched, engine.Config{Procs: P, Res: opt.Res, Guarantees: !opt.NoKill, Extend: opt.Extend && !opt.NoKill, Jobs: len(jobs)})
+	if err != nil {
+		return nil, err
 	}
-	limit := []int64(nil) // kill time per job, with Extend
-	if ext != nil {
-		limit = make([]int64, len(jobs))
+	r := &run{jobs: jobs, opt: opt, eng: eng,
+		res: &Result{Policy: sched.Name(), Procs: P, NoKill: opt.NoKill, Outcomes: make([]job.Outcome, len(jobs))}}
+	if opt.Res != nil {
+		r.res.Res = append([]int(nil), opt.Res...)
 	}
-	res := &Result{Policy: sched.Name(), Procs: P, NoKill: opt.NoKill, Outcomes: make([]job.Outcome, len(jobs))}
-	if freeRes != nil {
-		res.Res = append([]int(nil), opt.Res...)
+	if eng.Extends() {
+		r.limit = make([]int64, len(jobs))
 	}
-	state := make([]uint8, len(jobs))
-	var ends endHeap
-	free := P
-	next := 0 // next job to submit
-	done := 0
-	waiting := 0
+	r.startFn = r.start
+	return r.loop()
+}
+
+// run is one simulation: the trace's events fed to an engine.Engine.
+type run struct {
+	jobs    []job.Job
+	opt     Options
+	eng     *engine.Engine
+	res     *Result
+	ends    endHeap
+	limit   []int64 // kill time per job, with Extend
+	next    int     // next job to submit
+	done    int
+	now     int64
+	startFn func(*job.Request)
+	checks  []endItem // scratch: the kill checks of the instant
+}
+
+// loop processes the instants in order until no event is left.
+func (r *run) loop() (*Result, error) {
 	wake := policy.NoWake
-	var now int64
-	var startErr error
-
-	startFn := func(r *job.Request) {
-		if startErr != nil {
-			return
-		}
-		id := r.ID
-		if id < 0 || id >= len(jobs) || &jobs[id].Request != r {
-			startErr = fmt.Errorf("sim: policy %s started an unknown job", res.Policy)
-			return
-		}
-		if state[id] != stWaiting {
-			startErr = fmt.Errorf("sim: policy %s started job %d at %d, which is not waiting", res.Policy, r.SWFID, now)
-			return
-		}
-		if r.Procs > free {
-			startErr = fmt.Errorf("sim: policy %s started job %d (%d processors) at %d with only %d free", res.Policy, r.SWFID, r.Procs, now, free)
-			return
-		}
-		for k, n := range r.Res {
-			if n > freeRes[k] {
-				startErr = fmt.Errorf("sim: policy %s started job %d (%d units of resource %d) at %d with only %d free", res.Policy, r.SWFID, n, k+1, now, freeRes[k])
-				return
-			}
-		}
-		for k, n := range r.Res {
-			freeRes[k] -= n
-		}
-		j := &jobs[id]
-		free -= r.Procs
-		state[id] = stRunning
-		waiting--
-		o := &res.Outcomes[id]
-		o.Start = now
-		run := j.Runtime
-		if ext != nil && run > j.Estimate {
-			// a check at the estimate: the policy may extend the job
-			limit[id] = now + j.Estimate
-			ends.push(endItem{t: limit[id], id: int32(id), check: true})
-			return
-		}
-		if !opt.NoKill && run > j.Estimate {
-			run = j.Estimate
-			o.Killed = true
-		}
-		o.End = now + run
-		ends.push(endItem{t: o.End, id: int32(id)})
-	}
-
 	for {
 		// next instant
 		t := wake
-		if next < len(jobs) && jobs[next].Submit < t {
-			t = jobs[next].Submit
+		if r.next < len(r.jobs) && r.jobs[r.next].Submit < t {
+			t = r.jobs[r.next].Submit
 		}
-		if len(ends) > 0 && ends[0].t < t {
-			t = ends[0].t
+		if len(r.ends) > 0 && r.ends[0].t < t {
+			t = r.ends[0].t
 		}
 		if t == policy.NoWake {
 			break
 		}
-		now = t
-		// 1. ends
-		for len(ends) > 0 && ends[0].t == now {
-			it := ends.pop()
-			id := int(it.id)
-			if it.check {
-				o := &res.Outcomes[id]
-				x := ext.Extend(now, &jobs[id].Request)
-				if x > 0 {
-					res.Extensions++
-					o.Extension += x
-					limit[id] = now + x
-					if end := o.Start + jobs[id].Runtime; end <= limit[id] {
-						o.End = end
-						res.Saved++
-						ends.push(endItem{t: end, id: it.id})
-					} else {
-						ends.push(endItem{t: limit[id], id: it.id, check: true})
-					}
-					continue
-				}
-				o.End, o.Killed = now, true
-			}
-			state[id] = stDone
-			free += jobs[id].Procs
-			for k, n := range jobs[id].Res {
-				freeRes[k] += n
-			}
-			done++
-			if res.Outcomes[id].Killed {
-				res.Killed++
-			}
-			if pred != nil {
-				if first, n, ok := pred.Prediction(&jobs[id].Request); ok {
-					res.Outcomes[id].Predicted, res.Outcomes[id].Corrections = first, n
-				}
-			}
-			sched.Remove(now, &jobs[id].Request)
-			if opt.Progress != nil && done&8191 == 0 {
-				opt.Progress(done)
-			}
+		r.now = t
+		if err := r.endJobs(); err != nil {
+			return nil, err
 		}
-		// 2. submissions
-		for next < len(jobs) && jobs[next].Submit == now {
-			j := &jobs[next]
-			res.Outcomes[next] = job.Outcome{Job: *j, Start: -1, End: -1, Bound: -1}
-			state[next] = stWaiting
-			waiting++
-			sched.Insert(now, &j.Request)
-			if adm != nil {
-				if ok, reason := adm.Admitted(&j.Request); !ok {
-					o := &res.Outcomes[next]
-					o.Rejected, o.Reason = true, reason
-					state[next] = stDone
-					waiting--
-					done++
-					res.Rejected++
-					next++
-					continue
-				}
-			}
-			if guar != nil && !opt.NoKill {
-				res.Outcomes[next].Bound = guar.Guarantee(&j.Request)
-			}
-			next++
+		if err := r.submit(); err != nil {
+			return nil, err
 		}
 		// 3. one pass
-		wake = sched.Tick(now, startFn)
-		res.Passes++
-		if startErr != nil {
-			return nil, startErr
-		}
-		if wake <= now {
-			return nil, fmt.Errorf("sim: policy %s asked to be woken at %d, not after now (%d)", res.Policy, wake, now)
-		}
-		if waiting > 0 && len(ends) == 0 && next == len(jobs) && wake == policy.NoWake {
-			return nil, fmt.Errorf("sim: policy %s leaves %d jobs waiting on an idle machine at %d", res.Policy, waiting, now)
+		var err error
+		wake, err = r.eng.Pass(r.now, r.startFn)
+		r.res.Passes++
+		if err != nil {
+			return nil, fmt.Errorf("sim: %w", err)
 		}
 	}
-	if opt.Progress != nil {
-		opt.Progress(done)
+	if r.opt.Progress != nil {
+		r.opt.Progress(r.done)
 	}
-	if done != len(jobs) {
-		return nil, fmt.Errorf("sim: only %d of %d jobs completed", done, len(jobs))
+	if r.done != len(r.jobs) {
+		return nil, fmt.Errorf("sim: only %d of %d jobs completed", r.done, len(r.jobs))
 	}
-	return res, nil
+	return r.res, nil
+}
+
+// endJobs processes the ends at now, then, with Extend, the kill checks at
+// now, so that the policy prices an extension knowing every end of the
+// instant.
+func (r *run) endJobs() error {
+	now := r.now
+	r.checks = r.checks[:0]
+	for len(r.ends) > 0 && r.ends[0].t == now {
+		it := r.ends.pop()
+		if it.check {
+			r.checks = append(r.checks, it)
+			continue
+		}
+		if err := r.end(int(it.id)); err != nil {
+			return err
+		}
+	}
+	for _, it := range r.checks {
+		id := int(it.id)
+		o := &r.res.Outcomes[id]
+		x, err := r.eng.Extend(now, &r.jobs[id].Request)
+		if err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+		if x > 0 {
+			r.res.Extensions++
+			o.Extension += x
+			r.limit[id] = now + x
+			if end := o.Start + r.jobs[id].Runtime; end <= r.limit[id] {
+				o.End = end
+				r.res.Saved++
+				r.ends.push(endItem{t: end, id: it.id})
+			} else {
+				r.ends.push(endItem{t: r.limit[id], id: it.id, check: true})
+			}
+			continue
+		}
+		o.End, o.Killed = now, true
+		if err := r.end(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// end records that job id ended (completed or killed) at now and tells
+// the engine.
+func (r *run) end(id int) error {
+	o := &r.res.Outcomes[id]
+	r.done++
+	if o.Killed {
+		r.res.Killed++
+	}
+	p, err := r.eng.End(r.now, &r.jobs[id].Request)
+	if err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	if p.OK {
+		o.Predicted, o.Corrections = p.First, p.Corrections
+	}
+	if r.opt.Progress != nil && r.done&8191 == 0 {
+		r.opt.Progress(r.done)
+	}
+	return nil
+}
+
+// submit processes the submissions at now.
+func (r *run) submit() error {
+	now := r.now
+	for r.next < len(r.jobs) && r.jobs[r.next].Submit == now {
+		j := &r.jobs[r.next]
+		o := &r.res.Outcomes[r.next]
+		*o = job.Outcome{Job: *j, Start: -1, End: -1, Bound: -1}
+		a, err := r.eng.Submit(now, &j.Request)
+		if err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+		if !a.Admitted {
+			o.Rejected, o.Reason = true, a.Reason
+			r.done++
+			r.res.Rejected++
+		}
+		o.Bound = a.Bound
+		r.next++
+	}
+	return nil
+}
+
+// start records a start the engine accepted and schedules the job's end
+// (or, with Extend, the check at its estimate).
+func (r *run) start(q *job.Request) {
+	id := q.ID
+	j := &r.jobs[id]
+	o := &r.res.Outcomes[id]
+	o.Start = r.now
+	run := j.Runtime
+	if r.limit != nil && run > j.Estimate {
+		// a check at the estimate: the policy may extend the job
+		r.limit[id] = r.now + j.Estimate
+		r.ends.push(endItem{t: r.limit[id], id: int32(id), check: true})
+		return
+	}
+	if !r.opt.NoKill && run > j.Estimate {
+		run = j.Estimate
+		o.Killed = true
+	}
+	o.End = r.now + run
+	r.ends.push(endItem{t: o.End, id: int32(id)})
 }
 
 type endItem struct {

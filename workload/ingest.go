@@ -144,6 +144,9 @@ func Load(path string, opts Options) (*Trace, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory: expected an SWF trace file, plain or gzip (the commands that take a directory of traces have --traces DIR)", path)
+	}
 	return Read(f, path, opts)
 }
 

@@ -27,6 +27,7 @@ type benchFlags struct {
 	policies []string
 	child    bool
 	only     string
+	format   string
 }
 
 // benchLine is what one child process reports.
@@ -39,6 +40,7 @@ type benchLine struct {
 	SimSec   float64 `json:"sim_s"`
 	Alloc    uint64  `json:"sim_alloc_bytes"`
 	MaxRSSKB int64   `json:"max_rss_kb"`
+	Error    string  `json:"error,omitempty"`
 }
 
 func newBench() *cobra.Command {
@@ -67,6 +69,7 @@ loading alone. The machine is shared: compare figures from one run as ratios.`,
 	fl.StringVar(&f.dir, "traces", filepath.Join("..", "shared", "traces"), "directory of SWF traces")
 	fl.StringSliceVar(&f.policies, "policy", []string{"fcfs", "easy", "conservative"}, "policies to measure")
 	fl.StringVar(&f.only, "only", "", "only traces whose file name contains this")
+	fl.StringVarP(&f.format, "format", "f", "table", "output: table (printed as each run finishes), json or csv (printed at the end)")
 	fl.BoolVar(&f.child, "child", false, "internal: run one measurement and print it as JSON")
 	_ = fl.MarkHidden("child")
 	return cmd
@@ -124,6 +127,10 @@ func benchTraces(dir, only string) ([]string, error) {
 }
 
 func benchParent(cmd *cobra.Command, f *benchFlags) error {
+	if err := checkFormat(f.format); err != nil {
+		return err
+	}
+	var all []benchLine
 	files, err := benchTraces(f.dir, f.only)
 	if err != nil {
 		return err
@@ -160,7 +167,10 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 			var out, errb bytes.Buffer
 			c.Stdout, c.Stderr = &out, &errb
 			if err := c.Run(); err != nil {
-				fmt.Fprintf(w, "%s\t\t\t%s\terror: %s\t\n", filepath.Base(file), p, strings.TrimSpace(errb.String()))
+				all = append(all, benchLine{Trace: filepath.Base(file), Policy: p, Error: strings.TrimSpace(errb.String())})
+				if f.format == "table" {
+					fmt.Fprintf(w, "%s\t\t\t%s\terror: %s\t\n", filepath.Base(file), p, strings.TrimSpace(errb.String()))
+				}
 				continue
 			}
 			var l benchLine
@@ -169,6 +179,10 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 			}
 			if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
 				l.MaxRSSKB = ru.Maxrss
+			}
+			all = append(all, l)
+			if f.format != "table" {
+				continue
 			}
 			rate, perJob := "", ""
 			if l.SimSec > 0 {
@@ -183,6 +197,17 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 				l.LoadSec, sim, rate, perJob, float64(l.MaxRSSKB)/1024)
 			w.Flush()
 		}
+	}
+	switch f.format {
+	case "json":
+		return writeJSON(cmd.OutOrStdout(), map[string]any{"version": toolVersion(), "runs": all})
+	case "csv":
+		var rows [][]string
+		for _, l := range all {
+			rows = append(rows, []string{l.Trace, l.Policy, strconv.Itoa(l.Jobs), strconv.Itoa(l.Procs), strconv.FormatFloat(l.LoadSec, 'f', 3, 64),
+				strconv.FormatFloat(l.SimSec, 'f', 3, 64), strconv.FormatUint(l.Alloc, 10), strconv.FormatInt(l.MaxRSSKB, 10), l.Error})
+		}
+		return writeCSV(cmd.OutOrStdout(), []string{"trace", "policy", "jobs", "procs", "load_s", "sim_s", "sim_alloc_bytes", "max_rss_kb", "error"}, rows)
 	}
 	return w.Flush()
 }

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -57,7 +59,24 @@ func (f *clientFlags) client() (*service.Client, error) {
 	if tok == "" {
 		return nil, errors.New("no API token: give --token, --token-file, or set BACKFILL_TOKEN")
 	}
-	return service.NewClient(server, tok), nil
+	c := service.NewClient(server, tok)
+	c.HTTP.Transport = hintTransport{base: http.DefaultTransport, server: server}
+	return c, nil
+}
+
+// hintTransport turns a refused connection into an error that says what
+// to do: the service is not running at that address.
+type hintTransport struct {
+	base   http.RoundTripper
+	server string
+}
+
+func (h hintTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := h.base.RoundTrip(r)
+	if err != nil && (errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)) {
+		return nil, fmt.Errorf("no backfill service answers at %s (connection refused): start one with 'backfill serve --state DIR', or point --server (or BACKFILL_SERVER) at a running one", h.server)
+	}
+	return resp, err
 }
 
 func printJSON(w io.Writer, v any) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 func newInfo() *cobra.Command {
 	f := &traceFlags{}
 	var compare []string
+	var format string
 	cmd := &cobra.Command{
 		Use:   "info [FILE]",
 		Short: "Describe a workload: jobs, machine size, span, offered load, estimate accuracy, skipped records, distributions",
@@ -34,6 +36,9 @@ header.`,
   backfill generate jann97 -o jann.swf && backfill info jann.swf --compare ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			path := ""
 			if len(args) == 1 {
 				path = args[0]
@@ -43,8 +48,11 @@ header.`,
 				return err
 			}
 			w := cmd.OutOrStdout()
-			if err := workload.Summarize(tr).WriteText(w); err != nil {
-				return err
+			sum := workload.Summarize(tr)
+			if format == "table" {
+				if err := sum.WriteText(w); err != nil {
+					return err
+				}
 			}
 			ds := []workload.Distribution{workload.Distribute(tr)}
 			for _, c := range compare {
@@ -56,18 +64,31 @@ header.`,
 				}
 				ds = append(ds, workload.Distribute(ct))
 			}
+			out := struct {
+				Version       string                  `json:"version"`
+				Summary       workload.Info           `json:"summary"`
+				Distributions []workload.Distribution `json:"distributions"`
+			}{toolVersion(), sum, ds}
+			switch format {
+			case "json":
+				return writeJSON(w, out)
+			case "csv":
+				return writeFlatCSV(w, out)
+			}
 			fmt.Fprintln(w)
 			return workload.WriteDistributions(w, ds)
 		},
 	}
 	f.register(cmd, false)
+	cmd.Flags().StringVarP(&format, "format", "f", "table", "output: table (text), json, or csv (key,value rows, nested keys dotted)")
 	cmd.Flags().StringArrayVar(&compare, "compare", nil, "print the distributions of this trace beside the workload's (repeat for several)")
 	return cmd
 }
 
 func newCheck() *cobra.Command {
-	var procs int
+	var procs, limit int
 	var noKill, fcfs, lenient bool
+	var format string
 	cmd := &cobra.Command{
 		Use:   "check SCHEDULE.swf",
 		Short: "Audit an SWF schedule (ours or another simulator's) and list every violation",
@@ -80,12 +101,54 @@ exits with status 1 when there is a violation.`,
   backfill check other-simulator.swf --procs 128 --no-kill`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			if limit < 1 {
+				return fmt.Errorf("--limit %d: expected at least 1 violation of each kind listed", limit)
+			}
 			outs, P, skipped, err := readSchedule(args[0], procs, lenient)
 			if err != nil {
 				return err
 			}
-			rep := audit.Audit(outs, audit.Options{Procs: P, Kill: !noKill, FCFS: fcfs, Expect: -1})
+			rep := audit.Audit(outs, audit.Options{Procs: P, Kill: !noKill, FCFS: fcfs, Expect: -1, Limit: limit})
 			w := cmd.OutOrStdout()
+			switch format {
+			case "json":
+				type violation struct {
+					Kind string `json:"kind"`
+					Job  int64  `json:"swf_id"`
+					Time int64  `json:"time"`
+					Msg  string `json:"message"`
+				}
+				vs := []violation{}
+				for _, v := range rep.Violations {
+					vs = append(vs, violation{v.Kind, v.SWFID, v.Time, v.Msg})
+				}
+				counts := rep.Counts
+				if counts == nil {
+					counts = map[string]int{}
+				}
+				if err := writeJSON(w, map[string]any{"version": toolVersion(), "file": args[0], "jobs": len(outs), "procs": P,
+					"not_checked": skipped.Total(), "ok": rep.OK(), "violations_total": rep.Total(), "counts": counts,
+					"listed_per_kind": limit, "violations": vs}); err != nil {
+					return err
+				}
+			case "csv":
+				var rows [][]string
+				for _, v := range rep.Violations {
+					rows = append(rows, []string{v.Kind, strconv.FormatInt(v.SWFID, 10), strconv.FormatInt(v.Time, 10), v.Msg})
+				}
+				if err := writeCSV(w, []string{"kind", "swf_id", "time", "message"}, rows); err != nil {
+					return err
+				}
+			}
+			if format != "table" {
+				if !rep.OK() {
+					return fmt.Errorf("%d violations", rep.Total())
+				}
+				return nil
+			}
 			fmt.Fprintf(w, "%s: %d jobs on %d processors", args[0], len(outs), P)
 			if skipped.Total() > 0 {
 				fmt.Fprintf(w, "; not checked: %s", skipped.String())
@@ -95,12 +158,15 @@ exits with status 1 when there is a violation.`,
 				return err
 			}
 			if !rep.OK() {
+				fmt.Fprintf(w, "summary: %s\n", countsLine(rep))
 				return fmt.Errorf("%d violations", rep.Total())
 			}
 			return nil
 		},
 	}
 	fl := cmd.Flags()
+	fl.IntVar(&limit, "limit", 20, "violations listed of each kind (the earliest); all are counted in the summary")
+	fl.StringVarP(&format, "format", "f", "table", "output: table (text), json (counts and the listed violations), or csv (the listed violations)")
 	fl.IntVarP(&procs, "procs", "p", 0, "machine size P (default: the schedule's MaxProcs header, else MaxNodes)")
 	fl.BoolVar(&noKill, "no-kill", false, "jobs were allowed to run past their requested time")
 	fl.BoolVar(&fcfs, "fcfs", false, "also check that jobs start in arrival order")
@@ -190,9 +256,25 @@ func newPolicies() *cobra.Command {
 					fmt.Fprintf(w, "    schedules K resources (e.g. processors and memory with --mem)\n")
 				}
 			}
+			fmt.Fprintln(w, "\nqueue orders (parameter order of easy, lookahead, multiqueue):")
+			for _, o := range policy.Orders() {
+				fmt.Fprintf(w, "%s\n    %s\n", o.Name, o.Doc)
+				for _, pp := range o.Params {
+					fmt.Fprintf(w, "    order=%s:%s=… (default %s): %s\n", o.Name, pp.Name, pp.Default, pp.Doc)
+				}
+			}
 			fmt.Fprintln(w, strings.TrimSpace(`
 Parameters follow the name after colons, e.g. easy:depth=4.`))
 			return nil
 		},
 	}
+}
+
+// countsLine is the violations by kind: "fcfs-order 17098, capacity 2".
+func countsLine(rep audit.Report) string {
+	var parts []string
+	for _, k := range rep.Kinds() {
+		parts = append(parts, fmt.Sprintf("%s %d", k, rep.Counts[k]))
+	}
+	return fmt.Sprintf("%d violations: %s", rep.Total(), strings.Join(parts, ", "))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,10 +26,13 @@ type traceFlags struct {
 	// loadTarget, when > 0, scales the inter-arrival times to this
 	// offered load (workload.ScaleLoad).
 	loadTarget float64
+	// flags are the command's flags, to tell a value given from the default
+	flags interface{ Changed(string) bool }
 }
 
 func (f *traceFlags) register(cmd *cobra.Command, withTrace bool) {
 	fl := cmd.Flags()
+	f.flags = fl
 	if withTrace {
 		fl.StringVarP(&f.trace, "trace", "t", "", "SWF trace, plain or gzip (default: the embedded "+workload.BuiltinName+")")
 	}
@@ -89,9 +93,37 @@ func (f *traceFlags) memOptions(o *workload.Options) error {
 	return nil
 }
 
+// validate rejects flag values given explicitly that mean nothing: a
+// zero or negative machine size or load (0 is also the flags' "not given"
+// default, so only an explicit value is checked).
+func (f *traceFlags) validate() error {
+	changed := func(name string) bool { return f.flags != nil && f.flags.Changed(name) }
+	if changed("procs") && f.procs <= 0 {
+		return fmt.Errorf("--procs %d: the machine size must be at least 1 processor (leave --procs out to take it from the trace's header)", f.procs)
+	}
+	if changed("load") && !(f.loadTarget > 0) {
+		return fmt.Errorf("--load %g: the offered load must be greater than 0, e.g. 0.9 (leave --load out to keep the trace's arrival times)", f.loadTarget)
+	}
+	return nil
+}
+
+// emptyWhy says why a trace has no jobs: no records at all, or every
+// record skipped (the reasons are in the trace's rules).
+func emptyWhy(tr *workload.Trace) string {
+	for _, r := range tr.Rules {
+		if strings.HasPrefix(r, "skipped:") && r != "skipped: none" {
+			return "every record was skipped; " + r
+		}
+	}
+	return "the file holds no job records"
+}
+
 // load reads the trace named by path, or the embedded default when path is
 // empty.
 func (f *traceFlags) load(path string) (*workload.Trace, error) {
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
 	if f.estimate != "user" && f.estimate != "exact" && f.estimate != "" {
 		if _, err := estimate.Parse(f.estimate); err != nil {
 			return nil, fmt.Errorf("--estimate: %w", err)
@@ -110,6 +142,9 @@ func (f *traceFlags) load(path string) (*workload.Trace, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if len(tr.Jobs) == 0 {
+		return nil, fmt.Errorf("%s: no jobs to simulate (%s): expected SWF records, one job per line (see docs/workload.md)", tr.Name, emptyWhy(tr))
 	}
 	if f.loadTarget != 0 {
 		if _, err := workload.ScaleLoad(tr, f.loadTarget); err != nil {

@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
 
 	"github.com/spf13/cobra"
 )
@@ -29,9 +30,33 @@ slowdown and utilization.
 With no --trace, the embedded KTH SP2 trace (28,476 jobs, 100 processors) is used.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       toolVersion(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(flagErrorHint)
 	root.AddCommand(newSimulate(), newInfo(), newCheck(), newPolicies(), newBench(), newReproduceCmd(), newReport(), newPlot(), newGenerate(), newImport())
 	root.AddCommand(serviceCommands()...)
 	root.AddCommand(newSweep(), newResults(), newCollect())
 	return root
+}
+
+var (
+	shortValueRe = regexp.MustCompile(`invalid argument "([^"]*)" for "-(\w), --`)
+	shorthandRe  = regexp.MustCompile(`unknown shorthand flag: '.' in -([\w-]+)`)
+)
+
+// flagErrorHint explains a long flag written with one dash (-policy
+// easy): pflag reads it as shorthands (-p olicy), which gives a confusing
+// message about another flag.
+func flagErrorHint(cmd *cobra.Command, err error) error {
+	name := ""
+	if m := shortValueRe.FindStringSubmatch(err.Error()); m != nil {
+		name = m[2] + m[1]
+	} else if m := shorthandRe.FindStringSubmatch(err.Error()); m != nil {
+		name = m[1]
+	}
+	if name != "" && cmd.Flags().Lookup(name) != nil {
+		return fmt.Errorf("-%s: long flags take two dashes: --%s (see '%s --help')", name, name, cmd.CommandPath())
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -77,7 +78,13 @@ func runPlot(cmd *cobra.Command, f *plotFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFile(f.output, func(w io.Writer) error { return figure.Write(w, p, opt, format) }); err != nil {
+	// draw first, write after: a figure that cannot be drawn leaves no
+	// (empty) file behind
+	var buf bytes.Buffer
+	if err := figure.Write(&buf, p, opt, format); err != nil {
+		return fmt.Errorf("%s: %w", f.output, err)
+	}
+	if err := writeFile(f.output, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s of %d runs\n", f.output, f.metric, len(res.Runs))

@@ -61,11 +61,18 @@ func parseFilter(s string) (filter, error) {
 	j := strings.IndexAny(s, "<>!=~")
 	if j > 0 {
 		op := s[j : j+1]
-		if two := s[j:min(j+2, len(s))]; two == "<=" || two == ">=" || two == "!=" {
+		if two := s[j:min(j+2, len(s))]; two == "<=" || two == ">=" || two == "!=" || two == "==" {
 			op = two
 		}
 		if op != "!" {
-			return filter{strings.TrimSpace(s[:j]), op, strings.TrimSpace(s[j+len(op):])}, nil
+			f := filter{strings.TrimSpace(s[:j]), op, strings.TrimSpace(s[j+len(op):])}
+			if f.op == "==" { // as in most languages: the same as =
+				f.op = "="
+			}
+			if f.val == "" || strings.ContainsAny(f.val[:1], "<>=") {
+				return filter{}, fmt.Errorf("--where %q: expected COLUMN OP VALUE with OP one of = != < <= > >= ~, found the value %q", s, f.val)
+			}
+			return f, nil
 		}
 	}
 	return filter{}, fmt.Errorf("--where %q: expected COLUMN OP VALUE with OP one of = != < <= > >= ~", s)
@@ -141,6 +148,22 @@ func runResults(cmd *cobra.Command, dir string, f *resultsFlags) error {
 		if ok {
 			kept = append(kept, row)
 		}
+	}
+	if len(kept) == 0 && len(filters) > 0 && len(t.Rows) > 0 {
+		// nothing matched: say which values the filtered columns hold, and
+		// fail (as grep does), rather than print "no runs"
+		var hints []string
+		for _, fl := range filters {
+			var vals []string
+			for _, row := range t.Rows {
+				v := experiment.Cell(row[t.Col(fl.col)])
+				if !slices.Contains(vals, v) && len(vals) < 12 {
+					vals = append(vals, v)
+				}
+			}
+			hints = append(hints, fmt.Sprintf("%s holds %s", fl.col, strings.Join(vals, ", ")))
+		}
+		return fmt.Errorf("--where %s: no run of the %d in %s matches (%s)", strings.Join(f.where, " --where "), len(t.Rows), dir, strings.Join(hints, "; "))
 	}
 	t.Rows = kept
 	cols := f.columns

@@ -38,6 +38,8 @@ type serveFlags struct {
 	sbatchArgs                                   []string
 	tlsCert, tlsKey                              string
 	verbose                                      bool
+	check                                        string
+	acceptLoss                                   bool
 }
 
 func newServe() *cobra.Command {
@@ -50,7 +52,11 @@ API (see /v1/openapi.json and docs/service.md) and get at once their reserved
 start, the latest start the policy guarantees (conservative, slack), or, with a
 deadline policy, whether their deadline is accepted. Every accepted request is
 committed to an SQLite database in --state (WAL mode) before it is answered;
-after a crash the service rebuilds its state from that log.
+after a crash the service rebuilds its state from that log. A state directory
+that lost acknowledged records (a damaged or deleted WAL, an emptied database,
+a missing admin user) is refused with a message naming the files and the ways
+out; --check STATE verifies one offline, --accept-loss continues from what is
+left.
 
 At the first start an admin token is written to STATE/admin.token; create
 user tokens with 'backfill user add NAME'.`,
@@ -81,10 +87,15 @@ user tokens with 'backfill user add NAME'.`,
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (and --tls-key)")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "private key for --tls-cert")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every decision and executor action")
+	fl.StringVar(&f.check, "check", "", "verify the state directory `STATE` offline (files, high-water mark, log, snapshots, admin user, replay) and exit; changes nothing")
+	fl.BoolVar(&f.acceptLoss, "accept-loss", false, "start from what a damaged state directory still holds, giving up the acknowledged records it lost (logged; a copy of the damaged files is kept in STATE/damaged-TIME/); without it such a directory is refused")
 	return cmd
 }
 
 func runServe(cmd *cobra.Command, f *serveFlags) error {
+	if f.check != "" {
+		return service.Check(f.check, cmd.OutOrStdout())
+	}
 	if f.procs < 1 {
 		return errors.New("--procs is required (the machine size, at least 1)")
 	}
@@ -97,7 +108,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	cfg := service.Config{Policy: f.policy, Procs: f.procs, StateDir: f.state, Executor: f.executor,
-		Sync: f.sync, MaxBody: f.maxBody, Logger: logger,
+		Sync: f.sync, MaxBody: f.maxBody, Logger: logger, AcceptLoss: f.acceptLoss,
 		ExecOptions: executor.Options{SbatchArgs: f.sbatchArgs}}
 	switch f.clock {
 	case "wall":

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/backfill-hpc/backfill/service"
 )
 
 // TestServeAndClients runs 'backfill serve' in-process on loopback with a
@@ -103,5 +105,35 @@ func TestLoadgenSmall(t *testing.T) {
 	}
 	if !strings.Contains(out, "conservative") || !strings.Contains(out, "submits/s") {
 		t.Fatalf("loadgen: %s", out)
+	}
+}
+
+// TestServeCheck: 'serve --check' passes a sound state directory and
+// fails a damaged one, naming the problem; 'serve' refuses the damaged one
+// and starts with --accept-loss.
+func TestServeCheck(t *testing.T) {
+	dir := t.TempDir()
+	svc, err := service.Open(service.Config{Policy: "easy", Procs: 4, StateDir: dir, Sync: "normal", Clock: service.NewManualClock(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SetClock(5, true); err != nil {
+		t.Fatal(err)
+	}
+	svc.Close()
+	out, err := run(t, "serve", "--check", dir)
+	if err != nil || !strings.Contains(out, "OK") || !strings.Contains(out, `policy "easy", procs 4`) {
+		t.Fatalf("check of a sound directory: %v\n%s", err, out)
+	}
+	if err := os.Truncate(filepath.Join(dir, "state.db"), 0); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run(t, "serve", "--check", dir)
+	if err == nil || !strings.Contains(out, "PROBLEM") || !strings.Contains(out, "state.db is empty") {
+		t.Fatalf("check of an emptied database: %v\n%s", err, out)
+	}
+	_, err = run(t, "serve", "--policy", "easy", "--procs", "4", "--state", dir, "--listen", "127.0.0.1:0", "--clock", "manual")
+	if err == nil || !strings.Contains(err.Error(), "--accept-loss") {
+		t.Fatalf("serve started on an emptied database: %v", err)
 	}
 }

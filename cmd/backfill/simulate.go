@@ -5,21 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/pool"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	_ "github.com/backfill-hpc/backfill/policy/all" // register every policy
 	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
 	deadlinewl "github.com/backfill-hpc/backfill/workload/deadline"
 )
@@ -37,6 +35,8 @@ type simulateFlags struct {
 	workers  int
 	noAudit  bool
 	classes  []string
+	human    bool
+	plainCSV bool
 	// deadlines is a deadline-workload spec (package workload/deadline)
 	deadlines string
 }
@@ -74,8 +74,20 @@ func newSimulate() *cobra.Command {
 	fl.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "policies simulated in parallel")
 	fl.BoolVar(&f.noAudit, "no-audit", false, "skip the schedule audit after each simulation")
 	fl.StringVar(&f.deadlines, "deadlines", "", "make a deadline workload (Islam et al.'s QoPS evaluation) before simulating: key=value pairs s (stringency: deadline = submit + max(runtime, (1−s)·EASY response)), l (load factor), load (dup or expand), frac (share of deadline jobs), offset and n (subset), seed; e.g. s=0.2:l=1.4:load=dup:frac=0.8:n=5000 (use with --estimate exact, as the paper)")
+	fl.BoolVar(&f.plainCSV, "plain-csv", false, "with --out: also write POLICY.plain.csv, the per-job CSV without its '#' provenance lines (for evalys and other readers that do not skip comments), and the provenance in POLICY.provenance.txt")
+	fl.BoolVar(&f.human, "human", false, "table format: durations as days, hours and minutes (4d 02h) instead of seconds")
 	fl.StringArrayVar(&f.classes, "classes", nil, "also print per-class tables (table format), one per rule QUANTITY:B1,B2,… with QUANTITY runtime, size or estimate, e.g. size:1,8,64 (repeat the flag for several rules)")
 	return cmd
+}
+
+// checkTau rejects a bounded-slowdown threshold below 1 s: bounded
+// slowdown is (wait + runtime) / max(runtime, τ), which τ ≤ 0 leaves
+// undefined for jobs of runtime 0 (Feitelson et al. use τ = 10 s).
+func checkTau(tau int64) error {
+	if tau < 1 {
+		return fmt.Errorf("--tau %d: the bounded-slowdown threshold must be at least 1 s (the papers use 10 s)", tau)
+	}
+	return nil
 }
 
 type simRun struct {
@@ -93,6 +105,12 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	}
 	if len(f.policies) == 0 {
 		return fmt.Errorf("--policy: no policy given")
+	}
+	if err := checkTau(f.tau); err != nil {
+		return err
+	}
+	if f.warmUp < 0 || f.drain < 0 {
+		return fmt.Errorf("--warmup %d, --drain %d: expected seconds ≥ 0", f.warmUp, f.drain)
 	}
 	if err := f.resolveOverrun(); err != nil {
 		return err
@@ -117,7 +135,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		if err != nil {
 			return fmt.Errorf("--deadlines: %w", err)
 		}
-		b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp)
+		b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp, simulate.EASYResponses)
 		if err != nil {
 			return fmt.Errorf("--deadlines: %w", err)
 		}
@@ -126,11 +144,13 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	}
 	header := runHeader(tr, f)
 	// awt=auto: the mean wait of a conservative run on the same workload
-	specs, notes, err := resolveAuto(tr, f.policies, f.noKill)
+	specs, note, err := simulate.ResolveAuto(tr.Jobs, tr.Procs, f.policies, f.noKill)
 	if err != nil {
 		return err
 	}
-	header = append(header, notes...)
+	if note != "" {
+		header = append(header, note)
+	}
 	f.policies = specs
 	// build every policy first so that a bad spec fails before any work
 	for _, spec := range f.policies {
@@ -140,19 +160,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	}
 	runs := make([]simRun, len(f.policies))
 	bar := newProgress(int64(len(tr.Jobs)*len(runs)), "simulating")
-	workers := max(1, f.workers)
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for i, spec := range f.policies {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			runs[i] = simulateOne(tr, spec, f, bar)
-		}()
-	}
-	wg.Wait()
+	pool.Run(f.workers, len(runs), func(i int) { runs[i] = simulateOne(tr, f.policies[i], f, bar) })
 	bar.finish()
 	for _, r := range runs {
 		if r.err != nil {
@@ -170,43 +178,34 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		}
 	}
 	header = append(header, extensionNotes(f, runs)...)
-	if err := writeSummary(cmd.OutOrStdout(), f.format, tr, rows, header); err != nil {
+	if f.format == "table" && f.trace == "" && !cmd.Flags().Changed("policy") {
+		header = append(header, defaultRunNote(tr)...)
+	}
+	if err := writeSummary(cmd.OutOrStdout(), f.format, tr, rows, header, f.human); err != nil {
 		return err
 	}
 	return writeClassTables(cmd.OutOrStdout(), rules, runs, metrics.Options{Procs: tr.Procs, Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain})
 }
 
 func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progress) simRun {
-	s, err := policy.NewK(spec, tr.Caps())
-	if err != nil {
-		return simRun{spec: spec, err: err}
-	}
 	last := 0
-	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend", Progress: func(done int) {
-		bar.add(int64(done - last))
-		last = done
-	}})
+	r, err := simulate.Run(tr.Jobs, spec, simulate.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend",
+		NoAudit: f.noAudit, Metrics: metrics.Options{Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain},
+		Progress: func(done int) {
+			bar.add(int64(done - last))
+			last = done
+		}})
 	if err != nil {
 		return simRun{spec: spec, err: fmt.Errorf("%s on %s: %w", spec, tr.Name, err)}
 	}
-	if !f.noAudit {
-		_, admits := s.(policy.Admitter)
-		rep := audit.Audit(res.Outcomes, audit.Options{
-			Procs: tr.Procs, Res: tr.ResCaps(), Kill: !f.noKill, KnownRuntime: true,
-			FCFS: spec == "fcfs", Expect: len(tr.Jobs), Deadlines: admits,
-		})
-		if !rep.OK() {
-			return simRun{spec: spec, err: fmt.Errorf("%s on %s: the schedule fails the audit (a bug in the policy or the engine):\n%s", spec, tr.Name, rep.String())}
-		}
-	}
-	sum := metrics.Summarize(res.Outcomes, metrics.Options{Procs: tr.Procs, Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain})
-	return simRun{spec: spec, res: res, sum: sum}
+	return simRun{spec: spec, res: r.Sim, sum: r.Summary}
 }
 
 // runHeader is the provenance written into every output: the trace, the
 // ingestion rules in force, and the simulation settings.
 func runHeader(tr *workload.Trace, f *simulateFlags) []string {
 	h := []string{
+		"version: " + toolVersion(),
 		"trace: " + tr.Name,
 		fmt.Sprintf("machine: %d processors (%s)", tr.Procs, tr.ProcsSource),
 		fmt.Sprintf("jobs simulated: %d", len(tr.Jobs)),
@@ -228,7 +227,7 @@ func runHeader(tr *workload.Trace, f *simulateFlags) []string {
 	return h
 }
 
-func writeSummary(w io.Writer, format string, tr *workload.Trace, rows []metrics.Row, header []string) error {
+func writeSummary(w io.Writer, format string, tr *workload.Trace, rows []metrics.Row, header []string, human bool) error {
 	switch format {
 	case "json":
 		var buf bytes.Buffer
@@ -257,7 +256,18 @@ func writeSummary(w io.Writer, format string, tr *workload.Trace, rows []metrics
 			fmt.Fprintf(w, "# %s\n", h)
 		}
 		fmt.Fprintln(w)
-		return metrics.WriteTable(w, rows)
+		return metrics.WriteTableWith(w, rows, metrics.TableOptions{Human: human})
+	}
+}
+
+// defaultRunNote explains the default run (no --trace, no --policy) to a
+// newcomer: what it compares, and why FCFS's waits are days.
+func defaultRunNote(tr *workload.Trace) []string {
+	return []string{
+		fmt.Sprintf("note: the default run: FCFS, EASY and conservative backfilling on the embedded %s trace (%d jobs, %d processors).", workload.BuiltinName, len(tr.Jobs), tr.Procs),
+		"note: FCFS waits are days: a wide job at the head of the queue keeps processors idle until enough are free, every job behind it waits,",
+		"note: and at this trace's load the backlog takes days to drain. Backfilling starts later jobs on idle processors when that delays",
+		"note: neither the head job (EASY) nor any earlier job (conservative). Other runs: --trace, --policy; --human prints days and hours.",
 	}
 }
 
@@ -316,6 +326,26 @@ func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.
 		}); err != nil {
 			return err
 		}
+		if f.plainCSV {
+			// the same rows without the comment lines, for CSV readers
+			// that do not skip comments (evalys, pandas without
+			// comment='#'); the provenance beside it
+			if err := writeFile(stem+".plain.csv", func(w io.Writer) error {
+				return metrics.WriteJobsCSV(w, r.res.Outcomes, tr.Name, f.tau, nil)
+			}); err != nil {
+				return err
+			}
+			if err := writeFile(stem+".provenance.txt", func(w io.Writer) error {
+				for _, c := range comments {
+					if _, err := fmt.Fprintln(w, c); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
 		if err := writeFile(stem+".swf", func(w io.Writer) error {
 			return workload.WriteSchedule(w, tr, r.res.Outcomes, comments)
 		}); err != nil {
@@ -325,7 +355,7 @@ func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.
 	for _, format := range []string{"table", "json", "csv"} {
 		ext := map[string]string{"table": "txt", "json": "json", "csv": "csv"}[format]
 		if err := writeFile(filepath.Join(dir, "summary."+ext), func(w io.Writer) error {
-			return writeSummary(w, format, tr, rows, header)
+			return writeSummary(w, format, tr, rows, header, false)
 		}); err != nil {
 			return err
 		}
@@ -348,35 +378,4 @@ func writeFile(path string, fill func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return fh.Close()
-}
-
-// resolveAuto replaces awt=auto in policy specs by the mean wait of a
-// conservative-backfilling run on the same workload (Talby & Feitelson use
-// the system's average wait time, which for a trace is best estimated this
-// way), and says so in the output header.
-func resolveAuto(tr *workload.Trace, specs []string, noKill bool) ([]string, []string, error) {
-	var notes []string
-	awt := ""
-	out := make([]string, len(specs))
-	for i, spec := range specs {
-		out[i] = spec
-		if !strings.Contains(spec, "awt=auto") {
-			continue
-		}
-		if awt == "" {
-			s, err := policy.New("conservative", tr.Procs)
-			if err != nil {
-				return nil, nil, err
-			}
-			res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, NoKill: noKill})
-			if err != nil {
-				return nil, nil, err
-			}
-			sum := metrics.Summarize(res.Outcomes, metrics.Options{Procs: tr.Procs})
-			awt = strconv.FormatFloat(math.Max(1, math.Round(sum.All.MeanWait)), 'f', 0, 64)
-			notes = append(notes, "awt=auto: AWT = "+awt+" s, the mean wait of conservative backfilling on this workload")
-		}
-		out[i] = strings.ReplaceAll(spec, "awt=auto", "awt="+awt)
-	}
-	return out, notes, nil
 }

@@ -56,10 +56,15 @@
     var a = hex(stops[i]), b = hex(stops[i + 1]);
     return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
   }
+  // userColour: the ten users of the legend (most processor-time in the
+  // shown schedule, G.top) get the ten strong colours, one each; every
+  // other user one of the ten light colours (by a hash: these repeat).
   function userColour(u) {
     if (u < 0) return [150, 150, 150];
+    var t = G.top ? G.top[u] : undefined;
+    if (t !== undefined) return hex(CAT[t]);
     var h = Math.imul(u + 1, 2654435761) >>> 0;
-    return hex(CAT[h % CAT.length]);
+    return hex(CAT[10 + h % 10]);
   }
   function waitBin(w) {
     for (var i = 0; i < WAIT_BOUNDS.length; i++) if (w <= WAIT_BOUNDS[i]) return i;
@@ -87,6 +92,15 @@
     return -1;
   }
   var labels = D.runs.map(function (r) { return r.label; });
+  // one colour per policy everywhere (RunInfo.colour, the same as in
+  // `backfill plot`); runs of one policy differ in line type
+  var RUN = {};
+  D.runs.forEach(function (r) { RUN[r.label] = r; });
+  var DASHES = ['solid', 'dashed', 'dotted', [8, 3, 2, 3], [2, 2]];
+  var RUN_POLICY_COLOUR = {};
+  D.runs.forEach(function (r) { RUN_POLICY_COLOUR[r.policy] = r.colour; });
+  function runColour(label) { return RUN[label] ? RUN[label].colour : '#4e79a7'; }
+  function runDash(label) { return RUN[label] ? DASHES[RUN[label].dash % DASHES.length] : 'solid'; }
 
   function compareCharts() {
     [['mean_wait', 'chart-mean-wait', 'Mean wait (s)'], ['mean_bsld', 'chart-mean-bsld', 'Mean bounded slowdown'],
@@ -95,14 +109,15 @@
       var best = D.summary.best[ci] || [];
       chart(m[1], {
         title: { text: m[2], left: 'center', textStyle: { fontSize: 13 } },
-        tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
         grid: { left: 64, right: 16, top: 36, bottom: labels.length > 4 ? 90 : 40 },
         xAxis: { type: 'category', data: labels, axisLabel: { interval: 0, rotate: labels.length > 4 ? 30 : 0 } },
         yAxis: { type: 'value', max: m[0] === 'utilization' ? 100 : null },
+        tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return m[0] === 'mean_wait' ? dur(v) : m[0] === 'utilization' ? num(v, 2) + ' %' : num(v, 2); } },
         series: [{
           type: 'bar', data: D.summary.rows.map(function (row, i) {
-            return { value: row[ci], itemStyle: { color: best.indexOf(i) >= 0 ? '#1a7f37' : '#4e79a7' } };
-          }), label: { show: labels.length <= 8, position: 'top', formatter: function (p) { return num(p.value, D.summary.columns[ci].digits); } }
+            var b = best.indexOf(i) >= 0;
+            return { value: row[ci], best: b, itemStyle: { color: D.runs[i].colour, borderColor: b ? '#1f2328' : null, borderWidth: b ? 2 : 0 } };
+          }), label: { show: labels.length <= 8, position: 'top', formatter: function (p) { return (p.data.best ? '★ ' : '') + num(p.value, D.summary.columns[ci].digits); } }
         }]
       });
     });
@@ -125,20 +140,25 @@
   }
 
   function paramCharts() {
-    D.params.forEach(function (p, k) {
+    (D.params || []).forEach(function (p, k) {
+      // an integer parameter (depth, …) gets integer ticks
+      var ints = p.lines.every(function (l) { return l.x.every(function (x) { return x === Math.round(x); }); });
       [['mean_wait', 'Mean wait (s)'], ['mean_bsld', 'Mean bounded slowdown'], ['utilization', 'Utilization (%)']].forEach(function (m) {
-        var series = [];
-        p.lines.forEach(function (l, i) {
-          var colour = CAT[i % CAT.length];
+        var series = [], seen = {};
+        p.lines.forEach(function (l) {
+          var colour = D.runs.length ? (RUN_POLICY_COLOUR[l.policy] || CAT[0]) : CAT[0];
+          seen[l.policy] = (seen[l.policy] || 0) + 1;
+          var dash = DASHES[(seen[l.policy] - 1) % DASHES.length];
           var pts = l.x.map(function (x, j) { return [x, l[m[0]][j].mean, l[m[0]][j].ci95]; });
-          series.push({ type: 'line', name: l.name, data: pts.map(function (q) { return [q[0], q[1]]; }), symbolSize: 6, itemStyle: { color: colour } });
+          series.push({ type: 'line', name: l.name, data: pts.map(function (q) { return [q[0], q[1]]; }), symbolSize: 6, itemStyle: { color: colour }, lineStyle: { type: dash } });
           series.push(errorBars(l.name, pts, colour));
         });
         chart('chart-param-' + k + '-' + m[0], {
           title: { text: m[1] + ' by ' + p.x, left: 'center', textStyle: { fontSize: 13 } },
           tooltip: { trigger: 'axis' }, legend: { bottom: 0, type: 'scroll' },
           grid: { left: 64, right: 20, top: 36, bottom: 56 },
-          xAxis: { type: 'value', name: p.x, nameLocation: 'middle', nameGap: 24, scale: true },
+          xAxis: { type: 'value', name: p.x, nameLocation: 'middle', nameGap: 24, scale: true, minInterval: ints ? 1 : 0,
+            axisLabel: { formatter: function (v) { return ints ? String(v) : String(+v.toFixed(3)); } } },
           yAxis: { type: 'value', scale: m[0] === 'utilization' }, series: series
         });
       });
@@ -146,44 +166,87 @@
   }
 
   function cdfChart() {
-    if (!D.cdf.length) return;
+    if (!D.cdf || !D.cdf.length) return;
     chart('chart-cdf', {
       title: { text: 'Wait time CDF (waits under 1 s drawn at 1 s)', left: 'center', textStyle: { fontSize: 13 } },
-      tooltip: { trigger: 'axis', valueFormatter: function (v) { return (100 * v).toFixed(1) + ' %'; } },
+      tooltip: { trigger: 'axis', valueFormatter: function (v) { return (100 * v).toFixed(1) + ' % of jobs'; } },
       legend: { bottom: 0, type: 'scroll' },
       grid: { left: 64, right: 24, top: 36, bottom: 60 },
       xAxis: { type: 'log', name: 'wait (s)', nameLocation: 'middle', nameGap: 26, min: 1, axisLabel: { formatter: function (v) { return dur(v); } } },
       yAxis: { type: 'value', min: 0, max: 1, name: 'fraction of jobs' },
       series: D.cdf.map(function (c) {
-        return { type: 'line', name: c.run, showSymbol: false, step: 'end', data: c.points.map(function (p) { return [Math.max(1, p[0]), p[1]]; }) };
+        return { type: 'line', name: c.run, showSymbol: false, step: 'end', itemStyle: { color: runColour(c.run) }, lineStyle: { type: runDash(c.run) }, data: c.points.map(function (p) { return [Math.max(1, p[0]), p[1]]; }) };
       })
     });
   }
 
+  // timeCharts draws utilization and queue length over time from the fine
+  // bins of D.time, averaged into about one point per pixel of the visible
+  // window: zooming in refines the curves, down to D.time.step. A run's
+  // curves stop where the run ends.
+  var TS = { bin: 0 };
   function timeCharts() {
     var T = D.time;
     if (!T || !T.runs.length) return;
-    var mk = function (field, scale) {
+    var nmax = 0;
+    T.runs.forEach(function (r) { nmax = Math.max(nmax, r.util.length); });
+    var maxDay = nmax * T.step / 86400;
+    // coarse averages k fine bins into one point, over fine bins [b0, b1)
+    function coarse(arr, k, b0, b1, scale) {
+      var out = [], n = Math.min(arr.length, b1);
+      for (var i = Math.max(0, Math.floor(b0 / k) * k); i < n; i += k) {
+        var sum = 0, m = 0;
+        for (var j = i; j < i + k && j < n; j++) { sum += arr[j]; m++; }
+        out.push([(i + m / 2) * T.step / 86400, sum / m * scale]);
+      }
+      return out;
+    }
+    function series(field, scale, d0, d1, width) {
+      var b0 = Math.max(0, Math.floor(d0 * 86400 / T.step) - 1), b1 = Math.ceil(d1 * 86400 / T.step) + 1;
+      var k = Math.max(1, Math.ceil((b1 - b0) / Math.max(100, width)));
+      TS.bin = k * T.step;
       return T.runs.map(function (r) {
-        return { type: 'line', name: r.run, showSymbol: false, sampling: 'lttb', lineStyle: { width: 1 },
-          data: r[field].map(function (v, i) { return [(i + 0.5) * T.step / 86400, v * scale]; }) };
+        return { type: 'line', name: r.run, showSymbol: false, lineStyle: { width: 1, type: runDash(r.run) }, itemStyle: { color: runColour(r.run) },
+          data: coarse(r[field], k, b0, b1, scale) };
       });
+    }
+    var fmt = {
+      util: function (v) { return v == null ? '—' : v.toFixed(1) + ' % busy'; },
+      queue: function (v) { return v == null ? '—' : v.toFixed(1) + ' waiting jobs'; }
     };
-    var common = function (title, yname, series, ymax) {
-      return {
-        title: { text: title, left: 'center', textStyle: { fontSize: 13 } },
-        tooltip: { trigger: 'axis', valueFormatter: function (v) { return v.toFixed(2); } },
-        legend: { top: 22, type: 'scroll' },
-        grid: { left: 64, right: 24, top: 56, bottom: 70 },
-        xAxis: { type: 'value', name: 'days since first submission', nameLocation: 'middle', nameGap: 24, min: 0, max: T.runs[0].util.length * T.step / 86400,
-          axisLabel: { formatter: function (v) { return String(+v.toFixed(1)); } } },
+    var title = {
+      util: function () { return 'Utilization over time (mean per bin of ' + dur(TS.bin) + ')'; },
+      queue: function () { return 'Queue length over time (mean waiting jobs per bin of ' + dur(TS.bin) + ')'; }
+    };
+    var mk = function (id, field, scale, yname, ymax) {
+      var el = document.getElementById(id);
+      if (!el) return null;
+      var ser = series(field, scale, 0, maxDay, el.clientWidth || 800);
+      var c = chart(id, {
+        title: { text: title[field](), left: 16, top: 4, textStyle: { fontSize: 13 } },
+        tooltip: { trigger: 'axis', valueFormatter: fmt[field],
+          axisPointer: { label: { formatter: function (p) { return p.axisDimension === 'x' ? clock(p.value * 86400) : String(p.value); } } } },
+        // the legend sits right of the plot, never over the title
+        legend: { type: 'scroll', orient: 'vertical', right: 4, top: 36, bottom: 40, textStyle: { width: 150, overflow: 'truncate' } },
+        grid: { left: 64, right: 190, top: 40, bottom: 70 },
+        xAxis: { type: 'value', name: 'days since first submission', nameLocation: 'middle', nameGap: 24, min: 0, max: maxDay,
+          axisLabel: { formatter: function (v) { return String(+v.toFixed(2)); } } },
         yAxis: { type: 'value', name: yname, min: 0, max: ymax },
         dataZoom: [{ type: 'inside', xAxisIndex: 0, filterMode: 'none' }, { type: 'slider', xAxisIndex: 0, height: 18, bottom: 8, filterMode: 'none' }],
-        series: series
-      };
+        series: ser
+      });
+      if (!c) return null;
+      c.on('datazoom', function () {
+        var z = c.getOption().dataZoom[0], d0 = z.start / 100 * maxDay, d1 = z.end / 100 * maxDay;
+        if (z.startValue != null && z.endValue != null) { d0 = z.startValue; d1 = z.endValue; }
+        var s2 = series(field, scale, d0, d1, el.clientWidth || 800);
+        c.setOption({ title: { text: title[field]() }, series: s2.map(function (x) { return { data: x.data }; }) }, { lazyUpdate: false });
+      });
+      return c;
     };
-    var u = chart('chart-util-time', common('Utilization over time (mean per bin of ' + dur(T.step) + ')', 'busy %', mk('util', 100), 100));
-    var q = chart('chart-queue-time', common('Queue length over time (mean waiting jobs per bin)', 'jobs', mk('queue', 1)));
+    var u = mk('chart-util-time', 'util', 100, 'busy %', 100);
+    var q = mk('chart-queue-time', 'queue', 1, 'waiting jobs');
+    TS.charts = [u, q];
     if (u && q) echarts.connect([u, q]);
     // a click on either curve shows that moment in the Gantt chart (a one-day
     // window, or the current window when already zoomed in)
@@ -200,17 +263,28 @@
       });
     });
   }
+  // the test hook for the time series: the current bin width (s), the
+  // number of points of each curve, and a zoom to a window of days
+  window.backfillTime = {
+    get bin() { return TS.bin; },
+    get points() { return TS.charts ? TS.charts[0].getOption().series.map(function (x) { return x.data.length; }) : []; },
+    get lastX() { return TS.charts ? TS.charts[0].getOption().series.map(function (x) { return x.data.length ? x.data[x.data.length - 1][0] : 0; }) : []; },
+    zoom: function (start, end) { TS.charts[0].dispatchAction({ type: 'dataZoom', start: start, end: end }); }
+  };
 
   function classCharts() {
-    D.classes.forEach(function (c, k) {
+    (D.classes || []).forEach(function (c, k) {
       [['mean_wait', 'Mean wait (s)'], ['mean_bsld', 'Mean bounded slowdown']].forEach(function (m) {
         chart('chart-class-' + k + '-' + m[0], {
           title: { text: m[1] + ' by ' + c.rule.split(':')[0], left: 'center', textStyle: { fontSize: 13 } },
-          tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } }, legend: { bottom: 0, type: 'scroll' },
+          legend: { bottom: 0, type: 'scroll' },
           grid: { left: 64, right: 16, top: 36, bottom: 56 },
-          xAxis: { type: 'category', data: c.labels }, yAxis: { type: 'value' },
+          xAxis: { type: 'category', data: c.labels, axisLabel: { interval: 0 } }, yAxis: { type: 'value', name: m[0] === 'mean_wait' ? 's' : '' },
+          // an empty class has no mean: no bar (null), "—" in the tooltip
+          tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return v == null ? '— (no jobs)' : m[0] === 'mean_wait' ? dur(v) : num(v, 2); } },
           series: c.runs.map(function (r, i) {
-            return { type: 'bar', name: r, data: c.stats[i].map(function (s) { return s[m[0]]; }) };
+            return { type: 'bar', name: r, itemStyle: { color: runColour(r), decal: RUN[r] && RUN[r].dash ? { symbol: 'rect', dashArrayX: [1, 0], dashArrayY: [2, 4], rotation: RUN[r].dash } : null },
+              data: c.stats[i].map(function (s) { return s.jobs ? s[m[0]] : null; }) };
           })
         });
       });
@@ -255,8 +329,22 @@
     return { nb: nb, bw: bw, off: cnt, list: list, all: Int32Array.from({ length: R }, function (_, i) { return i; }) };
   }
 
+  // topUsers are the ten users with the most processor-seconds in g.
+  function topUsers(g) {
+    var area = {};
+    for (var i = 0; i < g.jobs.id.length; i++) {
+      var u = g.jobs.user[i];
+      area[u] = (area[u] || 0) + g.jobs.procs[i] * (g.jobs.end[i] - g.jobs.start[i]);
+    }
+    return Object.keys(area).map(Number).sort(function (a, b) { return area[b] - area[a] || a - b; }).slice(0, 10);
+  }
+
   function computeColours() {
     var g = G.g, n = g.jobs.id.length, col = new Uint32Array(n), dark = new Uint32Array(n), i, rgb;
+    G.topList = topUsers(g);
+    G.top = {};
+    G.topList.forEach(function (u, k) { if (u >= 0) G.top[u] = k; });
+    var rgbs = new Array(n);
     var maxLog = Math.max(1, Math.ceil(Math.log2(Math.max(2, g.procs))));
     for (i = 0; i < n; i++) {
       switch (G.colour) {
@@ -265,9 +353,9 @@
         case 'killed': rgb = g.jobs.killed[i] ? [215, 48, 39] : [120, 150, 190]; break;
         default: rgb = userColour(g.jobs.user[i]);
       }
-      col[i] = packed(rgb); dark[i] = packed(rgb, 0.6);
+      col[i] = packed(rgb); dark[i] = packed(rgb, 0.6); rgbs[i] = rgb;
     }
-    G.col = col; G.dark = dark;
+    G.col = col; G.dark = dark; G.rgb = rgbs;
     legend(maxLog);
   }
 
@@ -284,16 +372,15 @@
     } else if (G.colour === 'killed') {
       h.push(sw('#7896be', 'completed'), sw('#d73027', 'killed at its estimate'));
     } else {
-      // the ten users with the most processor-seconds in this schedule
-      var g = G.g, area = {};
-      for (var i = 0; i < g.jobs.id.length; i++) {
-        var u = g.jobs.user[i];
-        area[u] = (area[u] || 0) + g.jobs.procs[i] * (g.jobs.end[i] - g.jobs.start[i]);
-      }
-      Object.keys(area).map(Number).sort(function (a, b) { return area[b] - area[a] || a - b; }).slice(0, 10).forEach(function (u) {
-        h.push(sw('rgb(' + userColour(u).join(',') + ')', u < 0 ? 'user unknown' : 'user ' + u));
+      // the ten users with the most processor-seconds in this schedule:
+      // one distinct colour each
+      G.legendColours = [];
+      G.topList.forEach(function (u) {
+        var c = 'rgb(' + userColour(u).join(',') + ')';
+        G.legendColours.push(c);
+        h.push(sw(c, u < 0 ? 'user unknown' : 'user ' + u));
       });
-      h.push('<span class="note">(top users by processor-time; colours repeat every 20 users)</span>');
+      h.push('<span class="note">(the ten users with the most processor-time, one colour each; all other users share ten light colours)</span>');
     }
     if (G.g.bounds > 0) h.push('<span><span class="sw" style="background:#111"></span>reservation: promised start bound (line from the actual start)</span>');
     el.innerHTML = h.join('');
@@ -338,20 +425,34 @@
   }
   var TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800, 1209600, 2592000, 7776000];
 
+  var MAX_MARKS = 20000; // reservation markers drawn at most (jobs)
+
+  // draw renders the view. A job at least 6 pixels wide and tall is a
+  // rectangle with an outline; a smaller one adds its exact covered
+  // fraction of each pixel (coverage), and a pixel's colour is the mean
+  // colour of its jobs blended with the background by its total coverage.
+  // Zoomed out, the drawing is therefore an occupancy map: the inked area
+  // equals the busy processor-time, and idle time shows as background
+  // (G.ink: the inked fraction of the plot, for the test).
   function draw() {
     var t = performance.now();
     G.tip.style.display = 'none'; // the view moved: the hovered job may be elsewhere (the wheel handler re-shows it)
     if (G.highlighted >= 0) highlight(-1);
     var g = G.g, v = G.view, z = size(), W = z.pw, H = z.ph;
     var ctx = G.canvas.getContext('2d');
-    if (!G.img || G.img.width !== W || G.img.height !== H) G.img = ctx.createImageData(W, H);
-    var buf = new Uint32Array(G.img.data.buffer);
-    buf.fill(0xfff8f6f5 >>> 0); // background: rgb(245,246,248)
+    if (!G.img || G.img.width !== W || G.img.height !== H) {
+      G.img = ctx.createImageData(W, H);
+      G.acc = new Float32Array(W * H * 4); // r, g, b (weighted by coverage), coverage
+    }
+    var buf = new Uint32Array(G.img.data.buffer), acc = G.acc;
+    var BG = 0xfff8f6f5 >>> 0, bgR = 245, bgG = 246, bgB = 248;
+    buf.fill(BG); // background: rgb(245,246,248)
+    acc.fill(0);
     var sx = W / (v.t1 - v.t0), sy = H / (v.p1 - v.p0);
     var ix = G.idx, bw = ix.bw, off = ix.off, list = ix.list;
     var st = g.jobs.start, en = g.jobs.end, rj = g.rects.job, rlo = g.rects.lo, rn = g.rects.n;
-    var col = G.col, dark = G.dark, stamp = G.stamp;
-    var frame = ++G.frame, drawn = 0, marks = [];
+    var col = G.col, dark = G.dark, stamp = G.stamp, rgbOf = G.rgb;
+    var frame = ++G.frame, drawn = 0, marks = [], nmarks = 0, big = [];
     var wantMarks = G.marks && g.bounds > 0;
     var b0 = Math.max(0, Math.floor(v.t0 / bw)), b1 = Math.min(ix.nb - 1, Math.floor(v.t1 / bw));
     var linear = off[b1 + 1] - off[b0] > list.length / 2; // a wide view: scan every rectangle once
@@ -363,52 +464,76 @@
         if (e <= v.t0 || s >= v.t1) continue;
         var lo = rlo[r], hi = lo + rn[r];
         if (hi <= v.p0 || lo >= v.p1) continue;
-        var x0 = Math.floor((s - v.t0) * sx), x1 = Math.floor((e - v.t0) * sx);
-        if (x1 <= x0) x1 = x0 + 1;
-        var y0 = Math.floor(H - (hi - v.p0) * sy), y1 = Math.floor(H - (lo - v.p0) * sy);
-        if (y1 <= y0) y1 = y0 + 1;
-        if (x0 < 0) x0 = 0; if (x1 > W) x1 = W; if (y0 < 0) y0 = 0; if (y1 > H) y1 = H;
-        if (x1 <= x0 || y1 <= y0) continue;
-        var c = col[j], y, kend2;
-        if (x1 - x0 >= 6 && y1 - y0 >= 6) {
-          var d = dark[j];
-          buf.fill(d, y0 * W + x0, y0 * W + x1);
-          buf.fill(d, (y1 - 1) * W + x0, (y1 - 1) * W + x1);
-          for (y = y0 + 1; y < y1 - 1; y++) {
-            var o = y * W;
-            buf[o + x0] = d; buf[o + x1 - 1] = d;
-            buf.fill(c, o + x0 + 1, o + x1 - 1);
-          }
-        } else if (x1 - x0 === 1) { // the common case when zoomed out: a one-pixel column
-          for (y = y0 * W + x0, kend2 = y1 * W + x0; y < kend2; y += W) buf[y] = c;
-        } else if (x1 - x0 < 8) {
-          for (y = y0; y < y1; y++) for (var x = y * W + x0, xe = y * W + x1; x < xe; x++) buf[x] = c;
+        // exact extent in (device) pixels, clipped to the plot
+        var fx0 = Math.max(0, (s - v.t0) * sx), fx1 = Math.min(W, (e - v.t0) * sx);
+        var fy0 = Math.max(0, H - (hi - v.p0) * sy), fy1 = Math.min(H, H - (lo - v.p0) * sy);
+        if (fx1 <= fx0 || fy1 <= fy0) continue;
+        if (fx1 - fx0 >= 6 && fy1 - fy0 >= 6) {
+          big.push(r);
         } else {
-          for (y = y0; y < y1; y++) buf.fill(c, y * W + x0, y * W + x1);
+          var c3 = rgbOf[j], x, y;
+          var xa = Math.floor(fx0), xb = Math.ceil(fx1), ya = Math.floor(fy0), yb = Math.ceil(fy1);
+          for (y = ya; y < yb; y++) {
+            var wy = Math.min(y + 1, fy1) - Math.max(y, fy0);
+            for (x = xa; x < xb; x++) {
+              var w = (Math.min(x + 1, fx1) - Math.max(x, fx0)) * wy, o4 = (y * W + x) * 4;
+              acc[o4] += w * c3[0]; acc[o4 + 1] += w * c3[1]; acc[o4 + 2] += w * c3[2]; acc[o4 + 3] += w;
+            }
+          }
         }
         if (stamp[j] !== frame) {
           stamp[j] = frame; drawn++;
-          if (wantMarks && g.jobs.bound[j] >= 0 && marks.length <= 20000) marks.push(j, (y0 + y1) / 2, y1 - y0);
+          if (wantMarks && g.jobs.bound[j] >= 0) {
+            if (nmarks < MAX_MARKS) marks.push(j, (fy0 + fy1) / 2, fy1 - fy0);
+            nmarks++;
+          }
         }
       }
     }
+    // blend the small jobs' coverage with the background
+    var ink = 0;
+    for (var p = 0, np = W * H; p < np; p++) {
+      var cv = acc[p * 4 + 3];
+      if (cv <= 0) continue;
+      var a = Math.min(1, cv), q = 1 - a;
+      ink += a;
+      buf[p] = (255 << 24 | Math.round(acc[p * 4 + 2] / cv * a + bgB * q) << 16 | Math.round(acc[p * 4 + 1] / cv * a + bgG * q) << 8 |
+        Math.round(acc[p * 4] / cv * a + bgR * q)) >>> 0;
+    }
+    // the large jobs: outlined rectangles on top
+    for (var bi = 0; bi < big.length; bi++) {
+      var rr = big[bi], jb = rj[rr];
+      var x0 = Math.max(0, Math.floor((st[jb] - v.t0) * sx)), x1 = Math.min(W, Math.floor((en[jb] - v.t0) * sx));
+      var y0 = Math.max(0, Math.floor(H - (rlo[rr] + rn[rr] - v.p0) * sy)), y1 = Math.min(H, Math.floor(H - (rlo[rr] - v.p0) * sy));
+      if (x1 <= x0 || y1 <= y0) continue;
+      var cc = col[jb], d = dark[jb];
+      for (var yy = y0; yy < y1; yy++) {
+        var oo = yy * W;
+        if (yy === y0 || yy === y1 - 1) { buf.fill(d, oo + x0, oo + x1); continue; }
+        buf[oo + x0] = d; buf[oo + x1 - 1] = d;
+        buf.fill(cc, oo + x0 + 1, oo + x1 - 1);
+      }
+      ink += (x1 - x0) * (y1 - y0);
+    }
+    G.ink = ink / (W * H);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, G.canvas.width, G.canvas.height);
     ctx.putImageData(G.img, Math.round(M.l * z.dpr), Math.round(M.t * z.dpr));
     ctx.setTransform(z.dpr, 0, 0, z.dpr, 0, 0);
     var pw = W / z.dpr, ph = H / z.dpr;
-    // reservation markers: a tick at the promised bound, a line from the actual start
-    G.marksShown = 0;
-    if (wantMarks && marks.length <= 20000 * 3) {
+    // reservation markers: a tick at the promised bound, a line from the
+    // actual start; at most MAX_MARKS jobs, else none and a notice
+    G.marksShown = 0; G.marksInView = nmarks;
+    if (wantMarks && nmarks <= MAX_MARKS) {
       ctx.save();
       ctx.beginPath(); ctx.rect(M.l, M.t, pw, ph); ctx.clip();
       ctx.strokeStyle = '#111'; ctx.lineWidth = 1;
       ctx.beginPath();
       for (var m = 0; m < marks.length; m += 3) {
         var jj = marks[m], ym = M.t + marks[m + 1] / z.dpr, hh = Math.max(3, Math.min(10, marks[m + 2] / z.dpr / 2 + 2));
-        var xs = M.l + (st[jj] - v.t0) * sx / z.dpr, xb = M.l + (g.jobs.bound[jj] - v.t0) * sx / z.dpr;
-        ctx.moveTo(xs, ym); ctx.lineTo(xb, ym);
-        ctx.moveTo(xb, ym - hh); ctx.lineTo(xb, ym + hh);
+        var xs = M.l + (st[jj] - v.t0) * sx / z.dpr, xbd = M.l + (g.jobs.bound[jj] - v.t0) * sx / z.dpr;
+        ctx.moveTo(xs, ym); ctx.lineTo(xbd, ym);
+        ctx.moveTo(xbd, ym - hh); ctx.lineTo(xbd, ym + hh);
         G.marksShown++;
       }
       ctx.stroke();
@@ -419,7 +544,8 @@
     G.lastDrawMs = performance.now() - t;
     var status = drawn.toLocaleString('en-US') + ' jobs drawn · ' + clock(v.t0) + ' – ' + clock(v.t1) + ' (' + dur(v.t1 - v.t0) + ') · processors ' +
       Math.floor(v.p0) + '–' + Math.ceil(v.p1 - 1) + ' · ' + G.lastDrawMs.toFixed(1) + ' ms';
-    if (wantMarks && marks.length > 20000 * 3) status += ' · zoom in to see reservation markers';
+    if (G.ink > 0) status += ' · ' + (100 * (1 - G.ink)).toFixed(1) + ' % of the view idle';
+    if (wantMarks && nmarks > MAX_MARKS) status += ' · ' + nmarks.toLocaleString('en-US') + ' reservations in view: zoom in to see reservation markers (at most ' + MAX_MARKS.toLocaleString('en-US') + ')';
     document.getElementById('gantt-status').textContent = status;
   }
 
@@ -579,7 +705,9 @@
   // the test hook: the browser test reads and drives the Gantt through it
   window.backfillGantt = {
     get drawn() { return G.drawn; }, get frames() { return G.frames; }, get lastDrawMs() { return G.lastDrawMs; },
-    get marks() { return G.marksShown; }, get highlighted() { return G.highlighted; },
+    get marks() { return G.marksShown; }, get marksInView() { return G.marksInView; }, get highlighted() { return G.highlighted; },
+    get ink() { return G.ink; }, get legendColours() { return G.legendColours || []; },
+    get status() { return document.getElementById('gantt-status').textContent; },
     get view() { return G.view && { t0: G.view.t0, t1: G.view.t1, p0: G.view.p0, p1: G.view.p1 }; },
     get run() { return G.g && G.g.run; },
     zoom: function (f, tc) { zoom(f, tc); }, reset: function () { reset(); },

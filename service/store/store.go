@@ -43,7 +43,39 @@ type User struct {
 type Store struct {
 	db   *sql.DB
 	Path string
+	Dir  string
 	ins  *sql.Stmt
+	mark *markFile
+	id   string      // store_id
+	last int64       // highest sequence number in the log (or snapshot)
+	base int64       // the log starts after this sequence number (0: at 1)
+	ro   *Inspection // opened read-only (OpenReadOnly), with what it found
+
+	// Fresh reports that the directory held no state of value before
+	// this Open (no database, or one without records and users, as a
+	// first start interrupted before its first commit leaves it).
+	Fresh bool
+	// Lost is the number of acknowledged records given up by Options.AcceptLoss
+	// (0 when nothing was lost).
+	Lost int64
+	// Notes are warnings about what Open found and did (a missing mark
+	// recreated, a loss accepted and where the damaged files were kept);
+	// the service logs them.
+	Notes []string
+}
+
+// Options configure Open.
+type Options struct {
+	// Sync is "full" (default) or "normal", SQLite's synchronous setting in
+	// WAL mode; the high-water mark follows it.
+	Sync string
+	// AcceptLoss makes Open continue from what the database still holds
+	// when it has lost acknowledged records (the default is to refuse with
+	// an *IntegrityError): the damaged files are first copied into
+	// DIR/damaged-TIME/, the log is cut at its first gap, and the mark is
+	// reset to the log's end. Store.Lost and Store.Notes say what was
+	// given up.
+	AcceptLoss bool
 }
 
 const schema = `
@@ -65,11 +97,27 @@ CREATE TABLE IF NOT EXISTS users (
 	quota      INTEGER NOT NULL DEFAULT 0,
 	created    INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS snapshots (
+	seq    INTEGER PRIMARY KEY,
+	t      INTEGER NOT NULL,
+	data   BLOB    NOT NULL,
+	sha256 TEXT    NOT NULL
+);
 `
 
 // Open opens (creating if needed) the database state.db in dir. sync is
-// "full" or "normal" (SQLite's synchronous setting in WAL mode).
-func Open(dir, sync string) (*Store, error) {
+// "full" or "normal" (SQLite's synchronous setting in WAL mode). It is
+// OpenWith without AcceptLoss.
+func Open(dir, sync string) (*Store, error) { return OpenWith(dir, Options{Sync: sync}) }
+
+// OpenWith opens (creating if needed) the database state.db in dir, after
+// checking it against the high-water mark (MarkFile): a database that is
+// missing, empty, unreadable, from another directory, or whose log ends
+// before the mark or has a gap is refused with an *IntegrityError naming
+// the files and the ways out, unless o.AcceptLoss. The check reads the
+// files read-only, so a refused start changes nothing on disk.
+func OpenWith(dir string, o Options) (*Store, error) {
+	sync := o.Sync
 	switch sync {
 	case "":
 		sync = "full"
@@ -80,42 +128,171 @@ func Open(dir, sync string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	path := filepath.Join(dir, "state.db")
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
+	in, err := Inspect(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{Path: in.DB, Dir: dir, Fresh: in.Fresh() || in.empty()}
+	if p := in.Problem(); p != nil {
+		if !o.AcceptLoss || !p.CanAccept {
+			return nil, p
+		}
+		kept, err := keepDamaged(dir, in)
+		if err != nil {
+			return nil, fmt.Errorf("store: keeping a copy of the damaged state before accepting the loss: %w", err)
+		}
+		s.Lost = p.Lost
+		s.Notes = append(s.Notes, fmt.Sprintf("accepting the loss of %d acknowledged records (%s); the damaged files are kept in %s", p.Lost, p.Problem, kept))
+		if in.DBSize == 0 {
+			// SQLite would take a WAL beside an empty database for a stale
+			// one and delete it; the copy is kept
+			os.Remove(in.DB + "-wal")
+			os.Remove(in.DB + "-shm")
+		}
+	} else if !in.HasMark && in.HasState {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s had no high-water mark (%s); created at record %d", in.DB, filepath.Join(dir, MarkFile), in.MaxSeq))
+	}
+	dsn := "file:" + in.DB + "?_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", path, err)
+		return nil, fmt.Errorf("store %s: %w", in.DB, err)
 	}
+	s.db = db
 	// one connection: the service serializes writes, and WAL readers are
 	// not needed; it also keeps the pragmas on the one connection
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(schema); err != nil {
+	fail := func(err error) (*Store, error) {
+		if s.mark != nil {
+			s.mark.close()
+		}
 		db.Close()
-		return nil, fmt.Errorf("store %s: %w", path, err)
+		return nil, fmt.Errorf("store %s: %w", in.DB, err)
+	}
+	if _, err := db.Exec(schema); err != nil {
+		return fail(err)
 	}
 	var mode string
 	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
-		db.Close()
-		return nil, fmt.Errorf("store %s: journal mode is %q, want wal (%v)", path, mode, err)
+		return fail(fmt.Errorf("journal mode is %q, want wal (%v)", mode, err))
+	}
+	if s.Lost > 0 {
+		// cut the log at its first gap: what follows cannot be replayed
+		if _, err := db.Exec("DELETE FROM events WHERE seq > ?", in.Contiguous); err != nil {
+			return fail(err)
+		}
+	}
+	id, ok, err := s.Meta("store_id")
+	if err != nil {
+		return fail(err)
+	}
+	if !ok {
+		if id, err = newStoreID(); err != nil {
+			return fail(err)
+		}
+		if err := s.SetMeta("store_id", id); err != nil {
+			return fail(err)
+		}
+	}
+	s.id = id
+	s.base, s.last = in.Base, in.Contiguous
+	mark := in.Mark
+	markPath := filepath.Join(dir, MarkFile)
+	if !in.HasMark || in.MarkErr != nil || mark.Store != id {
+		// a new mark (first start, or a loss accepted): no slot of an
+		// older one may outrank it
+		mark = Mark{Store: id}
+		if err := os.Truncate(markPath, 0); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fail(err)
+		}
+	}
+	if s.mark, err = openMark(markPath, sync == "full", mark); err != nil {
+		return fail(err)
+	}
+	if mark.gen == 0 || mark.Seq != s.last {
+		if err := s.mark.set(s.last); err != nil {
+			return fail(err)
+		}
+	}
+	if err := syncDir(dir); err != nil && sync == "full" {
+		return fail(err)
 	}
 	ins, err := db.Prepare("INSERT INTO events(seq, kind, t, data) VALUES (?, ?, ?, ?)")
 	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("store %s: %w", path, err)
+		return fail(err)
 	}
-	return &Store{db: db, Path: path, ins: ins}, nil
+	s.ins = ins
+	return s, nil
+}
+
+// syncDir makes the directory's entries (a new mark or database file)
+// durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// LastSeq is the sequence number of the last record committed (0 for
+// none).
+func (s *Store) LastSeq() int64 { return s.last }
+
+// OpenReadOnly opens the database in dir for reading only (Load, Meta,
+// Users), without checking it or changing anything on disk; it is for
+// offline inspection (backfill serve --check).
+func OpenReadOnly(dir string) (*Store, *Inspection, error) {
+	in, err := Inspect(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if in.DBSize <= 0 || in.ReadErr != nil {
+		return nil, in, nil
+	}
+	db, err := sql.Open("sqlite", "file:"+in.DB+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return nil, in, err
+	}
+	db.SetMaxOpenConns(1)
+	return &Store{db: db, Path: in.DB, Dir: dir, base: in.Base, last: in.Contiguous, ro: in}, in, nil
 }
 
 // Close closes the database.
 func (s *Store) Close() error {
-	s.ins.Close()
-	return s.db.Close()
+	if s.ins != nil {
+		s.ins.Close()
+	}
+	if s.mark != nil {
+		s.mark.close()
+	}
+	err := s.db.Close()
+	if in := s.ro; in != nil {
+		// remove the -shm and empty -wal a read-only connection created
+		if !in.SHM {
+			os.Remove(in.DB + "-shm")
+		}
+		if st, err := os.Stat(in.DB + "-wal"); in.WALSize < 0 && err == nil && st.Size() == 0 {
+			os.Remove(in.DB + "-wal")
+		}
+	}
+	return err
 }
 
-// Append writes records in one transaction.
+// Append writes records in one transaction, then moves the high-water mark
+// to the last one. The records must continue the log: consecutive
+// sequence numbers from LastSeq()+1.
 func (s *Store) Append(recs []Record) error {
 	if len(recs) == 0 {
 		return nil
+	}
+	if s.ins == nil {
+		return errors.New("store: opened read-only")
+	}
+	for i, r := range recs {
+		if r.Seq != s.last+1+int64(i) {
+			return fmt.Errorf("store: record %d does not continue the log at %d", r.Seq, s.last+1+int64(i))
+		}
 	}
 	tx, err := s.db.Begin()
 	if err != nil {
@@ -131,21 +308,28 @@ func (s *Store) Append(recs []Record) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
-	return nil
+	s.last = recs[len(recs)-1].Seq
+	return s.mark.set(s.last)
 }
 
-// Load calls fn for every record in log order.
+// Load calls fn for every record of the log in order (the records after
+// the latest snapshot, if any). It checks that they are consecutive.
 func (s *Store) Load(fn func(Record) error) error {
-	rows, err := s.db.Query("SELECT seq, kind, t, data FROM events ORDER BY seq")
+	rows, err := s.db.Query("SELECT seq, kind, t, data FROM events WHERE seq > ? ORDER BY seq", s.base)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	defer rows.Close()
+	prev := s.base
 	for rows.Next() {
 		var r Record
 		if err := rows.Scan(&r.Seq, &r.Kind, &r.T, &r.Data); err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
+		if r.Seq != prev+1 {
+			return fmt.Errorf("store %s: record %d follows record %d: the log has a gap", s.Path, r.Seq, prev)
+		}
+		prev = r.Seq
 		if err := fn(r); err != nil {
 			return err
 		}

@@ -58,3 +58,60 @@ func TestStore(t *testing.T) {
 		t.Fatal("bad sync mode accepted")
 	}
 }
+
+// TestMarkSlots: the mark survives a torn write of either slot (the other,
+// older slot is read), and both slots damaged is an error.
+func TestMarkSlots(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, MarkFile)
+	m, err := openMark(p, true, Mark{Store: "00112233445566778899aabbccddeeff"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seq := int64(1); seq <= 5; seq++ {
+		if err := m.set(seq * 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.close()
+	got, err := ReadMark(p)
+	if err != nil || got.Seq != 50 || got.Store != "00112233445566778899aabbccddeeff" {
+		t.Fatalf("mark %+v %v", got, err)
+	}
+	b, _ := os.ReadFile(p)
+	// generation 5 is in slot 1; tear it: the mark falls back to 40
+	torn := append([]byte(nil), b...)
+	torn[slotSize+20] ^= 1
+	os.WriteFile(p, torn, 0o600)
+	if got, err := ReadMark(p); err != nil || got.Seq != 40 {
+		t.Fatalf("torn newer slot: %+v %v", got, err)
+	}
+	torn[20] ^= 1
+	os.WriteFile(p, torn, 0o600)
+	if _, err := ReadMark(p); err == nil {
+		t.Fatal("both slots damaged, no error")
+	}
+}
+
+// TestAppendContinuesTheLog: records must continue the log; the mark
+// follows the last one.
+func TestAppendContinuesTheLog(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Append([]Record{{Seq: 2, Kind: "tick", Data: []byte(`{}`)}}); err == nil {
+		t.Fatal("a log starting at 2 was accepted")
+	}
+	if err := s.Append([]Record{{Seq: 1, Kind: "tick", Data: []byte(`{}`)}, {Seq: 3, Kind: "tick", Data: []byte(`{}`)}}); err == nil {
+		t.Fatal("a gap was accepted")
+	}
+	if err := s.Append([]Record{{Seq: 1, Kind: "tick", Data: []byte(`{}`)}, {Seq: 2, Kind: "tick", Data: []byte(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := ReadMark(filepath.Join(dir, MarkFile)); err != nil || m.Seq != 2 {
+		t.Fatalf("mark %+v %v", m, err)
+	}
+}

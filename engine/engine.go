@@ -1,0 +1,379 @@
+// Package engine drives a scheduling policy and checks every decision it makes.
+//
+// It is the one core shared by the simulator (package sim, which feeds it
+// trace events) and the live service (package service, which feeds it
+// requests on a wall clock): both call the policy only through an Engine,
+// so a policy that misbehaves fails the same way in both.
+//
+// The protocol (policy.Scheduler) is, for each instant now: End or Cancel
+// for every job that left the system, Submit for every job submitted, then
+// one Pass (the policy's Tick). Several passes may happen at the same
+// instant (a job that starts and ends at the same instant leads to a
+// second pass); time never goes backwards. The driver decides when
+// instants happen and which events they hold; the Engine keeps the job
+// states and the free capacity, asks the policy's optional capabilities
+// (policy.Admitter right after Insert, policy.Guarantor for the bound of
+// an admitted job, policy.Predicting before Remove, policy.Extender on
+// request) and checks:
+//
+//   - a started job is one the Engine knows (the very *job.Request
+//     submitted), is waiting, and fits the free processors and the free
+//     units of every other resource;
+//   - the wake-up a pass returns is after now, and a pass does not leave
+//     jobs waiting on an idle machine without asking for a wake-up (any
+//     job fits an idle machine);
+//   - jobs submitted fit the machine (1 ≤ size ≤ P, estimate ≥ 1,
+//     resources within capacity), IDs are 0, 1, 2, … in submission order,
+//     and time does not go backwards.
+//
+// A policy's mistake is sticky: after a pass fails, every later call
+// returns the same *PolicyError, since the policy's state no longer
+// matches the machine's.
+package engine
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+)
+
+// Config describes the machine an Engine drives a policy on.
+type Config struct {
+	// Procs is the number of processors P.
+	Procs int
+	// Res are the capacities of the resources beyond the processors
+	// (resource i+1 has capacity Res[i]); nil for processors only.
+	Res []int
+	// Guarantees asks a policy.Guarantor for the bound of each admitted
+	// job (the simulator does so only when jobs are killed at their
+	// estimates, since the bounds hold only then).
+	Guarantees bool
+	// Extend lets Extend ask a policy.Extender for extensions.
+	Extend bool
+	// Jobs, if known, is the number of jobs to come (a capacity hint).
+	Jobs int
+}
+
+// Admission is the outcome of a submission.
+type Admission struct {
+	// Admitted is false when a policy.Admitter refused the job; the job
+	// is then done: never started, never passed to Remove.
+	Admitted bool
+	// Reason is the Admitter's reason for a refusal (may be empty).
+	Reason string
+	// Bound is the start bound the policy.Guarantor promised (Config.
+	// Guarantees), -1 for none.
+	Bound int64
+}
+
+// Prediction is what a policy.Predicting planned a job with.
+type Prediction struct {
+	First       int64 // the first predicted duration
+	Corrections int   // how many times it was corrected
+	OK          bool  // false: planned with the estimate, or no Predicting policy
+}
+
+// PolicyError is a policy's violation of the protocol (a start that is not
+// allowed, a wake-up in the past). It is sticky: the Engine returns it from
+// every later call.
+type PolicyError struct {
+	Policy string
+	Msg    string
+}
+
+func (e *PolicyError) Error() string { return "policy " + e.Policy + " " + e.Msg }
+
+// Job states.
+const (
+	stWaiting uint8 = iota + 1
+	stRunning
+	stDone
+)
+
+// Engine drives one policy on one machine. It is not safe for concurrent
+// use.
+type Engine struct {
+	sched policy.Scheduler
+	name  string
+	guar  policy.Guarantor
+	adm   policy.Admitter
+	pred  policy.Predicting
+	ext   policy.Extender
+	plan  policy.Planner
+
+	procs, free  int
+	res, freeRes []int
+
+	reqs  []*job.Request // by job ID
+	state []uint8        // by job ID
+
+	waiting, running int
+	now              int64
+	passes           int64
+	err              error
+
+	onStart func(*job.Request) // the driver's callback during a pass
+	startFn func(*job.Request) // e.start, bound once
+}
+
+// New returns an Engine driving sched on the machine of cfg.
+func New(sched policy.Scheduler, cfg Config) (*Engine, error) {
+	if cfg.Procs < 1 {
+		return nil, fmt.Errorf("engine: machine size must be at least 1, got %d", cfg.Procs)
+	}
+	for k, c := range cfg.Res {
+		if c < 1 {
+			return nil, fmt.Errorf("engine: resource %d has capacity %d (must be at least 1)", k+1, c)
+		}
+	}
+	e := &Engine{sched: sched, name: sched.Name(), procs: cfg.Procs, free: cfg.Procs, now: math.MinInt64}
+	if cfg.Res != nil {
+		e.res = append([]int(nil), cfg.Res...)
+		e.freeRes = append([]int(nil), cfg.Res...)
+	}
+	if cfg.Jobs > 0 {
+		e.reqs = make([]*job.Request, 0, cfg.Jobs)
+		e.state = make([]uint8, 0, cfg.Jobs)
+	}
+	if cfg.Guarantees {
+		e.guar, _ = sched.(policy.Guarantor)
+	}
+	if cfg.Extend {
+		e.ext, _ = sched.(policy.Extender)
+	}
+	e.adm, _ = sched.(policy.Admitter)
+	e.pred, _ = sched.(policy.Predicting)
+	e.plan, _ = sched.(policy.Planner)
+	e.startFn = e.start
+	return e, nil
+}
+
+// Name is the policy's name.
+func (e *Engine) Name() string { return e.name }
+
+// Procs is the machine's number of processors.
+func (e *Engine) Procs() int { return e.procs }
+
+// Now is the instant of the last call.
+func (e *Engine) Now() int64 { return e.now }
+
+// Admits reports whether the policy does admission control.
+func (e *Engine) Admits() bool { return e.adm != nil }
+
+// Extends reports whether Extend may grant extensions (Config.Extend and a
+// policy.Extender).
+func (e *Engine) Extends() bool { return e.ext != nil }
+
+// Planner is the policy's policy.Planner, or nil.
+func (e *Engine) Planner() policy.Planner { return e.plan }
+
+// Waiting is the number of admitted jobs waiting to start.
+func (e *Engine) Waiting() int { return e.waiting }
+
+// Running is the number of running jobs.
+func (e *Engine) Running() int { return e.running }
+
+// Busy is the number of processors held by running jobs.
+func (e *Engine) Busy() int { return e.procs - e.free }
+
+// Passes is the number of passes (Tick calls) so far.
+func (e *Engine) Passes() int64 { return e.passes }
+
+// Err is the policy's sticky error, or nil.
+func (e *Engine) Err() error { return e.err }
+
+func (e *Engine) at(now int64) error {
+	if e.err != nil {
+		return e.err
+	}
+	if now < e.now {
+		return fmt.Errorf("engine: time %d is before the current instant %d", now, e.now)
+	}
+	e.now = now
+	return nil
+}
+
+func (e *Engine) lookup(r *job.Request) (uint8, error) {
+	if r == nil || r.ID < 0 || r.ID >= len(e.reqs) || e.reqs[r.ID] != r {
+		return 0, fmt.Errorf("engine: unknown job")
+	}
+	return e.state[r.ID], nil
+}
+
+// Submit tells the policy that r was submitted at now (Insert), then asks
+// a policy.Admitter whether it admitted r and a policy.Guarantor for its
+// bound. r.ID must be the number of jobs submitted before it, and r must
+// not change while the Engine knows it.
+func (e *Engine) Submit(now int64, r *job.Request) (Admission, error) {
+	if err := e.at(now); err != nil {
+		return Admission{}, err
+	}
+	switch {
+	case r.ID != len(e.reqs):
+		return Admission{}, fmt.Errorf("engine: job %d submitted with ID %d, expected %d", r.SWFID, r.ID, len(e.reqs))
+	case r.Procs < 1 || r.Procs > e.procs:
+		return Admission{}, fmt.Errorf("engine: job %d needs %d processors; the machine has %d", r.SWFID, r.Procs, e.procs)
+	case r.Estimate < 1:
+		return Admission{}, fmt.Errorf("engine: job %d has estimate %d (must be at least 1 s)", r.SWFID, r.Estimate)
+	case len(r.Res) > len(e.res):
+		return Admission{}, fmt.Errorf("engine: job %d needs %d resources beyond processors; the machine has %d", r.SWFID, len(r.Res), len(e.res))
+	}
+	for k, n := range r.Res {
+		if n < 0 || n > e.res[k] {
+			return Admission{}, fmt.Errorf("engine: job %d needs %d units of resource %d; the machine has %d", r.SWFID, n, k+1, e.res[k])
+		}
+	}
+	e.reqs = append(e.reqs, r)
+	e.state = append(e.state, stWaiting)
+	e.waiting++
+	e.sched.Insert(now, r)
+	a := Admission{Admitted: true, Bound: -1}
+	if e.adm != nil {
+		if ok, reason := e.adm.Admitted(r); !ok {
+			e.state[r.ID] = stDone
+			e.waiting--
+			return Admission{Reason: reason, Bound: -1}, nil
+		}
+	}
+	if e.guar != nil {
+		a.Bound = e.guar.Guarantee(r)
+	}
+	return a, nil
+}
+
+// End tells the policy that running job r ended at now (Remove), after
+// asking a policy.Predicting what it predicted for r.
+func (e *Engine) End(now int64, r *job.Request) (Prediction, error) {
+	if err := e.at(now); err != nil {
+		return Prediction{}, err
+	}
+	st, err := e.lookup(r)
+	if err != nil {
+		return Prediction{}, err
+	}
+	if st != stRunning {
+		return Prediction{}, fmt.Errorf("engine: job %d ended at %d but is not running", r.SWFID, now)
+	}
+	e.state[r.ID] = stDone
+	e.running--
+	e.free += r.Procs
+	for k, n := range r.Res {
+		e.freeRes[k] += n
+	}
+	var p Prediction
+	if e.pred != nil {
+		p.First, p.Corrections, p.OK = e.pred.Prediction(r)
+	}
+	e.sched.Remove(now, r)
+	return p, nil
+}
+
+// Cancel tells the policy that waiting job r was withdrawn at now (Remove).
+// A running job that is cancelled ends: use End.
+func (e *Engine) Cancel(now int64, r *job.Request) error {
+	if err := e.at(now); err != nil {
+		return err
+	}
+	st, err := e.lookup(r)
+	if err != nil {
+		return err
+	}
+	if st != stWaiting {
+		return fmt.Errorf("engine: job %d cancelled at %d but is not waiting", r.SWFID, now)
+	}
+	e.state[r.ID] = stDone
+	e.waiting--
+	e.sched.Remove(now, r)
+	return nil
+}
+
+// Extend asks a policy.Extender (Config.Extend) whether running job r,
+// which reached its limit at now, gets more time; it returns the extension
+// in seconds, 0 to kill the job (always 0 without an Extender).
+func (e *Engine) Extend(now int64, r *job.Request) (int64, error) {
+	if err := e.at(now); err != nil {
+		return 0, err
+	}
+	st, err := e.lookup(r)
+	if err != nil {
+		return 0, err
+	}
+	if st != stRunning {
+		return 0, fmt.Errorf("engine: extension asked at %d for job %d, which is not running", now, r.SWFID)
+	}
+	if e.ext == nil {
+		return 0, nil
+	}
+	return max(e.ext.Extend(now, r), 0), nil
+}
+
+// Pass runs one scheduling pass at now (the policy's Tick). Every job the
+// policy starts is checked (known, waiting, fits the free capacity) and
+// then reported to started, in order. It returns the next wake-up the
+// policy asked for (policy.NoWake for none), which must be after now, and
+// must not be NoWake when jobs wait on an idle machine. On
+// error the pass is over and the Engine is failed (the error is sticky).
+func (e *Engine) Pass(now int64, started func(*job.Request)) (int64, error) {
+	if err := e.at(now); err != nil {
+		return 0, err
+	}
+	e.onStart = started
+	wake := e.sched.Tick(now, e.startFn)
+	e.onStart = nil
+	e.passes++
+	if e.err != nil {
+		return 0, e.err
+	}
+	if wake <= now {
+		e.err = &PolicyError{e.name, fmt.Sprintf("asked to be woken at %d, not after now (%d)", wake, now)}
+		return 0, e.err
+	}
+	if e.waiting > 0 && e.running == 0 && wake == policy.NoWake {
+		// any job fits an idle machine: without a wake-up, the jobs
+		// would wait for an unrelated event, perhaps forever
+		e.err = &PolicyError{e.name, fmt.Sprintf("leaves %d jobs waiting on an idle machine at %d with no wake-up", e.waiting, now)}
+		return 0, e.err
+	}
+	return wake, nil
+}
+
+func (e *Engine) fail(format string, args ...any) {
+	e.err = &PolicyError{e.name, fmt.Sprintf(format, args...)}
+}
+
+// start is the start callback given to Tick.
+func (e *Engine) start(r *job.Request) {
+	if e.err != nil {
+		return
+	}
+	st, err := e.lookup(r)
+	switch {
+	case err != nil:
+		e.fail("started an unknown job at %d", e.now)
+		return
+	case st != stWaiting:
+		e.fail("started job %d at %d, which is not waiting", r.SWFID, e.now)
+		return
+	case r.Procs > e.free:
+		e.fail("started job %d (%d processors) at %d with only %d free", r.SWFID, r.Procs, e.now, e.free)
+		return
+	}
+	for k, n := range r.Res {
+		if n > e.freeRes[k] {
+			e.fail("started job %d (%d units of resource %d) at %d with only %d free", r.SWFID, n, k+1, e.now, e.freeRes[k])
+			return
+		}
+	}
+	for k, n := range r.Res {
+		e.freeRes[k] -= n
+	}
+	e.free -= r.Procs
+	e.state[r.ID] = stRunning
+	e.waiting--
+	e.running++
+	if e.onStart != nil {
+		e.onStart(r)
+	}
+}

@@ -1,0 +1,66 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/backfill-hpc/backfill/engine"
+	"github.com/backfill-hpc/backfill/engine/enginetest"
+	"github.com/backfill-hpc/backfill/policy"
+)
+
+func init() {
+	policy.Register(policy.Info{Name: "test-greedy", Doc: "tests only: starts every waiting job, ignoring capacity",
+		New: func(int, policy.Params) (policy.Scheduler, error) { return &enginetest.Greedy{}, nil }})
+}
+
+// TestRefusesStartBeyondCapacity: the policy that sim.Run refuses
+// (sim.TestRefusesStartBeyondCapacity: two jobs of 3 processors started at
+// once on a machine of 4) is refused by the service's engine too, with the
+// same error; nothing of the failed pass is logged or executed, and the
+// engine refuses every later request.
+func TestRefusesStartBeyondCapacity(t *testing.T) {
+	e, err := NewEngine(&enginetest.Greedy{}, 4, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := e.Submit(0, SubmitInput{User: "u", Procs: 3, Estimate: 100}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Take()
+	err = e.Advance(1)
+	var pe *engine.PolicyError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "started job 2 (3 processors) at 0 with only 1 free") {
+		t.Fatalf("err = %v", err)
+	}
+	if recs, effs := e.Take(); len(recs) != 0 || len(effs) != 0 {
+		t.Fatalf("the failed pass left records %v and effects %v", recs, effs)
+	}
+	if _, err := e.Submit(2, SubmitInput{User: "u", Procs: 1, Estimate: 1}); !errors.As(err, &pe) {
+		t.Fatalf("a submission after the failure: %v", err)
+	}
+	if e.Failed() == nil {
+		t.Fatal("Failed() is nil")
+	}
+}
+
+// TestServiceRefusesStartBeyondCapacity: the same through the HTTP API: the
+// pass fails and the request that ran it gets an error.
+func TestServiceRefusesStartBeyondCapacity(t *testing.T) {
+	env := newEnv(t, "test-greedy", 4)
+	ctx := context.Background()
+	for range 2 {
+		must[JobView](t)(env.admin.Submit(ctx, SubmitRequest{Procs: ip(3), Estimate: i64(100)}))
+	}
+	_, err := env.admin.SetClock(ctx, 0, true)
+	if err == nil || !strings.Contains(err.Error(), "with only 1 free") {
+		t.Fatalf("pass: err = %v", err)
+	}
+	if _, err := env.admin.Submit(ctx, SubmitRequest{Procs: ip(1), Estimate: i64(10)}); err == nil {
+		t.Fatal("a submission after the policy failed was accepted")
+	}
+}

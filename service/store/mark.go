@@ -1,0 +1,143 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"time"
+)
+
+// The high-water mark: the highest record sequence number the store has
+// committed, kept in its own small file (MarkFile) beside the database,
+// outside SQLite and its WAL, so that a log that lost records (a WAL cut
+// short, damaged or deleted, rows deleted, an older copy of state.db put
+// back) is detected at the next start instead of being replayed as if it
+// were complete.
+//
+// The file holds two 64-byte slots written alternately; each carries a
+// generation number and a CRC-32, and the valid slot with the highest
+// generation is the mark, so a write torn by a crash leaves the previous
+// mark readable. With synchronous=full the slot is fdatasync'ed after each
+// commit, before the service answers; with normal it is left to the
+// operating system, like the WAL itself.
+
+// MarkFile is the name of the high-water mark file in a state directory.
+const MarkFile = "state.mark"
+
+const (
+	markMagic   = "BFMK"
+	markVersion = 1
+	slotSize    = 64
+)
+
+// Mark is the content of the high-water mark file.
+type Mark struct {
+	// Store is the random identity of the database the mark belongs to
+	// (its meta row store_id), so that a database from elsewhere is not
+	// taken for this one.
+	Store string
+	// Seq is the highest record sequence number committed.
+	Seq int64
+	// Time is when it was written (Unix seconds, wall clock).
+	Time int64
+	gen  uint64
+}
+
+type markFile struct {
+	f    *os.File
+	sync bool
+	cur  Mark
+}
+
+func encodeSlot(m Mark) []byte {
+	b := make([]byte, slotSize)
+	copy(b[0:4], markMagic)
+	binary.LittleEndian.PutUint32(b[4:8], markVersion)
+	binary.LittleEndian.PutUint64(b[8:16], m.gen)
+	binary.LittleEndian.PutUint64(b[16:24], uint64(m.Seq))
+	binary.LittleEndian.PutUint64(b[24:32], uint64(m.Time))
+	id, _ := hex.DecodeString(m.Store)
+	copy(b[32:48], id)
+	binary.LittleEndian.PutUint32(b[48:52], crc32.ChecksumIEEE(b[0:48]))
+	return b
+}
+
+func decodeSlot(b []byte) (Mark, bool) {
+	if len(b) < slotSize || string(b[0:4]) != markMagic || binary.LittleEndian.Uint32(b[4:8]) != markVersion {
+		return Mark{}, false
+	}
+	if crc32.ChecksumIEEE(b[0:48]) != binary.LittleEndian.Uint32(b[48:52]) {
+		return Mark{}, false
+	}
+	return Mark{gen: binary.LittleEndian.Uint64(b[8:16]), Seq: int64(binary.LittleEndian.Uint64(b[16:24])),
+		Time: int64(binary.LittleEndian.Uint64(b[24:32])), Store: hex.EncodeToString(b[32:48])}, true
+}
+
+// ReadMark reads the mark file at path. It reports os.ErrNotExist when
+// there is none, and an error when neither slot is valid.
+func ReadMark(path string) (Mark, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Mark{}, err
+	}
+	var best Mark
+	found := false
+	for off := 0; off+slotSize <= len(b) && off < 2*slotSize; off += slotSize {
+		if m, ok := decodeSlot(b[off : off+slotSize]); ok && (!found || m.gen > best.gen) {
+			best, found = m, true
+		}
+	}
+	if !found {
+		return Mark{}, fmt.Errorf("%s: no valid high-water mark (%d bytes, both slots damaged)", path, len(b))
+	}
+	return best, nil
+}
+
+// openMark opens (creating if needed) the mark file for writing.
+func openMark(path string, sync bool, cur Mark) (*markFile, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &markFile{f: f, sync: sync, cur: cur}, nil
+}
+
+// set writes seq as the new mark (into the slot not holding the current
+// one) and, in full sync mode, waits for it to be on disk.
+func (m *markFile) set(seq int64) error {
+	n := m.cur
+	n.gen++
+	n.Seq = seq
+	n.Time = time.Now().Unix()
+	off := int64(n.gen%2) * slotSize
+	if _, err := m.f.WriteAt(encodeSlot(n), off); err != nil {
+		return fmt.Errorf("store: writing the high-water mark: %w", err)
+	}
+	if m.sync {
+		if err := m.f.Sync(); err != nil {
+			return fmt.Errorf("store: syncing the high-water mark: %w", err)
+		}
+	}
+	m.cur = n
+	return nil
+}
+
+func (m *markFile) close() error { return m.f.Close() }
+
+func newStoreID() (string, error) {
+	var b [16]byte
+	if _, err := io.ReadFull(rand.Reader, b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil || !errors.Is(err, os.ErrNotExist)
+}
