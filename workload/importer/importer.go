@@ -148,7 +148,7 @@ const (
 	AdjReqFromAlloc        = "requested processors unknown: taken from allocated"
 	AdjAllocFromReq        = "allocated processors unknown: taken from requested"
 	AdjRunFromTimes        = "run time = end - start (elapsed time absent)"
-	AdjRequeued            = "a run that was requeued (REQUEUED, or a node failure / preemption with requeue): written as its own job"
+	AdjRequeued            = "REQUEUED: a run that Slurm requeued, written as its own job (the later run is another)"
 	AdjHetState            = "heterogeneous components ended in different states: the first component's state kept"
 	AdjStartEarly          = "start before submit time: wait 0 (submit = start)"
 )

@@ -316,16 +316,17 @@ func (s *sacctReader) record(b []byte, line int) error {
 	}
 	j.ReqCPUs, j.ReqNodes, j.ReqMemKB = req.cpu, req.node, req.memKB
 	j.AllocCPUs, j.AllocNodes = alloc.cpu, alloc.node
-	if j.AllocCPUs < 0 && j.Start >= 0 && nc > 0 {
+	allocated := len(s.get(cAllocTRES)) > 0
+	if j.AllocCPUs < 0 && allocated && nc > 0 {
 		j.AllocCPUs = nc
 	}
-	if j.AllocNodes < 0 && j.Start >= 0 && nn > 0 {
+	if j.AllocNodes < 0 && allocated && nn > 0 {
 		j.AllocNodes = nn
 	}
-	if j.ReqNodes < 0 && j.Start < 0 && nn > 0 {
+	if j.ReqNodes < 0 && !allocated && nn > 0 {
 		j.ReqNodes = nn // a pending job's NNodes is its request
 	}
-	if j.ReqCPUs < 0 && j.Start < 0 && nc > 0 {
+	if j.ReqCPUs < 0 && !allocated && nc > 0 {
 		j.ReqCPUs = nc
 	}
 	j.GPUs = req.gpu
@@ -347,7 +348,14 @@ func (s *sacctReader) record(b []byte, line int) error {
 		return nil
 	}
 	j.Status = info.status
+	// A job cancelled while pending has Start = End = the cancel time in
+	// Slurm 22.05's records (Start None in others), and nothing allocated.
 	j.Ran = j.Start >= 0
+	if j.Ran && s.col[cAllocTRES] >= 0 && len(s.get(cAllocTRES)) == 0 {
+		j.Ran = false
+	} else if j.Ran && s.col[cAllocTRES] < 0 && string(st) == "CANCELLED" && j.End == j.Start && elapsed <= 0 {
+		j.Ran = false
+	}
 	if j.Ran {
 		switch {
 		case elapsed >= 0:
