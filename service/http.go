@@ -341,7 +341,7 @@ func (s *Service) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, ErrorBody{Error: "no such endpoint: " + r.Method + " " + r.URL.Path + " (see /v1/openapi.json)"})
 	})
-	return mux
+	return s.over.wrap(mux) // backpressure.go
 }
 
 // Health is the answer of GET /v1/health.

@@ -99,6 +99,9 @@ type Config struct {
 	Clock Clock
 	// Executor is none, local or slurm (default none).
 	Executor string
+	// NewExecutor, if set, builds the executor instead of Executor's name
+	// (tests: an executor that blocks or fails on demand).
+	NewExecutor func(ev executor.Events, opt executor.Options) (executor.Executor, error)
 	// ExecOptions configure the executor (Dir and Procs are filled in).
 	ExecOptions executor.Options
 	// Sync is the SQLite synchronous setting: full (default) or normal.
@@ -114,6 +117,14 @@ type Config struct {
 	AdminToken string
 	// Logger defaults to a discarding logger.
 	Logger *slog.Logger
+	// MaxInFlight is the number of API requests handled at once beyond
+	// which a request is answered 503 with Retry-After (backpressure);
+	// 0 means DefaultMaxInFlight, a negative value no limit.
+	MaxInFlight int
+	// MaxExecBacklog is the number of executor actions waiting (a slow
+	// resource manager) beyond which new submissions are answered 503
+	// with Retry-After; 0 means DefaultMaxExecBacklog, negative no limit.
+	MaxExecBacklog int
 	// AcceptLoss lets Open continue from what a damaged state directory
 	// still holds (store.Options.AcceptLoss) instead of refusing; the loss
 	// is logged. Without it, a state directory that lost acknowledged
@@ -144,10 +155,11 @@ type Service struct {
 	wg      sync.WaitGroup
 
 	failed  chan struct{} // closed when fatal is set
-	effects chan []Effect
+	effects effectQueue   // committed effects, for the executor (effects.go)
 	newDec  chan struct{} // closed and replaced when decisions are added
 
 	met    *metrics
+	over   *overload
 	routes []string // the API's patterns, as registered by Handler
 }
 
@@ -202,7 +214,8 @@ func Open(cfg Config) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, st: st,
 		users: map[string]*store.User{}, names: map[string]*store.User{},
-		effects: make(chan []Effect, 1024), newDec: make(chan struct{}), failed: make(chan struct{})}
+		newDec: make(chan struct{}), failed: make(chan struct{})}
+	s.effects.init()
 	s.qcond = sync.NewCond(&s.qmu)
 	fail := func(err error) (*Service, error) {
 		st.Close()
@@ -236,20 +249,33 @@ func Open(cfg Config) (*Service, error) {
 		return fail(err)
 	}
 	s.met = newMetrics(s)
-	ex, err := executor.New(cfg.Executor, endReporter{s}, s.execOptions())
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	if cfg.MaxExecBacklog == 0 {
+		cfg.MaxExecBacklog = DefaultMaxExecBacklog
+	}
+	s.over = newOverload(cfg.MaxInFlight, 1)
+	s.over.maxBacklog, s.over.backlog = cfg.MaxExecBacklog, s.effects.Len
+	s.met.reg.MustRegister(s.over.rejected, s.over.gauge, s.over.backlogGauge)
+	var ex executor.Executor
+	if cfg.NewExecutor != nil {
+		ex, err = cfg.NewExecutor(endReporter{s}, s.execOptions())
+	} else {
+		ex, err = executor.New(cfg.Executor, endReporter{s}, s.execOptions())
+	}
 	if err != nil {
 		return fail(err)
 	}
 	s.exec = ex
 	w, r, _ := s.eng.Counts()
 	s.log.Info("state rebuilt", "records", n, "jobs", len(s.eng.jobs), "waiting", w, "running", r, "now", s.eng.cur)
-	if err := s.reconcile(); err != nil {
-		ex.Close()
-		return fail(err)
-	}
+	// the executor is reconciled in the background, before it is given
+	// any action: the port opens without waiting for the resource manager
+	running, waiting := s.toReconcile()
 	s.wg.Add(2)
 	go s.committer()
-	go s.effector()
+	go s.effector(running, waiting)
 	// catch up to the present (limits and wake-ups during the downtime)
 	if now := s.clock.Now(); now > s.eng.cur {
 		if err := s.do(func(e *Engine) error { return e.Advance(now) }); err != nil {
@@ -469,10 +495,8 @@ func (s *Service) execJob(j *Job) executor.Job {
 		Procs: j.Req.Procs, Estimate: j.Req.Estimate, Command: j.Command, User: j.User, Name: j.Name, Ref: j.Ref}
 }
 
-// reconcile asks the executor about the jobs the log says are running or
-// waiting; running jobs that ended meanwhile end now.
-func (s *Service) reconcile() error {
-	var running, waiting []executor.Job
+// toReconcile lists the jobs the log says are running and waiting.
+func (s *Service) toReconcile() (running, waiting []executor.Job) {
 	for _, j := range s.eng.jobs {
 		switch j.State {
 		case Running:
@@ -481,28 +505,42 @@ func (s *Service) reconcile() error {
 			waiting = append(waiting, s.execJob(j))
 		}
 	}
+	return running, waiting
+}
+
+// reconcile asks the executor about the jobs the log said were running or
+// waiting at the start, retrying (with a growing delay, up to a minute)
+// until it answers or the service closes; running jobs that ended
+// meanwhile end now. It runs on the effector, before any other action.
+func (s *Service) reconcile(running, waiting []executor.Job) bool {
 	if len(running)+len(waiting) == 0 {
-		return nil
+		return true
 	}
-	stat, err := s.exec.Reconcile(running, waiting)
-	if err != nil {
-		return fmt.Errorf("reconciling with the %s executor: %w", s.exec.Name(), err)
+	var stat map[int64]executor.Status
+	delay := 100 * time.Millisecond
+	for {
+		var err error
+		t0 := time.Now()
+		stat, err = s.exec.Reconcile(running, waiting)
+		if err == nil {
+			s.log.Info("executor reconciled", "executor", s.exec.Name(), "running", len(running), "waiting", len(waiting), "took", time.Since(t0).String())
+			break
+		}
+		s.log.Error("reconciling with the executor; retrying", "executor", s.exec.Name(), "err", err, "retry_in", delay.String())
+		if s.effects.sleep(delay) {
+			return false // closing
+		}
+		delay = min(2*delay, time.Minute)
 	}
-	now := max(s.clock.Now(), s.eng.cur)
-	var recs []Record
 	for _, rj := range running {
 		stt, ok := stat[rj.ID]
 		if !ok || stt.Running {
 			continue
 		}
-		j := s.eng.Job(rj.ID)
-		if _, err := s.eng.End(now, j, stt.Exit, stt.Note); err != nil {
-			return err
-		}
+		endReporter{s}.Ended(rj.ID, stt.Exit, stt.Note)
 		s.log.Info("job ended while the service was down", "id", rj.ID, "note", stt.Note)
 	}
-	recs, _ = s.eng.Take()
-	return s.st.Append(recs)
+	return true
 }
 
 // endReporter receives the executor's events.
@@ -564,7 +602,7 @@ func (s *Service) enqueueLocked() *batch {
 // committer writes queued batches, many per transaction.
 func (s *Service) committer() {
 	defer s.wg.Done()
-	defer close(s.effects)
+	defer s.effects.close()
 	for {
 		s.qmu.Lock()
 		for len(s.queue) == 0 && !s.closing {
@@ -603,9 +641,7 @@ func (s *Service) committer() {
 		for _, b := range q {
 			effs = append(effs, b.effects...)
 		}
-		if len(effs) > 0 {
-			s.effects <- effs
-		}
+		s.effects.push(effs) // never blocks: the executor has its own queue
 		for _, b := range q {
 			b.done <- nil
 		}
@@ -620,16 +656,25 @@ func (s *Service) notifyDecisions() {
 	s.mu.Unlock()
 }
 
-// effector runs the executor's actions in decision order.
-func (s *Service) effector() {
+// effector reconciles the executor, then runs its actions in decision
+// order, outside the engine lock; kills and cancellations that fail are
+// retried (they are idempotent), a start that fails ends the job.
+func (s *Service) effector(running, waiting []executor.Job) {
 	defer s.wg.Done()
-	for effs := range s.effects {
-		for _, f := range effs {
-			s.mu.Lock()
-			ej := s.execJob(f.Job)
-			s.mu.Unlock()
-			var ref string
-			var err error
+	if !s.reconcile(running, waiting) {
+		return // closed before the executor answered: no action on it
+	}
+	for {
+		f, ok := s.effects.pop()
+		if !ok {
+			return
+		}
+		s.mu.Lock()
+		ej := s.execJob(f.Job)
+		s.mu.Unlock()
+		var ref string
+		var err error
+		for try := 0; ; try++ {
 			switch f.Kind {
 			case "submit":
 				ref, err = s.exec.Submit(ej)
@@ -640,19 +685,26 @@ func (s *Service) effector() {
 			case "cancel":
 				err = s.exec.Cancel(ej)
 			}
-			if err != nil {
-				s.log.Error("executor", "action", f.Kind, "id", ej.ID, "err", err)
-				if f.Kind == "start" {
-					// the job cannot run: it ends now, with no status
-					go endReporter{s}.Ended(ej.ID, nil, "executor failed to start it: "+err.Error())
-				}
+			if err == nil || (f.Kind != "kill" && f.Kind != "cancel") || try == effectRetries {
+				break
 			}
-			if ref != "" && ref != ej.Ref {
-				s.mu.Lock()
-				s.eng.SetRef(f.Job, ref)
-				s.enqueueLocked() // no need to wait
-				s.mu.Unlock()
+			s.log.Warn("executor; retrying", "action", f.Kind, "id", ej.ID, "err", err, "try", try+1)
+			if s.effects.sleep(time.Duration(100<<(2*try)) * time.Millisecond) {
+				break
 			}
+		}
+		if err != nil {
+			s.log.Error("executor", "action", f.Kind, "id", ej.ID, "err", err)
+			if f.Kind == "start" {
+				// the job cannot run: it ends now, with no status
+				go endReporter{s}.Ended(ej.ID, nil, "executor failed to start it: "+err.Error())
+			}
+		}
+		if ref != "" && ref != ej.Ref {
+			s.mu.Lock()
+			s.eng.SetRef(f.Job, ref)
+			s.enqueueLocked() // no need to wait
+			s.mu.Unlock()
 		}
 	}
 }

@@ -40,6 +40,7 @@ type serveFlags struct {
 	verbose                                      bool
 	check                                        string
 	acceptLoss                                   bool
+	maxInFlight                                  int
 }
 
 func newServe() *cobra.Command {
@@ -87,6 +88,7 @@ user tokens with 'backfill user add NAME'.`,
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (and --tls-key)")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "private key for --tls-cert")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every decision and executor action")
+	fl.IntVar(&f.maxInFlight, "max-in-flight", service.DefaultMaxInFlight, "API requests handled at once; beyond, 503 with Retry-After (backpressure); -1 for no limit")
 	fl.StringVar(&f.check, "check", "", "verify the state directory `STATE` offline (files, high-water mark, log, snapshots, admin user, replay) and exit; changes nothing")
 	fl.BoolVar(&f.acceptLoss, "accept-loss", false, "start from what a damaged state directory still holds, giving up the acknowledged records it lost (logged; a copy of the damaged files is kept in STATE/damaged-TIME/); without it such a directory is refused")
 	return cmd
@@ -108,7 +110,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	cfg := service.Config{Policy: f.policy, Procs: f.procs, StateDir: f.state, Executor: f.executor,
-		Sync: f.sync, MaxBody: f.maxBody, Logger: logger, AcceptLoss: f.acceptLoss,
+		Sync: f.sync, MaxBody: f.maxBody, Logger: logger, AcceptLoss: f.acceptLoss, MaxInFlight: f.maxInFlight,
 		ExecOptions: executor.Options{SbatchArgs: f.sbatchArgs}}
 	switch f.clock {
 	case "wall":
