@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/backfill-hpc/backfill/internal/longtest"
 )
 
 // slurmCluster makes sure a Slurm cluster answers: the one SLURM_CONF
@@ -16,9 +18,7 @@ import (
 // number of CPUs of the node.
 func slurmCluster(t *testing.T) int {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: the Slurm executor test starts a Slurm cluster")
-	}
+	longtest.Skip(t, "the Slurm executor test starts a Slurm cluster")
 	ping := func() bool {
 		out, err := exec.Command("scontrol", "ping").CombinedOutput()
 		return err == nil && strings.Contains(string(out), "UP")
