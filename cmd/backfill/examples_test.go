@@ -154,7 +154,7 @@ func parseOnly(e example) string {
 	case "results":
 		return "long" // reads the results of a sweep
 	}
-	for _, p := range []string{"other-simulator.swf", "batsim_jobs.csv", "/scratch/", "experiment.yaml", "/var/lib", "DIR/", " DIR"} {
+	for _, p := range []string{"other-simulator.swf", "batsim_jobs.csv", "/scratch/", "experiment.yaml", "/var/lib", "DIR/", " DIR", "dump.txt", "site.yaml", "/var/spool"} {
 		if strings.Contains(line, p) {
 			return "placeholder"
 		}
