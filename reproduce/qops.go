@@ -927,24 +927,36 @@ func (q *qopsRun) regionVerdict(holds bool, frac float64) (Verdict, string) {
 	if len(pts) == 0 {
 		return verdictIf(holds), "region part not run"
 	}
-	var yes []string
+	// per (R, load): how many (K, backtrack) combinations hold
+	type key struct{ r, l float64 }
+	var keys []key
+	cnt, tot := map[key]int{}, map[key]int{}
+	yes := 0
 	for _, p := range pts {
+		k := key{p.r, p.l}
+		if tot[k] == 0 {
+			keys = append(keys, k)
+		}
+		tot[k]++
 		if p.holds() {
-			s := fmt.Sprintf("K=%d, backtrack %d, l=%g", p.k, p.bt, p.l)
-			if frac < 1 {
-				s = fmt.Sprintf("R=%g, ", p.r) + s
-			}
-			yes = append(yes, s)
+			cnt[k]++
+			yes++
 		}
 	}
-	where := fmt.Sprintf("holds at %d of %d points of the region (K, backtrack limit, R, the two highest loads)", len(yes), len(pts))
-	if len(yes) > 0 {
-		where += ": " + strings.Join(yes, "; ")
+	var parts []string
+	for _, k := range keys {
+		s := fmt.Sprintf("l=%g: %d/%d", k.l, cnt[k], tot[k])
+		if frac < 1 {
+			s = fmt.Sprintf("R=%g ", k.r) + s
+		}
+		parts = append(parts, s)
 	}
+	where := fmt.Sprintf("holds at %d of %d points of the region (QoPS K-factor × MRT backtrack limit per R and load; table above): %s",
+		yes, len(pts), strings.Join(parts, ", "))
 	switch {
 	case holds:
 		return Reproduced, where
-	case len(yes) > 0:
+	case yes > 0:
 		return ReproducedUnder, where
 	}
 	return NotReproduced, where + "; the policies follow §3 and §2.2 (hand-worked cases in policy/deadline tests)"
