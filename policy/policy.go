@@ -213,8 +213,12 @@ func lookup(spec string) (Info, Params, error) {
 		}
 		return Info{}, nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(names, ", "))
 	}
+	takesOrder := false
+	for _, pp := range info.Params {
+		takesOrder = takesOrder || pp.Name == "order"
+	}
 	for k := range params {
-		known := false
+		known := takesOrder && orderOwning(k) != ""
 		for _, pp := range info.Params {
 			known = known || pp.Name == k
 		}

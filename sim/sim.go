@@ -8,6 +8,12 @@
 //  1. ends: every running job whose end is t — completion at start+runtime,
 //     or, in kill mode, kill at start+estimate when the runtime exceeds the
 //     estimate — in increasing job ID, each followed by policy.Remove;
+//     then, with Options.Extend, the jobs reaching their limit at t, in
+//     increasing job ID, each offered an extension (policy.Extender) and
+//     killed (policy.Remove) without one. The reservation-based policies
+//     react to the ends of an instant only once all are known (see
+//     docs/simulator.md, "Same-instant events"), so the order of the ends
+//     does not change the schedule;
 //  2. submissions: every job submitted at t, in increasing job ID, each
 //     followed by policy.Insert (and, for a policy.Guarantor, the bound it
 //     promises);
@@ -149,6 +155,7 @@ type run struct {
 	done    int
 	now     int64
 	startFn func(*job.Request)
+	checks  []endItem // scratch: the kill checks of the instant
 }
 
 // loop processes the instants in order until no event is left.
@@ -190,48 +197,67 @@ func (r *run) loop() (*Result, error) {
 	return r.res, nil
 }
 
-// endJobs processes the ends (and, with Extend, the kill checks) at now.
+// endJobs processes the ends at now, then, with Extend, the kill checks at
+// now, so that the policy prices an extension knowing every end of the
+// instant.
 func (r *run) endJobs() error {
 	now := r.now
+	r.checks = r.checks[:0]
 	for len(r.ends) > 0 && r.ends[0].t == now {
 		it := r.ends.pop()
-		id := int(it.id)
-		req := &r.jobs[id].Request
-		o := &r.res.Outcomes[id]
 		if it.check {
-			x, err := r.eng.Extend(now, req)
-			if err != nil {
-				return fmt.Errorf("sim: %w", err)
-			}
-			if x > 0 {
-				r.res.Extensions++
-				o.Extension += x
-				r.limit[id] = now + x
-				if end := o.Start + r.jobs[id].Runtime; end <= r.limit[id] {
-					o.End = end
-					r.res.Saved++
-					r.ends.push(endItem{t: end, id: it.id})
-				} else {
-					r.ends.push(endItem{t: r.limit[id], id: it.id, check: true})
-				}
-				continue
-			}
-			o.End, o.Killed = now, true
+			r.checks = append(r.checks, it)
+			continue
 		}
-		r.done++
-		if o.Killed {
-			r.res.Killed++
+		if err := r.end(int(it.id)); err != nil {
+			return err
 		}
-		p, err := r.eng.End(now, req)
+	}
+	for _, it := range r.checks {
+		id := int(it.id)
+		o := &r.res.Outcomes[id]
+		x, err := r.eng.Extend(now, &r.jobs[id].Request)
 		if err != nil {
 			return fmt.Errorf("sim: %w", err)
 		}
-		if p.OK {
-			o.Predicted, o.Corrections = p.First, p.Corrections
+		if x > 0 {
+			r.res.Extensions++
+			o.Extension += x
+			r.limit[id] = now + x
+			if end := o.Start + r.jobs[id].Runtime; end <= r.limit[id] {
+				o.End = end
+				r.res.Saved++
+				r.ends.push(endItem{t: end, id: it.id})
+			} else {
+				r.ends.push(endItem{t: r.limit[id], id: it.id, check: true})
+			}
+			continue
 		}
-		if r.opt.Progress != nil && r.done&8191 == 0 {
-			r.opt.Progress(r.done)
+		o.End, o.Killed = now, true
+		if err := r.end(id); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// end records that job id ended (completed or killed) at now and tells
+// the engine.
+func (r *run) end(id int) error {
+	o := &r.res.Outcomes[id]
+	r.done++
+	if o.Killed {
+		r.res.Killed++
+	}
+	p, err := r.eng.End(r.now, &r.jobs[id].Request)
+	if err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	if p.OK {
+		o.Predicted, o.Corrections = p.First, p.Corrections
+	}
+	if r.opt.Progress != nil && r.done&8191 == 0 {
+		r.opt.Progress(r.done)
 	}
 	return nil
 }

@@ -256,6 +256,13 @@ func newPolicies() *cobra.Command {
 					fmt.Fprintf(w, "    schedules K resources (e.g. processors and memory with --mem)\n")
 				}
 			}
+			fmt.Fprintln(w, "\nqueue orders (parameter order of easy, lookahead, multiqueue):")
+			for _, o := range policy.Orders() {
+				fmt.Fprintf(w, "%s\n    %s\n", o.Name, o.Doc)
+				for _, pp := range o.Params {
+					fmt.Fprintf(w, "    order=%s:%s=… (default %s): %s\n", o.Name, pp.Name, pp.Default, pp.Doc)
+				}
+			}
 			fmt.Fprintln(w, strings.TrimSpace(`
 Parameters follow the name after colons, e.g. easy:depth=4.`))
 			return nil

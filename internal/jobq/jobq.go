@@ -14,6 +14,7 @@ import (
 	"slices"
 
 	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 // Queue is an ordered waiting queue with holes.
@@ -223,4 +224,14 @@ func (q *Queue) rebuild() {
 		q.tree[k] = min(q.tree[2*k], q.tree[2*k+1])
 	}
 	q.dirty = false
+}
+
+// Resort puts the waiting jobs in o's order at now (ties by ID), for a
+// queue whose order changes with time (a policy.Order that is not a
+// policy.KeyOrder); call it between passes. Push still appends (key nil)
+// until the next Resort.
+func (q *Queue) Resort(now int64, o policy.Order) {
+	q.squeeze()
+	policy.SortWaiting(now, o, q.jobs)
+	q.dirty = true
 }

@@ -71,6 +71,9 @@ type Conservative struct {
 	plan *predict.Plan
 	// failed are compress's failed searches since the last move (scratch)
 	failed []query
+	// pend are the releases of the current instant, compressed once all
+	// of them are known (settle)
+	pend policy.Pending
 }
 
 var (
@@ -125,6 +128,7 @@ func (c *Conservative) unplace(e *entry) {
 
 // Insert implements policy.Scheduler.
 func (c *Conservative) Insert(now int64, j *job.Request) {
+	c.settle()
 	c.plan.Submit(now, j)
 	e := &entry{j: j}
 	c.place(now, e)
@@ -145,14 +149,22 @@ func (c *Conservative) Guarantee(j *job.Request) int64 {
 	return -1
 }
 
-// Remove implements policy.Scheduler.
+// Remove implements policy.Scheduler. The capacity a Remove releases is
+// only recorded; the schedule is compressed once, when every release of
+// the instant is known (settle, at the next Insert, pass or query), so
+// that it does not depend on the order in which the ends of one instant
+// are reported, and a job whose hold ends now and whose Remove is still
+// to come is not taken for an overrunning one.
 func (c *Conservative) Remove(now int64, j *job.Request) {
+	if c.pend.Due(now) {
+		c.settle()
+	}
 	start, _ := c.run.Started(j)
 	holdEnd, _ := c.run.HoldEnd(j)
 	if running, early := c.run.End(now, j); running {
 		c.plan.Ended(now, start, j)
 		if early {
-			c.compress(now, now, holdEnd)
+			c.pend.Add(now, now, holdEnd)
 		}
 		return
 	}
@@ -164,7 +176,14 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 	c.unplace(e)
 	i, _ := slices.BinarySearchFunc(c.wait, e, cmpEntry)
 	c.wait = slices.Delete(c.wait, i, i+1)
-	c.compress(now, max(now, e.start), e.start+c.plan.Dur(e.j))
+	c.pend.Add(now, max(now, e.start), e.start+c.plan.Dur(e.j))
+}
+
+// settle compresses the schedule after the pending releases, if any.
+func (c *Conservative) settle() {
+	if now, freed, released, ok := c.pend.Take(); ok {
+		c.compress(now, freed, released)
+	}
 }
 
 // compress re-places the waiting jobs after capacity was freed. Its result
@@ -309,6 +328,8 @@ func (c *Conservative) replan(now int64) {
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
 func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
+	c.settle()
+	c.plan.Flush()
 	c.run.Prof.Forget(now)
 	if c.run.Overrunning(now) {
 		c.replan(now)
@@ -337,6 +358,7 @@ var _ policy.Planner = (*Conservative)(nil)
 // Planned implements policy.Planner: the current reservation of waiting
 // job j.
 func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
+	c.settle()
 	if e, ok := c.byID[j.ID]; ok {
 		return e.start, true
 	}
@@ -345,6 +367,7 @@ func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
 
 // Reservations implements policy.Planner: every waiting job holds one.
 func (c *Conservative) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	c.settle()
 	for _, e := range c.wait {
 		fn(e.j, e.start)
 	}

@@ -106,6 +106,11 @@ type Config struct {
 	Order Order
 	// Plan gives the planned durations; nil means the estimates.
 	Plan *predict.Plan
+	// Prio, when set, is a general queue order (policy.Order, e.g. Slurm's
+	// multifactor priority) that replaces Order: jobs start in Prio order
+	// while they fit, the first Depth that do not get reservations in that
+	// order, and the others backfill in that order where they delay none.
+	Prio policy.Order
 }
 
 // PlusPlus is the configuration of EASY++: sjbf order, history-2
@@ -120,7 +125,7 @@ func register(name, doc, order, pred string) {
 		Doc:  doc,
 		Params: []policy.Param{
 			{Name: "depth", Default: "1", Doc: "number of waiting jobs that get a reservation (1 = EASY, all = reservations for every waiting job, recomputed each pass)"},
-			{Name: "order", Default: order, Doc: "fcfs (arrival order), sjbf (backfill candidates shortest planned duration first) or sjf (the whole queue shortest first, keeping EASY's reservation rule)"},
+			{Name: "order", Default: order, Doc: "fcfs (arrival order), sjbf (backfill candidates shortest planned duration first), sjf (the whole queue shortest first, keeping EASY's reservation rule), or any registered order (backfill policies orders), e.g. multifactor"},
 			{Name: "predict", Default: pred, Doc: predict.PredictDoc},
 			{Name: "correct", Default: "estimate", Doc: predict.CorrectDoc},
 		},
@@ -136,9 +141,12 @@ func register(name, doc, order, pred string) {
 			if !ok {
 				o = order
 			}
+			var prio policy.Order
 			ord, err := ParseOrder(o)
 			if err != nil {
-				return nil, err
+				if prio, err = policy.NewOrder(p, order); err != nil {
+					return nil, fmt.Errorf("%s: %w", name, err)
+				}
 			}
 			pr, ok := p["predict"]
 			if !ok {
@@ -148,7 +156,7 @@ func register(name, doc, order, pred string) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-			return NewConfig(procs, Config{Depth: d, Order: ord, Plan: plan}), nil
+			return NewConfig(procs, Config{Depth: d, Order: ord, Plan: plan, Prio: prio}), nil
 		},
 	})
 }
@@ -178,6 +186,10 @@ type EASY struct {
 	// (planned duration, ID), and the state of each job by ID.
 	fifo, short []*job.Request
 	state       []uint8
+	// prio is the general order (Config.Prio), nil for the built-in ones;
+	// obs is prio as an observer, when it is one.
+	prio policy.Order
+	obs  policy.OrderObserver
 }
 
 // Job states for order sjbf and sjf.
@@ -210,7 +222,12 @@ func NewConfig(procs int, c Config) *EASY {
 	if c.Plan == nil {
 		c.Plan = predict.Default()
 	}
-	return &EASY{depth: c.Depth, order: c.Order, plan: c.Plan, run: policy.NewRunning(procs)}
+	e := &EASY{depth: c.Depth, order: c.Order, plan: c.Plan, run: policy.NewRunning(procs)}
+	if c.Prio != nil && !policy.IsArrival(c.Prio) {
+		e.order, e.prio = FCFS, c.Prio
+		e.obs, _ = c.Prio.(policy.OrderObserver)
+	}
+	return e
 }
 
 // Name implements policy.Scheduler: "easy" with the parameters that differ
@@ -233,6 +250,9 @@ func (e *EASY) Name() string {
 	if e.order != FCFS {
 		s += ":order=" + e.order.String()
 	}
+	if e.prio != nil {
+		s += ":order=" + e.prio.Name()
+	}
 	return s + e.plan.Params()
 }
 
@@ -242,6 +262,9 @@ func (e *EASY) Prediction(j *job.Request) (int64, int, bool) { return e.plan.Pre
 // Insert implements policy.Scheduler.
 func (e *EASY) Insert(now int64, j *job.Request) {
 	e.plan.Submit(now, j)
+	if e.obs != nil {
+		e.obs.Submitted(now, j)
+	}
 	if e.order != FCFS {
 		e.insertOrdered(j)
 		return
@@ -256,6 +279,9 @@ func (e *EASY) Insert(now int64, j *job.Request) {
 
 // Remove implements policy.Scheduler.
 func (e *EASY) Remove(now int64, j *job.Request) {
+	if e.obs != nil {
+		e.obs.Ended(now, j)
+	}
 	if start, running := e.run.Started(j); running {
 		e.run.End(now, j)
 		e.plan.Ended(now, start, j)
@@ -296,6 +322,7 @@ func (e *EASY) squeeze() {
 
 // Tick implements policy.Scheduler: one scheduling pass over the queue.
 func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
+	e.plan.Flush()
 	prof := e.run.Prof
 	prof.Forget(now)
 	if e.run.Overrunning(now) {
@@ -311,7 +338,21 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 		}
 		return e.tickOrderedProfile(now, free, start)
 	}
-	if e.depth == 1 && !e.viaProfile {
+	if e.prio != nil {
+		// a general order: sort the queue at each pass (the order may
+		// change with time), then the profile route
+		if e.obs != nil {
+			e.obs.Advance(now)
+			inner := start
+			start = func(j *job.Request) {
+				e.obs.Started(now, j)
+				inner(j)
+			}
+		}
+		e.squeeze()
+		policy.SortWaiting(now, e.prio, e.queue)
+		e.rebuild()
+	} else if e.depth == 1 && !e.viaProfile {
 		return e.tickEASY(now, free, start)
 	}
 	e.squeeze()

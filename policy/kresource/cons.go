@@ -26,6 +26,9 @@ type Cons struct {
 	wait []*centry // sorted by (start, ID)
 	byID map[int]*centry
 	pms  []profile.PrefixMax
+	// pend are the releases of the current instant, compressed once all
+	// of them are known (package conservative, Remove)
+	pend policy.Pending
 }
 
 type centry struct {
@@ -89,6 +92,7 @@ func (c *Cons) unplace(x *centry) {
 
 // Insert implements policy.Scheduler.
 func (c *Cons) Insert(now int64, j *job.Request) {
+	c.settle()
 	x := &centry{j: j, need: policy.NeedVector(j, c.k)}
 	c.place(now, x)
 	x.first = x.start
@@ -105,11 +109,15 @@ func (c *Cons) Guarantee(j *job.Request) int64 {
 	return -1
 }
 
-// Remove implements policy.Scheduler.
+// Remove implements policy.Scheduler. As in package conservative, the
+// compression waits until every release of the instant is known (settle).
 func (c *Cons) Remove(now int64, j *job.Request) {
+	if c.pend.Due(now) {
+		c.settle()
+	}
 	if running, early := c.run.End(now, j); running {
 		if early {
-			c.compress(now)
+			c.pend.Add(now, now, now)
 		}
 		return
 	}
@@ -121,7 +129,14 @@ func (c *Cons) Remove(now int64, j *job.Request) {
 	c.unplace(x)
 	i, _ := slices.BinarySearchFunc(c.wait, x, cmpCentry)
 	c.wait = slices.Delete(c.wait, i, i+1)
-	c.compress(now)
+	c.pend.Add(now, now, now)
+}
+
+// settle compresses the schedule after the pending releases, if any.
+func (c *Cons) settle() {
+	if now, _, _, ok := c.pend.Take(); ok {
+		c.compress(now)
+	}
 }
 
 func (c *Cons) resetPMs(now int64) {
@@ -192,6 +207,7 @@ func (c *Cons) replan(now int64) {
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
 func (c *Cons) Tick(now int64, start func(*job.Request)) int64 {
+	c.settle()
 	c.run.Prof.Forget(now)
 	if c.run.Overrunning(now) {
 		c.replan(now)

@@ -71,6 +71,9 @@ type Config struct {
 	Cs int
 	// Order is the queue order.
 	Order Order
+	// Prio, when set, is a general queue order (policy.Order, e.g. Slurm's
+	// multifactor priority) that replaces Order.
+	Prio policy.Order
 }
 
 // Defaults are the registered defaults.
@@ -84,7 +87,7 @@ func init() {
 			{Name: "depth", Default: "50", Doc: "lookahead depth: jobs one DP considers at a time (all = the whole queue)"},
 			{Name: "reserve", Default: "true", Doc: "true: the first waiting job that cannot start gets a reservation (shadow time, extra processors) the chosen set must respect (Reservation_DP); false: the seed paper's plain DP, no reservation"},
 			{Name: "cs", Default: "5", Doc: "maximal skip count C: the first waiting job, once passed over this many times, starts as soon as it fits and is reserved when it does not (inf = never: no aging)"},
-			{Name: "order", Default: "fcfs", Doc: "queue order: fcfs (arrival) or sjf (estimate, then arrival: the seed paper's)"},
+			{Name: "order", Default: "fcfs", Doc: "queue order: fcfs (arrival), sjf (estimate, then arrival: the seed paper's), or any registered order (backfill policies orders)"},
 		},
 		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
 			c := Defaults
@@ -111,7 +114,9 @@ func init() {
 			case "sjf":
 				c.Order = SJF
 			default:
-				return nil, fmt.Errorf("lookahead: unknown order %q (want fcfs or sjf)", p["order"])
+				if c.Prio, err = policy.NewOrder(p, "fcfs"); err != nil {
+					return nil, fmt.Errorf("lookahead: %w", err)
+				}
 			}
 			return New(procs, c), nil
 		},
@@ -125,6 +130,7 @@ type Lookahead struct {
 	q      *jobq.Queue
 	skips  []int32 // by job ID
 	solver Solver
+	ord    policy.Ordering // Config.Prio's plumbing (arrival order when unset)
 	// scratch
 	items []Item
 	cand  []int
@@ -142,7 +148,11 @@ func New(procs int, c Config) *Lookahead {
 	if c.Order == SJF {
 		key = func(j *job.Request) int64 { return j.Estimate }
 	}
-	return &Lookahead{c: c, run: policy.NewRunning(procs), q: jobq.New(key)}
+	ord := policy.NewOrdering(c.Prio)
+	if c.Prio != nil {
+		key = ord.Key
+	}
+	return &Lookahead{c: c, run: policy.NewRunning(procs), q: jobq.New(key), ord: ord}
 }
 
 // Name implements policy.Scheduler: "lookahead" and the parameters that
@@ -171,6 +181,9 @@ func (l *Lookahead) Name() string {
 	if l.c.Order == SJF {
 		s += ":order=sjf"
 	}
+	if l.c.Prio != nil && !policy.IsArrival(l.c.Prio) {
+		s += ":order=" + l.c.Prio.Name()
+	}
 	return s
 }
 
@@ -180,11 +193,13 @@ func (l *Lookahead) Insert(now int64, j *job.Request) {
 		l.skips = append(l.skips, make([]int32, max(64, len(l.skips)))...)
 	}
 	l.skips[j.ID] = 0
+	l.ord.Submitted(now, j)
 	l.q.Push(j)
 }
 
 // Remove implements policy.Scheduler.
 func (l *Lookahead) Remove(now int64, j *job.Request) {
+	l.ord.Ended(now, j)
 	if _, running := l.run.Started(j); running {
 		l.run.End(now, j)
 		return
@@ -212,6 +227,11 @@ func (l *Lookahead) Tick(now int64, start func(*job.Request)) int64 {
 		}
 	}
 	free := prof.FreeAt(now)
+	if l.ord.Dynamic {
+		l.ord.Advance(now)
+		l.q.Resort(now, l.ord.O)
+		start = l.ord.Wrap(now, start)
+	}
 	launch := func(pos int, j *job.Request) {
 		if err := l.run.Start(now, j); err != nil {
 			panic("lookahead: " + err.Error()) // unreachable: it fits

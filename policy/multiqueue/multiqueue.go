@@ -78,6 +78,9 @@ type Config struct {
 	Procs []int
 	// Order is the order inside each queue.
 	Order Order
+	// Prio, when set, is a general queue order (policy.Order, e.g. Slurm's
+	// multifactor priority) that replaces Order inside each queue.
+	Prio policy.Order
 }
 
 // DefaultBounds are the seed paper's and Lawson & Smirni's class limits.
@@ -118,7 +121,10 @@ func init() {
 			case "sjf":
 				c.Order = SJF
 			default:
-				return nil, fmt.Errorf("multiqueue: unknown order %q (want fcfs or sjf)", p["order"])
+				var err error
+				if c.Prio, err = policy.NewOrder(p, "fcfs"); err != nil {
+					return nil, fmt.Errorf("multiqueue: %w", err)
+				}
 			}
 			return New(procs, c)
 		},
@@ -132,12 +138,13 @@ type MultiQueue struct {
 	prof  []*profile.Profile // one per home partition
 	run   *policy.Running    // the whole machine: overruns, and a check
 	qs    []*jobq.Queue
-	runs  []running // by job ID
-	held  [][]int   // held[p][q]: processors of partition p used by jobs of queue q
-	holds []hold    // reservations of the current pass
-	free  []int     // scratch: processors of each partition free now
-	amt   []int     // scratch
-	pivot []int     // scratch: position of each queue's pivot, -1 none
+	ord   policy.Ordering // Config.Prio's plumbing (arrival order when unset)
+	runs  []running       // by job ID
+	held  [][]int         // held[p][q]: processors of partition p used by jobs of queue q
+	holds []hold          // reservations of the current pass
+	free  []int           // scratch: processors of each partition free now
+	amt   []int           // scratch
+	pivot []int           // scratch: position of each queue's pivot, -1 none
 	// For a quick rejection: the start of the first reservation in each
 	// partition this pass (MaxInt64: none) and the processors free there
 	// at that instant, an upper bound on what the partition can give to a
@@ -204,6 +211,10 @@ func New(procs int, c Config) (*MultiQueue, error) {
 	if c.Order == SJF {
 		key = func(j *job.Request) int64 { return j.Estimate }
 	}
+	m.ord = policy.NewOrdering(c.Prio)
+	if c.Prio != nil {
+		key = m.ord.Key
+	}
 	for p := 0; p < q; p++ {
 		m.prof = append(m.prof, profile.New(home[p]))
 		m.qs = append(m.qs, jobq.New(key))
@@ -238,6 +249,9 @@ func (m *MultiQueue) Name() string {
 	if m.c.Order == SJF {
 		s += ":order=sjf"
 	}
+	if m.c.Prio != nil && !policy.IsArrival(m.c.Prio) {
+		s += ":order=" + m.c.Prio.Name()
+	}
 	return s
 }
 
@@ -261,12 +275,14 @@ func (m *MultiQueue) Class(e int64) int {
 
 // Insert implements policy.Scheduler.
 func (m *MultiQueue) Insert(now int64, j *job.Request) {
+	m.ord.Submitted(now, j)
 	m.qs[m.Class(j.Estimate)].Push(j)
 }
 
 // Remove implements policy.Scheduler: a running job's processors return to
 // their partitions; a waiting job leaves its queue.
 func (m *MultiQueue) Remove(now int64, j *job.Request) {
+	m.ord.Ended(now, j)
 	if _, running := m.run.Started(j); !running {
 		m.qs[m.Class(j.Estimate)].Cancel(j)
 		return
@@ -317,6 +333,13 @@ func (m *MultiQueue) Partitions() []PartState {
 
 // Tick implements policy.Scheduler: one pass, as the package comment says.
 func (m *MultiQueue) Tick(now int64, start func(*job.Request)) int64 {
+	if m.ord.Dynamic {
+		m.ord.Advance(now)
+		for _, q := range m.qs {
+			q.Resort(now, m.ord.O)
+		}
+		start = m.ord.Wrap(now, start)
+	}
 	for _, p := range m.prof {
 		p.Forget(now)
 	}

@@ -198,6 +198,9 @@ type Slack struct {
 	// noPrune disables the lower-bound pruning of the search (tests check
 	// that pruning never changes the schedule).
 	noPrune bool
+	// pend are the releases of the current instant, repriced once all of
+	// them are known (settle)
+	pend policy.Pending
 }
 
 // Stats count the work of the search.
@@ -322,6 +325,7 @@ func (s *Slack) unhold(x *sjob, at int64) {
 
 // Insert implements policy.Scheduler: insert(j) of §4.2.
 func (s *Slack) Insert(now int64, j *job.Request) {
+	s.settle()
 	s.Stats.Inserts++
 	x := &sjob{j: j}
 	x.setPriority(0.5, &s.prm)
@@ -349,12 +353,19 @@ func (s *Slack) Insert(now int64, j *job.Request) {
 }
 
 // Remove implements policy.Scheduler: remove(j) of §4.2, for a running job
-// that ended before its estimate or a waiting job that was cancelled.
+// that ended before its estimate or a waiting job that was cancelled. The
+// search of remove runs once for all the releases of an instant, when all
+// are known (settle, at the next Insert, Extend, pass or query), so that
+// the schedule does not depend on the order in which the ends of one
+// instant are reported.
 func (s *Slack) Remove(now int64, j *job.Request) {
+	if s.pend.Due(now) {
+		s.settle()
+	}
 	if running, early := s.run.End(now, j); running {
 		delete(s.runP, j.ID)
 		if early {
-			s.reprice(now)
+			s.pend.Add(now, now, now)
 		}
 		return
 	}
@@ -366,7 +377,14 @@ func (s *Slack) Remove(now int64, j *job.Request) {
 	s.unhold(x, x.te)
 	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
 	s.wait = slices.Delete(s.wait, i, i+1)
-	s.reprice(now)
+	s.pend.Add(now, now, now)
+}
+
+// settle runs remove's search after the pending releases, if any.
+func (s *Slack) settle() {
+	if now, _, _, ok := s.pend.Take(); ok {
+		s.reprice(now)
+	}
 }
 
 // reprice runs the search with the zero dummy and applies the cheapest
@@ -385,6 +403,7 @@ func (s *Slack) reprice(now int64) {
 
 // Tick implements policy.Scheduler: start the jobs whose slot is now.
 func (s *Slack) Tick(now int64, start func(*job.Request)) int64 {
+	s.settle()
 	s.run.Prof.Forget(now)
 	if s.run.Overrunning(now) {
 		s.replanOverrun(now)
@@ -439,6 +458,7 @@ const ExtensionShare = 0.1
 // the schedule is applied, j's hold is lengthened, and the extension is
 // returned; otherwise 0, and j is killed.
 func (s *Slack) Extend(now int64, j *job.Request) int64 {
+	s.settle()
 	p, ok := s.runP[j.ID]
 	if !ok {
 		return 0
@@ -468,6 +488,7 @@ var _ policy.Planner = (*Slack)(nil)
 // Planned implements policy.Planner: the slot te currently scheduled for
 // waiting job j (it may move later within j's slack).
 func (s *Slack) Planned(now int64, j *job.Request) (int64, bool) {
+	s.settle()
 	if x, ok := s.byID[j.ID]; ok {
 		return x.te, true
 	}
@@ -476,6 +497,7 @@ func (s *Slack) Planned(now int64, j *job.Request) (int64, bool) {
 
 // Reservations implements policy.Planner: every waiting job holds a slot.
 func (s *Slack) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	s.settle()
 	for _, x := range s.wait {
 		fn(x.j, x.te)
 	}
