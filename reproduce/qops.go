@@ -12,6 +12,7 @@ import (
 	"github.com/backfill-hpc/backfill/policy"
 	deadlinepol "github.com/backfill-hpc/backfill/policy/deadline"
 	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
 	deadlinewl "github.com/backfill-hpc/backfill/workload/deadline"
 )
@@ -323,7 +324,7 @@ func (q *qopsRun) simulate() error {
 		if q.c.Offset+q.c.Jobs > len(tr.Jobs) {
 			sp.Count = 0
 		}
-		b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp)
+		b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp, simulate.EASYResponses)
 		if err != nil {
 			return fmt.Errorf("%s: %w", st.label, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/job"
 	wkres "github.com/backfill-hpc/backfill/workload/kresource"
 )
@@ -160,7 +161,7 @@ func TestMQLookSeed(t *testing.T) {
 
 // Slack on two months: the claims are checked on the first machine size.
 func TestSlackMonths(t *testing.T) {
-	if testing.Short() {
+	if longtest.Short() {
 		t.Skip("simulates two KTH months 20 times")
 	}
 	c := DefaultSlack()
@@ -178,7 +179,7 @@ func TestSlackMonths(t *testing.T) {
 // Estimates with no traces: KTH from the embedded copy, the others
 // reported missing, the slides' own "better by" column printed.
 func TestEstimatesMissingTraces(t *testing.T) {
-	if testing.Short() {
+	if longtest.Short() {
 		t.Skip("simulates KTH three times")
 	}
 	c := DefaultEstimates()
