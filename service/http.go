@@ -387,10 +387,10 @@ func (s *Service) Handler() http.Handler {
 		if r.ContentLength != 0 {
 			// the whole body must arrive within the body timeout
 			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
-			if _, p := mux.Handler(r); !bodyRoutes[p] {
-				refuseBody(w, r)
-			} else if _, err := s.auth(r); err != nil {
-				refuseBody(w, r) // the route answers 401
+			_, p := mux.Handler(r)
+			admin, takesBody := bodyRoutes[p]
+			if u, err := s.auth(r); !takesBody || err != nil || (admin && !u.Admin) {
+				refuseBody(w, r) // the route answers 404/405, 401 or 403
 			} else {
 				// read an authenticated body before the in-flight limit:
 				// a slow body holds a connection (capped per client), not
@@ -409,8 +409,9 @@ func (s *Service) Handler() http.Handler {
 	})
 }
 
-// bodyRoutes are the endpoints that read a request body.
-var bodyRoutes = map[string]bool{"POST /v1/jobs": true, "POST /v1/jobs/{id}/end": true, "POST /v1/clock": true,
+// bodyRoutes are the endpoints that read a request body, and whether
+// they need an admin token.
+var bodyRoutes = map[string]bool{"POST /v1/jobs": false, "POST /v1/jobs/{id}/end": true, "POST /v1/clock": true,
 	"POST /v1/users": true, "PATCH /v1/users/{name}": true}
 
 // refuseBody makes sure the request's body is never read: the connection
