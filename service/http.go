@@ -297,13 +297,13 @@ func (s *Service) auth(r *http.Request) (store.User, error) {
 	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
 		return store.User{}, errf(401, "missing token: send the header \"Authorization: Bearer <token>\"")
 	}
-	s.mu.Lock()
+	s.umu.Lock()
 	u, ok := s.users[HashToken(tok)]
 	var c store.User
 	if ok {
 		c = *u
 	}
-	s.mu.Unlock()
+	s.umu.Unlock()
 	if !ok {
 		return store.User{}, errf(401, "invalid token")
 	}
@@ -486,12 +486,12 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 		if !u.Admin {
 			return errf(403, "only an admin may submit for another user")
 		}
-		s.mu.Lock()
+		s.umu.Lock()
 		o, ok := s.names[req.User]
 		if ok {
 			owner = *o
 		}
-		s.mu.Unlock()
+		s.umu.Unlock()
 		if !ok {
 			return &fieldError{"user", fmt.Sprintf("no user %q", req.User)}
 		}
@@ -608,11 +608,11 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 	}
 	var whoUser store.User // the current user of that name (jobs are owned by ids)
 	if who != "" {
-		s.mu.Lock()
+		s.umu.Lock()
 		if x, ok := s.names[who]; ok {
 			whoUser = *x
 		}
-		s.mu.Unlock()
+		s.umu.Unlock()
 		if whoUser.ID == 0 && who == u.Name {
 			whoUser = u
 		}
@@ -934,12 +934,12 @@ type UserRequest struct {
 }
 
 func (s *Service) listUsers(w http.ResponseWriter, r *http.Request, u store.User) error {
-	s.mu.Lock()
+	s.umu.Lock()
 	out := []UserView{}
 	for _, x := range s.names {
 		out = append(out, UserView{Name: x.Name, Admin: x.Admin, PP: x.PP, Quota: x.Quota})
 	}
-	s.mu.Unlock()
+	s.umu.Unlock()
 	slices.SortFunc(out, func(a, b UserView) int { return strings.Compare(a.Name, b.Name) })
 	writeJSON(w, 200, out)
 	return nil
@@ -993,8 +993,8 @@ func (s *Service) createUser(w http.ResponseWriter, r *http.Request, _ store.Use
 	if err := req.apply(&nu); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.umu.Lock()
+	defer s.umu.Unlock()
 	if _, ok := s.names[req.Name]; ok {
 		return errf(409, "user %q exists (PATCH it, with reset_token to get a new token)", req.Name)
 	}
@@ -1022,8 +1022,8 @@ func (s *Service) patchUser(w http.ResponseWriter, r *http.Request, _ store.User
 	if req.Name != "" && req.Name != name {
 		return &fieldError{"name", "a user cannot be renamed"}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.umu.Lock()
+	defer s.umu.Unlock()
 	old, ok := s.names[name]
 	if !ok {
 		return errf(404, "no user %q", name)
@@ -1071,7 +1071,7 @@ func (s *Service) deleteUser(w http.ResponseWriter, r *http.Request, admin store
 	// their waiting and running jobs are cancelled (or, with
 	// ?jobs=reassign, given to the admin user), recorded in the log:
 	// nothing of theirs keeps running unowned
-	s.mu.Lock()
+	s.umu.Lock()
 	old, ok := s.names[name]
 	var gone, adm store.User
 	if ok {
@@ -1081,16 +1081,16 @@ func (s *Service) deleteUser(w http.ResponseWriter, r *http.Request, admin store
 		adm = *a
 	}
 	if !ok {
-		s.mu.Unlock()
+		s.umu.Unlock()
 		return errf(404, "no user %q", name)
 	}
 	if _, err := s.st.DeleteUser(name); err != nil {
-		s.mu.Unlock()
+		s.umu.Unlock()
 		return err
 	}
 	delete(s.users, gone.TokenHash)
 	delete(s.names, name)
-	s.mu.Unlock()
+	s.umu.Unlock()
 	var mine []int64
 	err := s.do(func(e *Engine) error {
 		note := fmt.Sprintf("owner %s (user id %d) deleted", gone.Name, gone.ID)

@@ -148,8 +148,11 @@ type Service struct {
 	exec  executor.Executor
 	inst  string // instance tag of the state directory
 
-	mu    sync.Mutex // guards eng, users
-	eng   *Engine
+	mu  sync.Mutex // guards eng
+	eng *Engine
+	// umu guards users and names (apart from mu: authentication must not
+	// wait for the engine)
+	umu   sync.Mutex
 	users map[string]*store.User // by token hash
 	names map[string]*store.User // by name
 
