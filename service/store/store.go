@@ -152,6 +152,9 @@ func OpenWith(dir string, o Options) (*Store, error) {
 	} else if !in.HasMark && in.HasState {
 		s.Notes = append(s.Notes, fmt.Sprintf("%s had no high-water mark (%s); created at record %d", in.DB, filepath.Join(dir, MarkFile), in.MaxSeq))
 	}
+	if in.SnapshotNote != "" {
+		s.Notes = append(s.Notes, in.SnapshotNote)
+	}
 	dsn := "file:" + in.DB + "?_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -168,7 +171,7 @@ func OpenWith(dir string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store %s: %w", in.DB, err)
 	}
-	if _, err := db.Exec(schema); err != nil {
+	if _, err := db.Exec(schema + archiveSchema); err != nil {
 		return fail(err)
 	}
 	var mode string
