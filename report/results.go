@@ -55,6 +55,33 @@ type Run struct {
 	Summary metrics.Summary
 	// Source is the file the run was read from.
 	Source string
+	// lazy, when set, reads the per-job outcomes on demand (a sweep's
+	// jobs.parquet): full = false may leave out the columns only the
+	// Gantt chart and the job table show (user, bound, …). lazyJobs is
+	// their number.
+	lazy     func(full bool) ([]job.Outcome, error)
+	lazyJobs int
+}
+
+// HasJobs reports whether the run has per-job outcomes, in memory or on
+// demand.
+func (r *Run) HasJobs() bool { return r.Outcomes != nil || r.lazy != nil }
+
+// jobCount is the number of per-job outcomes.
+func (r *Run) jobCount() int {
+	if r.Outcomes != nil {
+		return len(r.Outcomes)
+	}
+	return r.lazyJobs
+}
+
+// jobs returns the per-job outcomes: those in memory, or read on demand
+// (not kept: a report over many runs holds one run's jobs at a time).
+func (r *Run) jobs(full bool) ([]job.Outcome, error) {
+	if r.Outcomes != nil || r.lazy == nil {
+		return r.Outcomes, nil
+	}
+	return r.lazy(full)
 }
 
 // Results is everything a report shows.

@@ -155,7 +155,7 @@ policy, whether the deadline was accepted. The command runs under the local or
 slurm executor (with /bin/sh -c); in advisor mode it is kept for the resource
 manager.`,
 		Example: `  backfill submit -n 16 -t 2h -- ./simulate --steps 1000
-  backfill submit -n 4 -t 30:00 --deadline +3h --name nightly -- make test
+  backfill submit -n 4 -t 30:00 --deadline +3h --job-name nightly -- make test
   backfill submit -n 1 -t 60 --json`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runSubmit(cmd, f, args) },
 	}
@@ -328,7 +328,9 @@ func newCancel() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cancel JOBID...",
 		Short: "Cancel jobs of a backfill service (like scancel)",
-		Args:  cobra.MinimumNArgs(1),
+		Example: `  backfill queue                  # the job ids
+  BACKFILL_TOKEN=bf_… backfill cancel 17 18`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := f.client()
 			if err != nil {

@@ -40,8 +40,10 @@ or per seed. Each run's coordinates: its policy parameters, "load" (the
 offered load of its jobs), and with an estimate model "estimate" and "seed"
 (the replicate axis). The format follows the file extension. See
 docs/report.md.`,
-		Example: `  # bounded slowdown against load, EASY vs conservative, 3 seeds per point
-  backfill plot load0.6/ load0.7/ load0.8/ --metric mean_bsld -o bsld.pdf
+		Example: `  # bounded slowdown against load, EASY vs conservative (one directory per load)
+  backfill simulate --load 0.6 --policy easy,conservative --out load0.6/
+  backfill simulate --load 0.8 --policy easy,conservative --out load0.8/
+  backfill plot load0.6/ load0.8/ --metric mean_bsld -o bsld.pdf
 
   # mean wait against EASY's reservation depth
   backfill simulate --policy easy,easy:depth=2,easy:depth=4,easy:depth=8 --out depth/

@@ -48,7 +48,7 @@ reports on those runs. See docs/report.md.`,
   backfill report out/ -o report.html
 
   # simulate and report in one go, on a real trace
-  backfill report --trace SDSC-BLUE-2000-4.2-cln.swf.gz --policy easy,conservative -o blue.html
+  backfill report --trace ../shared/traces/SDSC-BLUE-2000-4.2-cln.swf.gz --policy easy,conservative -o blue.html
 
   # one schedule from a jobs.csv of another simulator (machine size needed)
   backfill report batsim_jobs.csv --machine-procs 128 -o batsim.html`,

@@ -27,6 +27,8 @@ the published ones, then one verdict per published claim: reproduced,
 reproduced under a stated setting, or not reproduced (with the evidence).
 docs/reproductions.md argues every verdict. Progress goes to stderr (a bar
 on a terminal, a line per finished cell otherwise); the report to stdout.`,
+		Example: `  backfill reproduce slack        # Talby & Feitelson §5 on the embedded KTH SP2 trace
+  backfill reproduce qops --help  # what an experiment needs (traces) and how long it takes`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return fmt.Errorf("reproduce: unknown reproduction %q (run 'backfill reproduce --help' for the list)", args[0])

@@ -49,8 +49,14 @@ func newSimulate() *cobra.Command {
 		Example: `  # FCFS vs EASY vs conservative on the embedded KTH SP2 trace
   backfill simulate
 
-  # a real trace, on 128 processors, as JSON
-  backfill simulate --trace CTC-SP2-1996-3.1-cln.swf.gz --policy easy,conservative --format json
+  # a real trace (from the Parallel Workloads Archive, see the README), as JSON
+  backfill simulate --trace ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz --policy easy,conservative --format json
+
+  # the same machine with 128 processors instead of the header's 338
+  backfill simulate --trace ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz --procs 128 --policy easy
+
+  # durations in days and hours instead of seconds
+  backfill simulate --human
 
   # EASY with reservations for the first 4 jobs; per-job CSV and SWF schedules in out/
   backfill simulate --policy easy,easy:depth=4 --out out/
