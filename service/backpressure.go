@@ -79,6 +79,7 @@ func (o *overload) wrap(next http.Handler) http.Handler {
 		if n := o.inflight.Add(1); o.limit >= 0 && n > o.limit {
 			o.inflight.Add(-1)
 			o.rejected.Inc()
+			refuseBody(w, r) // a refused request's body is not read
 			w.Header().Set("Retry-After", strconv.Itoa(o.retryAfter))
 			writeJSON(w, http.StatusServiceUnavailable, ErrorBody{Error: "overloaded: " + strconv.FormatInt(o.limit, 10) +
 				" requests are being handled; retry after " + strconv.Itoa(o.retryAfter) + " s"})
@@ -88,6 +89,7 @@ func (o *overload) wrap(next http.Handler) http.Handler {
 		if o.maxBacklog >= 0 && o.backlog != nil && r.Method == "POST" && r.URL.Path == "/v1/jobs" {
 			if n := o.backlog(); n > o.maxBacklog {
 				o.rejected.Inc()
+				refuseBody(w, r) // a refused request's body is not read
 				w.Header().Set("Retry-After", strconv.Itoa(o.retryAfter))
 				writeJSON(w, http.StatusServiceUnavailable, ErrorBody{Error: "overloaded: the executor has " + strconv.Itoa(n) +
 					" actions waiting (the resource manager is slow); retry after " + strconv.Itoa(o.retryAfter) + " s"})

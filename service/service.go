@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/backfill-hpc/backfill/engine"
@@ -109,12 +110,18 @@ type Config struct {
 	// MaxBody is the largest request body accepted, in bytes (default
 	// 64 KiB).
 	MaxBody int64
+	// BodyTimeout is the time a client has, from the end of its headers,
+	// to send the whole request body (default 10 s).
+	BodyTimeout time.Duration
 	// MaxEstimate is the longest estimate accepted, in seconds (default
 	// one year).
 	MaxEstimate int64
 	// AdminToken, if set, becomes the admin user's token; otherwise one is
 	// generated at the first start and written to StateDir/admin.token.
 	AdminToken string
+	// AdminTokenFile is the file AdminToken was read from: a token reset
+	// through the API rewrites it (default StateDir/admin.token).
+	AdminTokenFile string
 	// Logger defaults to a discarding logger.
 	Logger *slog.Logger
 	// MaxInFlight is the number of API requests handled at once beyond
@@ -185,6 +192,9 @@ func Open(cfg Config) (*Service, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 64 << 10
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 10 * time.Second
+	}
 	if cfg.MaxEstimate <= 0 {
 		cfg.MaxEstimate = 365 * 24 * 3600
 	}
@@ -199,6 +209,9 @@ func Open(cfg Config) (*Service, error) {
 	}
 	sched, err := policy.New(cfg.Policy, cfg.Procs)
 	if err != nil {
+		return nil, err
+	}
+	if err := secureDir(cfg.StateDir, cfg.Logger); err != nil {
 		return nil, err
 	}
 	st, err := store.OpenWith(cfg.StateDir, store.Options{Sync: cfg.Sync, AcceptLoss: cfg.AcceptLoss})
@@ -286,6 +299,32 @@ func Open(cfg Config) (*Service, error) {
 	return s, nil
 }
 
+// secureDir creates the state directory, or checks an existing one: it
+// must belong to the service's user, and its mode becomes 0700 (it holds
+// the database with token hashes and commands, and the admin token).
+func secureDir(dir string, log *slog.Logger) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("state directory %s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("state directory %s belongs to user id %d, not to the service's user (%d): refusing to start (others could read or replace the database)", dir, st.Uid, os.Geteuid())
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("state directory %s has mode %o and cannot be made 0700: %w; refusing to start", dir, fi.Mode().Perm(), err)
+		}
+		log.Warn("state directory was accessible to others; its mode is now 0700", "dir", dir, "was", fmt.Sprintf("%o", fi.Mode().Perm()))
+	}
+	return nil
+}
+
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
@@ -296,6 +335,10 @@ func (s *Service) execOptions() executor.Options {
 		o.Dir = s.cfg.StateDir
 	}
 	o.Procs = s.cfg.Procs
+	o.Instance = s.inst
+	if o.Logger == nil {
+		o.Logger = s.log
+	}
 	return o
 }
 
@@ -352,6 +395,42 @@ func NewToken() string {
 // AdminTokenFile is where the generated admin token is written.
 func (s *Service) AdminTokenFile() string { return filepath.Join(s.cfg.StateDir, "admin.token") }
 
+// adminTokenPath is the file that holds the admin token: the one it was
+// read from, or the generated one.
+func (s *Service) adminTokenPath() string {
+	if s.cfg.AdminTokenFile != "" {
+		return s.cfg.AdminTokenFile
+	}
+	return s.AdminTokenFile()
+}
+
+// writeSecret replaces file with tok, mode 0600, atomically (a new file
+// renamed over the old one: no reader sees half a token, and a symbolic
+// link at the path is replaced, not followed).
+func writeSecret(file, tok string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".token-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.WriteString(tok + "\n"); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
+
 func (s *Service) loadUsers() error {
 	us, err := s.st.Users()
 	if err != nil {
@@ -376,8 +455,10 @@ func (s *Service) loadUsers() error {
 		if admin == nil || admin.TokenHash != HashToken(s.cfg.AdminToken) {
 			u := store.User{Name: "admin", TokenHash: HashToken(s.cfg.AdminToken), Admin: true, Created: s.clock.Now()}
 			if admin != nil {
-				u.PP, u.Quota, u.Created = admin.PP, admin.Quota, admin.Created
+				u.ID, u.PP, u.Quota, u.Created = admin.ID, admin.PP, admin.Quota, admin.Created
 				delete(s.users, admin.TokenHash)
+			} else if u.ID, err = s.st.NextUserID(); err != nil {
+				return err
 			}
 			if err := s.st.PutUser(u); err != nil {
 				return err
@@ -447,6 +528,10 @@ func (s *Service) createAdmin() error {
 			return fmt.Errorf("%s is empty; remove it or give --admin-token-file", path)
 		}
 		u := store.User{Name: "admin", TokenHash: HashToken(tok), Admin: true, Created: s.clock.Now()}
+		var err error
+		if u.ID, err = s.st.NextUserID(); err != nil {
+			return err
+		}
 		if err := s.st.PutUser(u); err != nil {
 			return err
 		}
@@ -471,6 +556,9 @@ func (s *Service) createAdmin() error {
 	}
 	f.Close()
 	u := store.User{Name: "admin", TokenHash: HashToken(tok), Admin: true, Created: s.clock.Now()}
+	if u.ID, err = s.st.NextUserID(); err != nil {
+		return err
+	}
 	if err := s.st.PutUser(u); err != nil {
 		return err
 	}
@@ -492,7 +580,7 @@ func fileExists(path string) bool {
 
 func (s *Service) execJob(j *Job) executor.Job {
 	return executor.Job{ID: j.ID(), Tag: "bf-" + s.inst + "-" + strconv.FormatInt(j.ID(), 10),
-		Procs: j.Req.Procs, Estimate: j.Req.Estimate, Command: j.Command, User: j.User, Name: j.Name, Ref: j.Ref}
+		Procs: j.Req.Procs, Estimate: j.Req.Estimate, Command: j.Command, User: j.User, Name: j.Name, Workdir: j.Workdir, Ref: j.Ref}
 }
 
 // toReconcile lists the jobs the log says are running and waiting.
@@ -558,6 +646,22 @@ func (r endReporter) Ended(id int64, exit *int, note string) {
 	})
 	if err != nil {
 		s.log.Warn("executor reported an end", "id", id, "err", err)
+	}
+}
+
+// failed ends a job its executor could not start: failed.
+func (r endReporter) failed(id int64, note string) {
+	s := r.s
+	err := s.do(func(e *Engine) error {
+		j := e.Job(id)
+		if j == nil {
+			return fmt.Errorf("unknown job %d", id)
+		}
+		_, err := e.Fail(max(s.clock.Now(), e.cur), j, note)
+		return err
+	})
+	if err != nil {
+		s.log.Warn("executor failed to start a job", "id", id, "err", err)
 	}
 }
 
@@ -697,7 +801,7 @@ func (s *Service) effector(running, waiting []executor.Job) {
 			s.log.Error("executor", "action", f.Kind, "id", ej.ID, "err", err)
 			if f.Kind == "start" {
 				// the job cannot run: it ends now, with no status
-				go endReporter{s}.Ended(ej.ID, nil, "executor failed to start it: "+err.Error())
+				go endReporter{s}.failed(ej.ID, "executor failed to start it: "+err.Error())
 			}
 		}
 		if ref != "" && ref != ej.Ref {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/shuffle"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
@@ -63,7 +64,7 @@ func sameInstantWorkload(r *rand.Rand) ([]job.Job, int) {
 // estimate in the same second, not yet removed, for an overrunning one.
 func TestSameInstantEndOrder(t *testing.T) {
 	n := 150
-	if testing.Short() {
+	if longtest.Short() {
 		n = 20
 	}
 	specs := sameInstantSpecs()
@@ -141,7 +142,7 @@ func TestSameInstantEndOrder(t *testing.T) {
 // tie to break, and every start must stay the same.
 func TestSameInstantIDPermutation(t *testing.T) {
 	n := 200
-	if testing.Short() {
+	if longtest.Short() {
 		n = 25
 	}
 	specs := sameInstantSpecs()

@@ -69,6 +69,23 @@ type Options struct {
 	// engine refuses a start that would put any resource over capacity.
 	// Jobs with a Res on a machine without one are an error.
 	Res []int
+	// Placer, if set, assigns concrete cores to every job the engine
+	// starts (Place, right after the start is accepted) and frees them
+	// when it ends (Release): package machine's Allocator. Its free count
+	// must be Procs at the start. Policies still schedule on counts; the
+	// schedule is the same with or without a Placer.
+	Placer Placer
+}
+
+// Placer assigns concrete resources to started jobs (package machine).
+type Placer interface {
+	// Free is the number of free processors.
+	Free() int
+	// Place gives job id procs processors; it fails only when fewer are
+	// free or the job holds some already.
+	Place(id, procs int) error
+	// Release frees the processors of job id.
+	Release(id int) error
 }
 
 // Result is a finished simulation.
@@ -127,6 +144,9 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("sim: resource %d has capacity %d (must be at least 1)", k+1, c)
 		}
 	}
+	if opt.Placer != nil && opt.Placer.Free() != P {
+		return nil, fmt.Errorf("sim: the placer has %d free processors; the machine has %d", opt.Placer.Free(), P)
+	}
 	eng, err := engine.New(sched, engine.Config{Procs: P, Res: opt.Res, Guarantees: !opt.NoKill, Extend: opt.Extend && !opt.NoKill, Jobs: len(jobs)})
 	if err != nil {
 		return nil, err
@@ -156,6 +176,7 @@ type run struct {
 	now     int64
 	startFn func(*job.Request)
 	checks  []endItem // scratch: the kill checks of the instant
+	err     error     // a Placer's failure during a pass
 }
 
 // loop processes the instants in order until no event is left.
@@ -186,6 +207,9 @@ func (r *run) loop() (*Result, error) {
 		r.res.Passes++
 		if err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
+		}
+		if r.err != nil {
+			return nil, fmt.Errorf("sim: at %d: %w", r.now, r.err)
 		}
 	}
 	if r.opt.Progress != nil {
@@ -253,6 +277,11 @@ func (r *run) end(id int) error {
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
+	if r.opt.Placer != nil {
+		if err := r.opt.Placer.Release(id); err != nil {
+			return fmt.Errorf("sim: at %d: %w", r.now, err)
+		}
+	}
 	if p.OK {
 		o.Predicted, o.Corrections = p.First, p.Corrections
 	}
@@ -291,6 +320,11 @@ func (r *run) start(q *job.Request) {
 	j := &r.jobs[id]
 	o := &r.res.Outcomes[id]
 	o.Start = r.now
+	if r.opt.Placer != nil {
+		if err := r.opt.Placer.Place(id, j.Procs); err != nil && r.err == nil {
+			r.err = err
+		}
+	}
 	run := j.Runtime
 	if r.limit != nil && run > j.Estimate {
 		// a check at the estimate: the policy may extend the job

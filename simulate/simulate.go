@@ -20,6 +20,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/audit"
 	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/machine"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/sim"
@@ -43,6 +44,12 @@ type Options struct {
 	Metrics metrics.Options
 	// Progress is passed to sim.Options.Progress.
 	Progress func(done int)
+	// Machine, if set, is the machine's nodes (package machine); Procs
+	// must be its core count. Every started job is then given concrete
+	// cores by the rule Alloc (Result.Alloc), the audit checks that no
+	// core is held twice, and the schedule is unchanged.
+	Machine *machine.Machine
+	Alloc   machine.Rule
 }
 
 // Result is a finished, audited run.
@@ -53,6 +60,8 @@ type Result struct {
 	Sim *sim.Result
 	// Summary is the metrics summary of the outcomes.
 	Summary metrics.Summary
+	// Alloc holds every job's cores when Options.Machine was set, else nil.
+	Alloc *machine.Allocator
 }
 
 // Run builds the policy of spec for the machine of opt, simulates jobs
@@ -67,18 +76,40 @@ func Run(jobs []job.Job, spec string, opt Options) (*Result, error) {
 
 // RunScheduler is Run with a policy already built.
 func RunScheduler(jobs []job.Job, s policy.Scheduler, opt Options) (*Result, error) {
-	res, err := sim.Run(jobs, s, sim.Options{Procs: opt.Procs, Res: opt.Res, NoKill: opt.NoKill, Extend: opt.Extend, Progress: opt.Progress})
+	so := sim.Options{Procs: opt.Procs, Res: opt.Res, NoKill: opt.NoKill, Extend: opt.Extend, Progress: opt.Progress}
+	var alloc *machine.Allocator
+	if opt.Machine != nil {
+		if opt.Machine.Procs() != opt.Procs {
+			return nil, fmt.Errorf("the machine has %d cores but the run is for %d processors", opt.Machine.Procs(), opt.Procs)
+		}
+		alloc = machine.NewAllocator(opt.Machine, opt.Alloc, len(jobs))
+		so.Placer = alloc
+	}
+	res, err := sim.Run(jobs, s, so)
 	if err != nil {
 		return nil, err
 	}
 	if !opt.NoAudit {
-		if rep := Audit(res, s, len(jobs)); !rep.OK() {
+		rep := Audit(res, s, len(jobs))
+		if alloc != nil {
+			rep = AuditCores(res, s, len(jobs), alloc)
+		}
+		if !rep.OK() {
 			return nil, fmt.Errorf("the schedule fails the audit (a bug in the policy or the engine):\n%s", rep.String())
 		}
 	}
 	mo := opt.Metrics
 	mo.Procs = opt.Procs
-	return &Result{Policy: res.Policy, Sim: res, Summary: metrics.Summarize(res.Outcomes, mo)}, nil
+	return &Result{Policy: res.Policy, Sim: res, Summary: metrics.Summarize(res.Outcomes, mo), Alloc: alloc}, nil
+}
+
+// AuditCores is Audit with the check that the allocator never gave a core
+// to two jobs at once and gave each job exactly its size in cores.
+func AuditCores(res *sim.Result, s policy.Scheduler, n int, alloc *machine.Allocator) audit.Report {
+	name, _, _ := strings.Cut(s.Name(), ":")
+	_, admits := s.(policy.Admitter)
+	return audit.Audit(res.Outcomes, audit.Options{Procs: res.Procs, Res: res.Res, Kill: !res.NoKill, KnownRuntime: true,
+		FCFS: name == "fcfs", Expect: n, Deadlines: admits, Cores: alloc.Intervals})
 }
 
 // Audit checks the schedule of res, a simulation of n jobs under s, with

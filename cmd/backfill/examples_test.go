@@ -11,15 +11,19 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/backfill-hpc/backfill/internal/longtest"
 )
 
 // The README's commands and every --help example must work: this test
 // collects them, checks that each one names an existing command with
 // existing flags and acceptable arguments, and runs them, in order, in a
 // scratch directory where ../shared/traces and experiments/ resolve as in
-// the repository. Examples that need a running service, a placeholder
-// input, or a long time are only parsed, unless BACKFILL_LONG=1 (long
-// ones; the traces directory must exist, else they are skipped).
+// the repository. Examples that need a running service or a placeholder
+// input are only parsed; long ones run with BACKFILL_LONG=1
+// (internal/longtest; the traces directory must exist, else they are
+// skipped), except the reproductions and bench (tens of minutes, covered
+// by their own long tests), which run with BACKFILL_EXAMPLES_ALL=1.
 
 // example is one command line of an example.
 type example struct {
@@ -139,14 +143,18 @@ func parseOnly(e example) string {
 	switch e.args[0] {
 	case "serve", "user", "submit", "queue", "cancel", "loadgen":
 		return "service"
-	case "reproduce", "bench", "sweep", "collect":
+	case "reproduce", "bench":
+		if !strings.Contains(line, "--help") {
+			return "very long"
+		}
+	case "sweep", "collect":
 		if !strings.Contains(line, "--help") && !strings.Contains(line, "--dry-run") {
 			return "long"
 		}
 	case "results":
 		return "long" // reads the results of a sweep
 	}
-	for _, p := range []string{"other-simulator.swf", "batsim_jobs.csv", "/scratch/", "experiment.yaml", "/var/lib", "DIR/", " DIR"} {
+	for _, p := range []string{"other-simulator.swf", "batsim_jobs.csv", "/scratch/", "experiment.yaml", "/var/lib", "DIR/", " DIR", "dump.txt", "site.yaml", "/var/spool"} {
 		if strings.Contains(line, p) {
 			return "placeholder"
 		}
@@ -201,6 +209,9 @@ func TestExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	shared := filepath.Join(repo, "..", "shared")
+	if d := os.Getenv("BACKFILL_TRACES_DIR"); d != "" { // a traces directory elsewhere
+		shared = filepath.Dir(d)
+	}
 	haveTraces := false
 	if _, err := os.Stat(filepath.Join(shared, "traces")); err == nil {
 		haveTraces = true
@@ -208,7 +219,8 @@ func TestExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	long := os.Getenv("BACKFILL_LONG") != ""
+	long := !longtest.Short()
+	veryLong := os.Getenv("BACKFILL_EXAMPLES_ALL") == "1"
 	t.Chdir(work)
 	ran := 0
 	for _, e := range all {
@@ -217,7 +229,7 @@ func TestExamples(t *testing.T) {
 		switch {
 		case why == "service" || why == "placeholder":
 			continue
-		case why == "long" && !long:
+		case why == "long" && !long, why == "very long" && !veryLong:
 			continue
 		case strings.Contains(line, "../shared/traces") && !haveTraces:
 			t.Logf("%s: backfill %s: skipped, no ../shared/traces (see the README's Traces)", e.source, line)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/backfill-hpc/backfill/internal/pool"
+	"github.com/backfill-hpc/backfill/machine"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	_ "github.com/backfill-hpc/backfill/policy/all" // register every policy
@@ -39,6 +40,11 @@ type simulateFlags struct {
 	plainCSV bool
 	// deadlines is a deadline-workload spec (package workload/deadline)
 	deadlines string
+	// machine is a machine file (package machine), alloc its rule
+	machine string
+	alloc   string
+	mach    *machine.Machine
+	rule    machine.Rule
 }
 
 func newSimulate() *cobra.Command {
@@ -82,6 +88,8 @@ func newSimulate() *cobra.Command {
 	fl.StringVar(&f.deadlines, "deadlines", "", "make a deadline workload (Islam et al.'s QoPS evaluation) before simulating: key=value pairs s (stringency: deadline = submit + max(runtime, (1−s)·EASY response)), l (load factor), load (dup or expand), frac (share of deadline jobs), offset and n (subset), seed; e.g. s=0.2:l=1.4:load=dup:frac=0.8:n=5000 (use with --estimate exact, as the paper)")
 	fl.BoolVar(&f.plainCSV, "plain-csv", false, "with --out: also write POLICY.plain.csv, the per-job CSV without its '#' provenance lines (for evalys and other readers that do not skip comments), and the provenance in POLICY.provenance.txt")
 	fl.BoolVar(&f.human, "human", false, "table format: durations as days, hours and minutes (4d 02h) instead of seconds")
+	fl.StringVar(&f.machine, "machine", "", "machine file (YAML: nodes × cores, memory, GPUs, partitions; docs/simulator.md): P = its core count, and every started job gets concrete core ids (allocated_resources in jobs.csv)")
+	fl.StringVar(&f.alloc, "alloc", "firstfit", "with --machine, the core selection rule: firstfit (by node index), bestfit (fewest free cores that fit, as Slurm's cons_tres) or contiguous (one interval of core ids when possible)")
 	fl.StringArrayVar(&f.classes, "classes", nil, "also print per-class tables (table format), one per rule QUANTITY:B1,B2,… with QUANTITY runtime, size or estimate, e.g. size:1,8,64 (repeat the flag for several rules)")
 	return cmd
 }
@@ -97,10 +105,11 @@ func checkTau(tau int64) error {
 }
 
 type simRun struct {
-	spec string
-	res  *sim.Result
-	sum  metrics.Summary
-	err  error
+	spec  string
+	res   *sim.Result
+	sum   metrics.Summary
+	alloc *machine.Allocator
+	err   error
 }
 
 func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
@@ -128,9 +137,28 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if len(rules) > 0 && f.format != "table" {
 		return fmt.Errorf("--classes: per-class tables are printed in the table format only")
 	}
+	if f.machine != "" {
+		m, err := machine.Load(f.machine)
+		if err != nil {
+			return err
+		}
+		rule, ok := machine.Rules[f.alloc]
+		if !ok {
+			return fmt.Errorf("--alloc: expected firstfit, bestfit or contiguous, found %q", f.alloc)
+		}
+		if cmd.Flags().Changed("procs") && f.procs != m.Procs() {
+			return fmt.Errorf("--procs %d disagrees with the machine file %s (%d cores)", f.procs, f.machine, m.Procs())
+		}
+		f.procs, f.mach, f.rule = m.Procs(), m, rule
+	} else if cmd.Flags().Changed("alloc") {
+		return fmt.Errorf("--alloc needs --machine")
+	}
 	tr, err := f.load(f.trace)
 	if err != nil {
 		return err
+	}
+	if f.mach != nil {
+		tr.Rules = append(tr.Rules, fmt.Sprintf("machine: %s: %d nodes, %d cores; cores assigned by rule %s", f.machine, len(f.mach.Nodes), f.mach.Procs(), f.rule))
 	}
 	if tr.MemCap > 0 && !cmd.Flags().Changed("policy") {
 		// the default policies schedule processors only
@@ -177,6 +205,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	for i, r := range runs {
 		rows[i] = metrics.Row{Label: r.res.Policy, S: r.sum}
 	}
+	header = append(header, allocNotes(runs)...)
 	if f.out != "" {
 		header := append(header, extensionNotes(f, runs)...)
 		if err := writeOutputs(f.out, tr, runs, rows, header, f); err != nil {
@@ -196,7 +225,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progress) simRun {
 	last := 0
 	r, err := simulate.Run(tr.Jobs, spec, simulate.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend",
-		NoAudit: f.noAudit, Metrics: metrics.Options{Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain},
+		NoAudit: f.noAudit, Metrics: metrics.Options{Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain}, Machine: f.mach, Alloc: f.rule,
 		Progress: func(done int) {
 			bar.add(int64(done - last))
 			last = done
@@ -204,7 +233,21 @@ func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progres
 	if err != nil {
 		return simRun{spec: spec, err: fmt.Errorf("%s on %s: %w", spec, tr.Name, err)}
 	}
-	return simRun{spec: spec, res: r.Sim, sum: r.Summary}
+	return simRun{spec: spec, res: r.Sim, sum: r.Summary, alloc: r.Alloc}
+}
+
+// allocNotes reports, with --machine, each policy's fragmentation.
+func allocNotes(runs []simRun) []string {
+	var notes []string
+	for _, r := range runs {
+		if r.alloc == nil {
+			continue
+		}
+		st := r.alloc.Stats
+		notes = append(notes, fmt.Sprintf("allocation: %s: %d jobs placed; %d span more nodes than they need (%d extra nodes); %d not one interval of core ids",
+			r.res.Policy, st.Jobs, st.Split, st.ExtraNodes, st.Scattered))
+	}
+	return notes
 }
 
 // runHeader is the provenance written into every output: the trace, the
@@ -327,8 +370,12 @@ func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.
 	for _, r := range runs {
 		stem := filepath.Join(dir, fileName(r.res.Policy))
 		comments := append([]string{"policy: " + r.res.Policy}, header...)
+		var alloc func(int) string
+		if r.alloc != nil {
+			alloc = r.alloc.String
+		}
 		if err := writeFile(stem+".jobs.csv", func(w io.Writer) error {
-			return metrics.WriteJobsCSV(w, r.res.Outcomes, tr.Name, f.tau, comments)
+			return metrics.WriteJobsCSVAlloc(w, r.res.Outcomes, tr.Name, f.tau, comments, alloc)
 		}); err != nil {
 			return err
 		}
@@ -337,7 +384,7 @@ func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.
 			// that do not skip comments (evalys, pandas without
 			// comment='#'); the provenance beside it
 			if err := writeFile(stem+".plain.csv", func(w io.Writer) error {
-				return metrics.WriteJobsCSV(w, r.res.Outcomes, tr.Name, f.tau, nil)
+				return metrics.WriteJobsCSVAlloc(w, r.res.Outcomes, tr.Name, f.tau, nil, alloc)
 			}); err != nil {
 				return err
 			}

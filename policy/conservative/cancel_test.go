@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/job"
 )
 
@@ -15,7 +16,7 @@ import (
 // earlier (each is an earliest fit given all the others).
 func TestCancellationsEqualLiteral(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if longtest.Short() {
 		n = 60
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/job"
 )
 
@@ -17,7 +18,7 @@ import (
 // reservation could move earlier.
 func TestCancellationsEqualFullSearch(t *testing.T) {
 	n := 120
-	if testing.Short() {
+	if longtest.Short() {
 		n = 30
 	}
 	for _, kind := range []string{"qops", "msb", "mrt"} {
