@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,6 +82,12 @@ func TestSoak(t *testing.T) {
 			runtime.GC()
 			runtime.ReadMemStats(&ms)
 			w, rn, _ := svc.eng.Counts()
+			if f := os.Getenv("BACKFILL_SOAK_HEAP"); f != "" && i+1 == n {
+				if fh, err := os.Create(f); err == nil {
+					pprof.WriteHeapProfile(fh)
+					fh.Close()
+				}
+			}
 			t.Logf("%8d submissions, day %4d: heap %6.1f MB, RSS %6.1f MB, waiting %d, running %d", i+1, now/86400, float64(ms.HeapAlloc)/1e6, float64(rssKB())/1e3, w, rn)
 		}
 	}

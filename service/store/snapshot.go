@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Snapshots and compaction. A snapshot is the service's state as of
@@ -76,18 +77,8 @@ func (s *Store) SaveSnapshot(snap Snapshot, arch []Archived) error {
 	if _, err := tx.Exec("INSERT OR REPLACE INTO snapshots(seq, t, data, sha256) VALUES (?, ?, ?, ?)", snap.Seq, snap.T, snap.Data, checksum(snap.Data)); err != nil {
 		return fmt.Errorf("store: snapshot: %w", err)
 	}
-	if len(arch) > 0 {
-		st, err := tx.Prepare("INSERT OR REPLACE INTO archive(id, user, key, state, end_t, data) VALUES (?, ?, ?, ?, ?, ?)")
-		if err != nil {
-			return fmt.Errorf("store: %w", err)
-		}
-		for _, a := range arch {
-			if _, err := st.Exec(a.ID, a.User, a.Key, a.State, a.End, a.Data); err != nil {
-				st.Close()
-				return fmt.Errorf("store: archiving job %d: %w", a.ID, err)
-			}
-		}
-		st.Close()
+	if err := insertArchived(tx, arch, "INSERT OR REPLACE"); err != nil {
+		return err
 	}
 	if _, err := tx.Exec("DELETE FROM events WHERE seq <= ?", prev); err != nil {
 		return fmt.Errorf("store: compacting: %w", err)
@@ -146,24 +137,33 @@ func (s *Store) archivedOne(q string, args ...any) (Archived, bool, error) {
 // ArchiveQuery selects archived jobs: by user and state when set, with
 // id > After, at most Limit (0: no limit), in id order.
 type ArchiveQuery struct {
-	User, State string
-	After       int64
-	Limit       int
+	// Users, when set, are the owners to select (any of them).
+	Users []string
+	State string
+	After int64
+	Limit int
+	// Desc selects the newest first (the Limit newest).
+	Desc bool
 }
 
 // ArchivedJobs calls fn for the archived jobs q selects.
 func (s *Store) ArchivedJobs(q ArchiveQuery, fn func(Archived) error) error {
 	sqlq := "SELECT id, user, key, state, end_t, data FROM archive WHERE id > ?"
 	args := []any{q.After}
-	if q.User != "" {
-		sqlq += " AND user = ?"
-		args = append(args, q.User)
+	if len(q.Users) > 0 {
+		sqlq += " AND user IN (?" + strings.Repeat(", ?", len(q.Users)-1) + ")"
+		for _, u := range q.Users {
+			args = append(args, u)
+		}
 	}
 	if q.State != "" {
 		sqlq += " AND state = ?"
 		args = append(args, q.State)
 	}
 	sqlq += " ORDER BY id"
+	if q.Desc {
+		sqlq += " DESC"
+	}
 	if q.Limit > 0 {
 		sqlq += fmt.Sprintf(" LIMIT %d", q.Limit)
 	}
@@ -182,4 +182,41 @@ func (s *Store) ArchivedJobs(q ArchiveQuery, fn func(Archived) error) error {
 		}
 	}
 	return rows.Err()
+}
+
+// ArchiveJobs adds archived jobs (those already there are left as they
+// are), in one transaction: the archive of a log written before it existed.
+func (s *Store) ArchiveJobs(arch []Archived) error {
+	if len(arch) == 0 {
+		return nil
+	}
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := insertArchived(tx, arch, "INSERT OR IGNORE"); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+func insertArchived(tx *sql.Tx, arch []Archived, verb string) error {
+	if len(arch) == 0 {
+		return nil
+	}
+	st, err := tx.Prepare(verb + " INTO archive(id, user, key, state, end_t, data) VALUES (?, ?, ?, ?, ?, ?)")
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer st.Close()
+	for _, a := range arch {
+		if _, err := st.Exec(a.ID, a.User, a.Key, a.State, a.End, a.Data); err != nil {
+			return fmt.Errorf("store: archiving job %d: %w", a.ID, err)
+		}
+	}
+	return nil
 }

@@ -361,7 +361,11 @@ func (s *Store) Close() error {
 // Append writes records in one transaction, then moves the high-water mark
 // to the last one. The records must continue the log: consecutive
 // sequence numbers from LastSeq()+1.
-func (s *Store) Append(recs []Record) error {
+func (s *Store) Append(recs []Record) error { return s.AppendArchive(recs, nil) }
+
+// AppendArchive is Append that also archives the jobs that finished in
+// those records, in the same transaction.
+func (s *Store) AppendArchive(recs []Record, arch []Archived) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -383,6 +387,10 @@ func (s *Store) Append(recs []Record) error {
 			tx.Rollback()
 			return fmt.Errorf("store: record %d: %w", r.Seq, err)
 		}
+	}
+	if err := insertArchived(tx, arch, "INSERT OR REPLACE"); err != nil {
+		tx.Rollback()
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
