@@ -140,8 +140,10 @@ func helpExamples() []example {
 // parseOnly says why an example is not run by default ("" runs it).
 func parseOnly(e example) string {
 	line := strings.Join(e.args, " ")
-	// placeholders: inputs that nothing in the examples creates
-	for _, p := range []string{"other-simulator.swf", "batsim_jobs.csv", "/scratch/", "experiment.yaml", "/var/lib", "DIR/", " DIR", "results/loads", "results/NAME", "other-host/"} {
+	// placeholders: inputs that nothing in the examples creates (a site's
+	// own accounting data: dump.txt, site.*, /var/spool)
+	for _, p := range []string{"other-simulator.swf", "batsim_jobs.csv", "/scratch/", "experiment.yaml", "/var/lib", "DIR/", " DIR", "results/loads", "results/NAME", "other-host/",
+		"dump.txt", "site.swf", "site.yaml", "/var/spool/"} {
 		if strings.Contains(line, p) {
 			return "placeholder"
 		}
