@@ -45,18 +45,18 @@ func (r Rule) String() string {
 // Allocator assigns core ids to jobs on a machine. Not safe for concurrent
 // use.
 type Allocator struct {
-	m     *Machine
-	rule  Rule
-	node  []int32  // node of each core
-	free  []int32  // free cores per node
-	core  []uint64 // bit set: core free
-	wsum  bitset   // words of core with a free core
+	m    *Machine
+	rule Rule
+	node []int32  // node of each core
+	free []int32  // free cores per node
+	core []uint64 // bit set: core free
+	wsum bitset   // words of core with a free core
 	// per node (BestFit only): free counts, nodes with a free core
 	perNode bool
 	avail   bitset
-	byF   []bitset // byF[f]: nodes with exactly f free cores (BestFit)
-	nfree int
-	maxC  int // the largest node's cores
+	byF     []bitset // byF[f]: nodes with exactly f free cores (BestFit)
+	nfree   int
+	maxC    int // the largest node's cores
 
 	// allocations: job id → [start, end) into ivs (pairs lo, hi of core
 	// ids, inclusive)

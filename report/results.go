@@ -80,6 +80,11 @@ func (r *Run) jobCount() int {
 	return r.lazyJobs
 }
 
+// Jobs returns the run's per-job outcomes (nil when it has none): those in
+// memory, or read on demand from a sweep's jobs.parquet; full = false may
+// leave out the columns only a Gantt chart shows (user, bound, …).
+func (r *Run) Jobs(full bool) ([]job.Outcome, error) { return r.jobs(full) }
+
 // jobs returns the per-job outcomes: those in memory, or read on demand
 // (not kept: a report over many runs holds one run's jobs at a time).
 func (r *Run) jobs(full bool) ([]job.Outcome, error) {

@@ -239,7 +239,7 @@ func kresSynthetic(r *Report, c *KresConfig) error {
 	}
 	r.Setup = append(r.Setup,
 		fmt.Sprintf("Synthetic: Feitelson 1996 model (no repeated runs, estimate = runtime), %d jobs, P = %d for every resource, seeds 1..%d", c.Jobs, c.Procs, c.Seeds),
-		fmt.Sprintf("rate: log-bisection until FF-EASY's mean ready-queue length over the arrival period is the target within %.0f %% (at most %d runs)", 100*c.Tol, c.MaxSteps))
+		fmt.Sprintf("rate: searched (bracketing, then interpolation of log queue in log rate, kresource.Calibrate) until FF-EASY's mean ready-queue length over the arrival period is the target within %.0f %% (at most %d runs)", 100*c.Tol, c.MaxSteps))
 	// one unit per (setting, K, distribution, seed): its rate searches go
 	// from the smallest queue target up, each starting at the previous
 	// rate

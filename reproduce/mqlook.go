@@ -258,6 +258,34 @@ func mqlFindings(r *Report, wls []mqlWorkload, res [][]mqlResult, dw []mqlWorklo
 		}
 		return
 	}
+	var losLabels []string
+	for _, d := range mqlDepths {
+		losLabels = append(losLabels, "depth "+d)
+	}
+	for _, cs := range mqlSkips {
+		losLabels = append(losLabels, "C = "+cs)
+	}
+	// losCount evaluates claim c on the workloads of the depth part with
+	// the originals' EASY and multiple-queue and LOS at setting k
+	losCount := func(c claim, k int) (yes, no []string) {
+		e, m := pick('e', false), pick('m', false)
+		var ws [][]mqlResult
+		var names []mqlWorkload
+		for i, wl := range dw {
+			wi := slices.IndexFunc(wls, func(x mqlWorkload) bool { return x.name == wl.name })
+			if wi < 0 {
+				continue
+			}
+			ws = append(ws, append(slices.Clone(res[wi]), dres[i][k]))
+			names = append(names, wl)
+		}
+		return count(c, ws, names, e, m, len(mqlPolicies))
+	}
+	var losTable *Table
+	if len(dres) > 0 {
+		losTable = &Table{Title: "Sensitivity to LOS's settings that are our reading: on how many workloads of the depth part each finding holds, with the originals' EASY and multiple-queue and LOS at each lookahead depth (C = 5) and skip limit C (depth 50)",
+			Header: append([]string{"finding"}, losLabels...)}
+	}
 	for _, c := range claims {
 		var ours []string
 		var verdict Verdict = NotReproduced
@@ -292,44 +320,21 @@ func mqlFindings(r *Report, wls []mqlWorkload, res [][]mqlResult, dw []mqlWorklo
 			}
 		}
 		// LOS's depth and skip limit: does the finding hold for LOS under
-		// another setting (the originals' EASY and multiple-queue)?
-		if len(dres) > 0 && verdict == NotReproduced {
-			e, m := pick('e', false), pick('m', false)
-			var labels []string
-			for _, d := range mqlDepths {
-				labels = append(labels, "depth "+d)
+		// another setting (with the originals' EASY and multiple-queue)?
+		losRow := []string{c.id}
+		for k, lab := range losLabels {
+			if len(dres) == 0 {
+				break
 			}
-			for _, cs := range mqlSkips {
-				labels = append(labels, "C = "+cs)
+			yes, no := losCount(c, k)
+			losRow = append(losRow, fmt.Sprintf("%d of %d", len(yes), len(yes)+len(no)))
+			if verdict == NotReproduced && len(yes)+len(no) > 0 && 3*len(yes) >= 2*(len(yes)+len(no)) {
+				verdict = ReproducedUnder
+				setting = append(setting, "with LOS at "+lab)
 			}
-			for k, lab := range labels {
-				// per workload of the depth part, the originals' results
-				// with LOS replaced by this setting
-				rs := make([][]mqlResult, len(dw))
-				for i, wl := range dw {
-					wi := slices.IndexFunc(wls, func(x mqlWorkload) bool { return x.name == wl.name })
-					if wi < 0 {
-						continue
-					}
-					rs[i] = append(slices.Clone(res[wi]), dres[i][k])
-				}
-				var ws [][]mqlResult
-				var names []mqlWorkload
-				for i := range dw {
-					if rs[i] != nil {
-						ws = append(ws, rs[i])
-						names = append(names, dw[i])
-					}
-				}
-				if len(ws) == 0 {
-					continue
-				}
-				yes, no := count(c, ws, names, e, m, len(mqlPolicies))
-				if len(yes)+len(no) > 0 && 3*len(yes) >= 2*(len(yes)+len(no)) {
-					verdict = ReproducedUnder
-					setting = append(setting, "with LOS at "+lab)
-				}
-			}
+		}
+		if losTable != nil {
+			losTable.Rows = append(losTable.Rows, losRow)
 		}
 		cl := Claim{ID: c.id, Where: c.where, Text: c.text, Ours: strings.Join(ours, "; "), Verdict: verdict}
 		switch verdict {
@@ -344,6 +349,9 @@ func mqlFindings(r *Report, wls []mqlWorkload, res [][]mqlResult, dw []mqlWorklo
 			}
 		}
 		sec.Claim(cl)
+	}
+	if losTable != nil {
+		sec.Items = append(sec.Items, losTable)
 	}
 }
 

@@ -199,3 +199,33 @@ func TestEstimatesMissingTraces(t *testing.T) {
 		t.Errorf("the slides' SJBF column: %+v", tb)
 	}
 }
+
+// QoPS on small subsets of the real traces (when present): every finding
+// gets a verdict, the region table covers K × backtrack × R at the two
+// highest loads, and the s = 0.5 reading is stated.
+func TestQoPSSmall(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "traces")
+	if _, err := os.Stat(filepath.Join(dir, "CTC-SP2-1996-3.1-cln.swf.gz")); err != nil {
+		t.Skip("CTC-SP2 not in ../shared/traces")
+	}
+	if testing.Short() {
+		t.Skip("about 200 small simulations")
+	}
+	c := DefaultQoPS()
+	c.Traces, c.Jobs, c.Offset, c.Loads = dir, 200, 1000, []float64{1, 1.4}
+	c.RegionK, c.RegionBacktrack, c.RegionR = []int{1, 5}, []int{10}, []float64{2, 5}
+	r, err := QoPS(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts(t, r, "qops.admits-most", "qops.admits-most-mixed", "qops.util-s02", "qops.util-s05", "qops.falls-at-top",
+		"qops.converge", "qops.nd-better", "qops.fig43", "qops.r-trend")
+	reg := r.Table("unadmitted deadline jobs % (QoPS / MSB / MRT) at the two highest loads")
+	// all deadline jobs: 2 K × 1 backtrack × 2 loads; 80 %: × 2 R
+	if reg == nil || len(reg.Rows) != 4+8 {
+		t.Fatalf("region table: %+v", reg)
+	}
+	if s := r.Claim("qops.util-s05"); s.Verdict == ReproducedUnder && !strings.Contains(s.Setting, "further drop") {
+		t.Errorf("s = 0.5 reading: %+v", s)
+	}
+}

@@ -242,12 +242,16 @@ func slackReport(r *Report, P int, source, awt string, parts []workload.Part, ru
 	cs.Claim(Claim{ID: "slack.vs-cons", Where: "§5.2", Text: "slack-based backfilling (AST, SF = 3) improves the yearly mean wait over conservative backfilling by 16.5 %",
 		Published: "16.5 % (2401.4 → 2004.5 s)", Ours: fmt.Sprintf("%.1f %% (%.1f → %.1f s)", g, yc, ys),
 		Verdict: within(g, 16.5, 5), Setting: "within 5 points counts as reproduced; our absolute waits are lower (the archive's cleaned log, docs/reproductions.md)"})
+	if cs.Items[len(cs.Items)-1].(*Claim).Verdict == NotReproduced {
+		cs.Items[len(cs.Items)-1].(*Claim).Setting = slackEvidence
+	}
 	ge := 100 * (ye - ys) / ye
 	cs.Claim(Claim{ID: "slack.vs-easy", Where: "abstract", Text: "the priority scheduler reduces the average wait time by about 15 % relative to EASY (equal priorities)",
-		Published: "≈ 15 %", Ours: fmt.Sprintf("%.1f %% (EASY %.1f s, slack %.1f s)", ge, ye, ys), Verdict: within(ge, 15, 5)})
+		Published: "≈ 15 %", Ours: fmt.Sprintf("%.1f %% (EASY %.1f s, slack %.1f s)", ge, ye, ys), Verdict: within(ge, 15, 5),
+		Setting: notRepro(within(ge, 15, 5), slackEvidence)})
 	cs.Claim(Claim{ID: "slack.sf9", Where: "§5.2", Text: "SF = 9 improves more than SF = 3 (19.25 % over conservative)",
 		Published: "19.25 %", Ours: fmt.Sprintf("%.1f %% (SF = 3: %.1f %%)", gains["slack:sf=9"], gains["slack:h=ast"]),
-		Verdict: verdictIf(gains["slack:sf=9"] > gains["slack:h=ast"])})
+		Verdict: verdictIf(gains["slack:sf=9"] > gains["slack:h=ast"]), Setting: notRepro(verdictIf(gains["slack:sf=9"] > gains["slack:h=ast"]), slackEvidence)})
 	others := []string{"slack:h=aat", "slack:h=dp", "slack:h=dc", "slack:h=du"}
 	allPos, astBest := true, true
 	var ours, pub []string
@@ -263,7 +267,7 @@ func slackReport(r *Report, P int, source, awt string, parts []workload.Part, ru
 		maxDiff = max(maxDiff, math.Abs(gains[v.spec]-v.paper))
 	}
 	cs.Claim(Claim{ID: "slack.heuristics", Where: "§5.2", Text: "all heuristics improve on conservative, and AST is the best",
-		Published: strings.Join(pub, ", "), Ours: strings.Join(ours, ", "), Verdict: verdictIf(allPos && astBest)})
+		Published: strings.Join(pub, ", "), Ours: strings.Join(ours, ", "), Verdict: verdictIf(allPos && astBest), Setting: notRepro(verdictIf(allPos && astBest), slackEvidence)})
 	hv := NotReproduced
 	if maxDiff <= 5 {
 		hv = Reproduced
@@ -273,7 +277,8 @@ func slackReport(r *Report, P int, source, awt string, parts []workload.Part, ru
 		Setting: "the heuristics differ only in the order of the compression (policy/slack, §4.5 as written); the tie rules and the time slots searched are ours and not given by the paper"})
 	dh, dl, dt := chg(eqY, hiY), chg(eqY, loY), chg(eqY, unY)
 	cs.Claim(Claim{ID: "slack.prio-direction", Where: "§5.3", Text: "differential priorities favour the preferred jobs at a cost to the others and to the total",
-		Ours: fmt.Sprintf("high %+.1f %%, low %+.1f %%, all %+.1f %% against equal priorities", dh, dl, dt), Verdict: verdictIf(dh < 0 && dl > 0 && dt > 0)})
+		Ours: fmt.Sprintf("high %+.1f %%, low %+.1f %%, all %+.1f %% against equal priorities", dh, dl, dt), Verdict: verdictIf(dh < 0 && dl > 0 && dt > 0),
+		Setting: notRepro(verdictIf(dh < 0 && dl > 0 && dt > 0), slackEvidence)})
 	cs.Claim(Claim{ID: "slack.prio-high", Where: "§5.3", Text: "the preferred jobs wait 2.5 % less than with equal priorities",
 		Published: "−2.5 % (table: 1955.3 vs 2004.5 s)", Ours: fmt.Sprintf("%+.1f %% (%.1f vs %.1f s)", dh, hiY, eqY), Verdict: within(dh, -2.5, 3),
 		Setting: notRepro(within(dh, -2.5, 3), "SP recalculation, the p ratio's exponent and the fairness factor follow §4.3–4.4 as written; the §4.4 price table's consistent rows are unit tests in policy/slack")})
@@ -291,6 +296,10 @@ func slackReport(r *Report, P int, source, awt string, parts []workload.Part, ru
 		Published: "+11.1 %", Ours: fmt.Sprintf("%+.1f %% (%.1f → %.1f s)", dt, eqY, unY), Verdict: within(dt, 11.1, 3),
 		Setting: notRepro(within(dt, 11.1, 3), "as for slack.prio-high; the paper's monthly table is itself hard to read consistently (in November its low-priority jobs wait less than the high-priority ones and than the mean)")})
 }
+
+// slackEvidence is why we believe our slack-based backfilling follows the
+// paper when a claim is not reproduced.
+const slackEvidence = "slack-based backfilling follows §4 as written: the §4.4 price table's consistent rows are unit tests in policy/slack; the log is the archive's cleaned KTH SP2, not the paper's 1998 copy"
 
 // within is Reproduced when x is within tol of want.
 func within(x, want, tol float64) Verdict {

@@ -349,16 +349,8 @@ func (e *Engine) Flush() error {
 // estimate, as in the simulator's kill mode), then runs one Tick.
 func (e *Engine) pass() error {
 	now := e.cur
-	for e.limMin() == now {
-		it := e.lims.pop()
-		j := e.jobs[it.id]
-		if j.State != Running || j.Limit() != now {
-			continue // ended earlier; stale entry
-		}
-		if err := e.end(now, j, Timeout, nil, ""); err != nil {
-			return err
-		}
-		e.effects = append(e.effects, Effect{Kind: "kill", Job: j})
+	if err := e.killDue(); err != nil {
+		return err
 	}
 	var started []int64
 	wake, err := e.core.Pass(now, func(r *job.Request) {
@@ -381,6 +373,26 @@ func (e *Engine) pass() error {
 	seq := e.emit(KindTick, now, tickData{Started: started})
 	for _, id := range started {
 		e.decisions = append(e.decisions, Decision{Seq: seq, Action: "start", ID: id, T: now})
+	}
+	return nil
+}
+
+// killDue ends the running jobs whose limit is now: killed at start +
+// estimate, as in the simulator's kill mode. It runs before the first
+// submission and before the pass of an instant (an end the executor
+// reports at the limit's instant comes first and wins: the job completed).
+func (e *Engine) killDue() error {
+	now := e.cur
+	for e.limMin() == now {
+		it := e.lims.pop()
+		j := e.jobs[it.id]
+		if j.State != Running || j.Limit() != now {
+			continue // ended earlier; stale entry
+		}
+		if err := e.end(now, j, Timeout, nil, ""); err != nil {
+			return err
+		}
+		e.effects = append(e.effects, Effect{Kind: "kill", Job: j})
 	}
 	return nil
 }
@@ -419,6 +431,11 @@ func (e *Engine) end(now int64, j *Job, st State, exit *int, note string) error 
 // policy.Guarantor). A job the policy rejects is recorded as rejected.
 func (e *Engine) Submit(t int64, in SubmitInput) (*Job, error) {
 	if err := e.Advance(t); err != nil {
+		return nil, err
+	}
+	// ends come before submissions (sim.Run): a job whose limit is t is
+	// killed before the policy sees the new job
+	if err := e.killDue(); err != nil {
 		return nil, err
 	}
 	if in.Key != "" {

@@ -11,15 +11,19 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/backfill-hpc/backfill/internal/longtest"
 )
 
 // The README's commands and every --help example must work: this test
 // collects them, checks that each one names an existing command with
 // existing flags and acceptable arguments, and runs them, in order, in a
 // scratch directory where ../shared/traces and experiments/ resolve as in
-// the repository. Examples that need a running service, a placeholder
-// input, or a long time are only parsed, unless BACKFILL_LONG=1 (long
-// ones; the traces directory must exist, else they are skipped).
+// the repository. Examples that need a running service or a placeholder
+// input are only parsed; long ones run with BACKFILL_LONG=1
+// (internal/longtest; the traces directory must exist, else they are
+// skipped), except the reproductions and bench (tens of minutes, covered
+// by their own long tests), which run with BACKFILL_EXAMPLES_ALL=1.
 
 // example is one command line of an example.
 type example struct {
@@ -136,20 +140,27 @@ func helpExamples() []example {
 // parseOnly says why an example is not run by default ("" runs it).
 func parseOnly(e example) string {
 	line := strings.Join(e.args, " ")
+	// placeholders: inputs that nothing in the examples creates (a site's
+	// own accounting data: dump.txt, site.*, /var/spool)
+	for _, p := range []string{"other-simulator.swf", "batsim_jobs.csv", "/scratch/", "experiment.yaml", "/var/lib", "DIR/", " DIR", "results/loads", "results/NAME", "other-host/",
+		"dump.txt", "site.swf", "site.yaml", "/var/spool/"} {
+		if strings.Contains(line, p) {
+			return "placeholder"
+		}
+	}
 	switch e.args[0] {
 	case "serve", "user", "submit", "queue", "cancel", "loadgen":
 		return "service"
-	case "reproduce", "bench", "sweep", "collect":
+	case "reproduce", "bench":
+		if !strings.Contains(line, "--help") {
+			return "very long"
+		}
+	case "sweep", "collect":
 		if !strings.Contains(line, "--help") && !strings.Contains(line, "--dry-run") {
 			return "long"
 		}
 	case "results":
 		return "long" // reads the results of a sweep
-	}
-	for _, p := range []string{"other-simulator.swf", "batsim_jobs.csv", "/scratch/", "experiment.yaml", "/var/lib", "DIR/", " DIR", "dump.txt", "site.yaml", "/var/spool"} {
-		if strings.Contains(line, p) {
-			return "placeholder"
-		}
 	}
 	for _, slow := range []string{"../shared/traces", "slack", "depth=all", "qops", "easy++", "--deadlines"} {
 		if strings.Contains(line, slow) {
@@ -201,6 +212,9 @@ func TestExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	shared := filepath.Join(repo, "..", "shared")
+	if d := os.Getenv("BACKFILL_TRACES_DIR"); d != "" { // a traces directory elsewhere
+		shared = filepath.Dir(d)
+	}
 	haveTraces := false
 	if _, err := os.Stat(filepath.Join(shared, "traces")); err == nil {
 		haveTraces = true
@@ -208,7 +222,8 @@ func TestExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	long := os.Getenv("BACKFILL_LONG") != ""
+	long := !longtest.Short()
+	veryLong := os.Getenv("BACKFILL_EXAMPLES_ALL") == "1"
 	t.Chdir(work)
 	ran := 0
 	for _, e := range all {
@@ -217,7 +232,7 @@ func TestExamples(t *testing.T) {
 		switch {
 		case why == "service" || why == "placeholder":
 			continue
-		case why == "long" && !long:
+		case why == "long" && !long, why == "very long" && !veryLong:
 			continue
 		case strings.Contains(line, "../shared/traces") && !haveTraces:
 			t.Logf("%s: backfill %s: skipped, no ../shared/traces (see the README's Traces)", e.source, line)
@@ -228,7 +243,7 @@ func TestExamples(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: backfill %s: %v\n%.2000s", e.source, line, err, out)
 		}
-		if d := time.Since(start); d > time.Second && why == "" {
+		if d := time.Since(start); d > 10*time.Second && why == "" {
 			t.Logf("%s: backfill %s took %v: mark it long", e.source, line, d.Round(time.Second))
 		}
 		ran++

@@ -25,15 +25,17 @@ Parts (--part):
            their own "better by" columns
   classes  EASY vs conservative, response time and bounded slowdown for short
            (≤ 1 h) and long jobs, on CTC-SP2 with user and with exact
-           estimates, and on the Jann model (--seeds seeds, --jann-jobs jobs)
+           estimates, and on the Jann model (--jann-seeds seeds of
+           --jann-jobs jobs)
   sweep    mean bounded slowdown of EASY and conservative on CTC-SP2 (430
            processors) and KTH-SP2 as estimates get less accurate: exact,
            factor f = 2…10 (uniform in [r, f·r]), user, user × 2, and the
            modal model with more and more jobs at the maximum estimate
 
 Traces are read from --traces; a missing trace is reported and skipped
-(KTH-SP2 falls back to the embedded copy). Random estimate models and the
-Jann model are averaged over --seeds seeds, with 95 % confidence intervals.
+(KTH-SP2 falls back to the embedded copy). Random estimate models are
+averaged over --seeds seeds, the Jann model over --jann-seeds, with 95 %
+confidence intervals.
 
 Expected duration with the defaults: about 3 minutes of CPU.`,
 		Example: `  backfill reproduce estimates
@@ -54,7 +56,8 @@ Expected duration with the defaults: about 3 minutes of CPU.`,
 	fl := cmd.Flags()
 	addTracesFlag(cmd, &c.Traces)
 	fl.StringSliceVar(&c.Parts, "part", c.Parts, "parts to run: sjbf, classes, sweep")
-	fl.IntVar(&c.Seeds, "seeds", c.Seeds, "seeds per random estimate model (factor, modal) and of the Jann model")
+	fl.IntVar(&c.Seeds, "seeds", c.Seeds, "seeds per random estimate model (factor, modal) of the sweep")
+	fl.IntVar(&c.JannSeeds, "jann-seeds", c.JannSeeds, "replications of the Jann model")
 	fl.IntVar(&c.JannJobs, "jann-jobs", c.JannJobs, "jobs per Jann workload")
 	fl.Float64SliceVar(&c.Factors, "factors", c.Factors, "inaccuracy factors f of the sweep")
 	fl.IntVar(&c.Workers, "workers", 0, "simulations run in parallel (0: all cores)")

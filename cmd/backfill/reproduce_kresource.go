@@ -20,7 +20,7 @@ repeated runs, estimate = runtime) on a machine of P processors, each job's
 size turned into K requirements (uniform or exponential factors scaled by
 the size; every resource has capacity P), Poisson arrivals. For each K,
 distribution and target mean ready-queue length, the arrival rate is
-searched for (log-bisection) at which FCFS/FF-EASY's mean ready-queue
+searched for (interpolation in log-log space) at which FCFS/FF-EASY's mean ready-queue
 length over the arrival period is the target within --tol; BL-EASY,
 BB-EASY and FF-CONS run at that rate. Printed: the performance gain of each
 over FF-EASY, (FF − X)/FF in %, for mean response time (Figure 2) and
@@ -37,9 +37,11 @@ archive page and, to make memory bind more often, a fraction of it
 (--mem-scale); FF-EASY without the memory constraint is shown for
 reference, and the utilization and peak use of each resource.
 
-Expected duration with the defaults: about 4 minutes of CPU (2–3 minutes of
-wall time on two idle cores); each further --pow2 or --exp-mean value adds
-about a minute and a half of CPU.`,
+Expected duration with the defaults: about 3 minutes of CPU (165 s measured
+on 2026-11-24; about half of that in wall time on two idle cores);
+each further --pow2 value adds about 2 minutes of CPU, each further
+--exp-mean value about 1. The real part simulates the first 50,000 jobs of
+each trace (--real-jobs; the full traces take about 18 minutes of CPU).`,
 		Example: `  backfill reproduce kresource
   backfill reproduce kresource --pow2 4,1 --exp-mean 0.5,0.2
   backfill reproduce kresource --no-synthetic --real-jobs 0 --traces ../shared/traces`,

@@ -42,8 +42,9 @@ Parts (--part):
 Traces are read from --traces; a missing trace is reported and skipped; with
 none of them the command fails.
 
-Expected duration with the defaults: about 5 minutes of CPU (3 minutes of
-wall time on two idle cores).`,
+Expected duration with the defaults: about 2 minutes of CPU (116 s measured
+on 2026-11-24, 424 simulations on both cores; about half of that in wall
+time on two idle cores).`,
 		Example: `  backfill reproduce qops
   backfill reproduce qops --part deadline --loads 1,1.6 --jobs 2000
   backfill reproduce qops --policies qops,qops:k=20,msb,mrt:backtrack=100`,

@@ -25,6 +25,7 @@
 package conservative
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -128,6 +129,7 @@ func (c *Conservative) unplace(e *entry) {
 
 // Insert implements policy.Scheduler.
 func (c *Conservative) Insert(now int64, j *job.Request) {
+	c.catchUp(now)
 	c.settle()
 	c.plan.Submit(now, j)
 	e := &entry{j: j}
@@ -159,6 +161,7 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 	if c.pend.Due(now) {
 		c.settle()
 	}
+	c.catchUp(now)
 	start, _ := c.run.Started(j)
 	holdEnd, _ := c.run.HoldEnd(j)
 	if running, early := c.run.End(now, j); running {
@@ -328,6 +331,7 @@ func (c *Conservative) replan(now int64) {
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
 func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
+	c.catchUp(now)
 	c.settle()
 	c.plan.Flush()
 	c.run.Prof.Forget(now)
@@ -347,10 +351,47 @@ func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
 		n++
 	}
 	c.wait = slices.Delete(c.wait, 0, n)
+	if len(c.wait) > 0 && c.wait[0].start == now+1 && c.run.OverrunUntil(now+1) {
+		// the first reservations wait for overrunning jobs, whose holds
+		// end at now+1 only because they may end at any moment: no pass
+		// at now+1 unless an event happens then (catchUp)
+		i, _ := slices.BinarySearchFunc(c.wait, now+2, func(e *entry, t int64) int {
+			return cmp.Compare(e.start, t)
+		})
+		if i == len(c.wait) {
+			return policy.NoWake
+		}
+		return c.wait[i].start
+	}
 	if len(c.wait) > 0 {
 		return c.wait[0].start
 	}
 	return policy.NoWake
+}
+
+// catchUp brings the schedule to now at the first call of an instant
+// after passes were skipped while jobs ran past their estimates (Tick): the
+// holds of those still running are lengthened to now+1 — they may end at
+// any moment — and, if any was, the reservations are re-placed in order
+// from now. Nothing happens when no such hold ended before now.
+func (c *Conservative) catchUp(now int64) {
+	if !c.run.Stale(now) {
+		return
+	}
+	over := c.run.Overran(now)
+	if len(over) == 0 {
+		return
+	}
+	for _, e := range c.wait {
+		c.unplace(e)
+	}
+	if err := c.run.CatchUp(now, over); err != nil {
+		panic("conservative: " + err.Error()) // unreachable: no reservations held
+	}
+	for _, e := range c.wait {
+		c.place(now, e)
+	}
+	slices.SortFunc(c.wait, cmpEntry)
 }
 
 var _ policy.Planner = (*Conservative)(nil)
@@ -358,6 +399,7 @@ var _ policy.Planner = (*Conservative)(nil)
 // Planned implements policy.Planner: the current reservation of waiting
 // job j.
 func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
+	c.catchUp(now)
 	c.settle()
 	if e, ok := c.byID[j.ID]; ok {
 		return e.start, true
@@ -367,6 +409,7 @@ func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
 
 // Reservations implements policy.Planner: every waiting job holds one.
 func (c *Conservative) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	c.catchUp(now)
 	c.settle()
 	for _, e := range c.wait {
 		fn(e.j, e.start)

@@ -49,6 +49,7 @@
 package deadline
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -462,6 +463,7 @@ func (s *Sched) keyDelete(x *djob) {
 // Insert implements policy.Scheduler: the admission decision. The caller
 // asks Admitted(j) right after.
 func (s *Sched) Insert(now int64, j *job.Request) {
+	s.catchUp(now)
 	s.settle()
 	s.Stats.Decisions++
 	x := &djob{j: j, d: s.Deadline(j)}
@@ -550,6 +552,7 @@ func (s *Sched) Guarantee(j *job.Request) int64 {
 // waiting job. It may move (earlier or later) when later jobs are
 // admitted, but never past the job's deadline − estimate (Guarantee).
 func (s *Sched) Planned(now int64, j *job.Request) (int64, bool) {
+	s.catchUp(now)
 	s.settle()
 	if x, ok := s.byID[j.ID]; ok {
 		return x.te, true
@@ -560,6 +563,7 @@ func (s *Sched) Planned(now int64, j *job.Request) (int64, bool) {
 // Reservations implements policy.Planner: every admitted waiting job with
 // its reservation, in (start, ID) order.
 func (s *Sched) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	s.catchUp(now)
 	s.settle()
 	for _, x := range s.wait {
 		fn(x.j, x.te)
@@ -578,6 +582,7 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 	if s.pend.Due(now) {
 		s.settle()
 	}
+	s.catchUp(now)
 	if running, early := s.run.End(now, j); running {
 		if early {
 			s.pend.Add(now, now, now)
@@ -678,6 +683,7 @@ func (s *Sched) replan(now int64) {
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
 func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
+	s.catchUp(now)
 	s.settle()
 	s.run.Prof.Forget(now)
 	if s.run.Overrunning(now) {
@@ -696,10 +702,40 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		n++
 	}
 	s.wait = slices.Delete(s.wait, 0, n)
-	if len(s.wait) > 0 {
-		return s.wait[0].te
+	i := 0
+	if s.run.OverrunUntil(now + 1) {
+		// reservations at now+1 wait for overrunning jobs: no pass then
+		// unless an event happens (policy/conservative, Tick)
+		i, _ = slices.BinarySearchFunc(s.wait, now+2, func(x *djob, t int64) int { return cmp.Compare(x.te, t) })
+	}
+	if i < len(s.wait) {
+		return s.wait[i].te
 	}
 	return policy.NoWake
+}
+
+// catchUp re-plans at the first call of an instant after passes were
+// skipped while jobs overran: their holds are lengthened to now+1 and the
+// reservations re-placed in order (policy/conservative, catchUp).
+func (s *Sched) catchUp(now int64) {
+	if !s.run.Stale(now) {
+		return
+	}
+	over := s.run.Overran(now)
+	if len(over) == 0 {
+		return
+	}
+	for _, x := range s.wait {
+		s.unhold(x, x.te)
+	}
+	if err := s.run.CatchUp(now, over); err != nil {
+		panic(s.kind + ": " + err.Error()) // unreachable: no reservations held
+	}
+	for _, x := range s.wait {
+		x.te = s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
+		s.hold(x, x.te)
+	}
+	slices.SortFunc(s.wait, cmpWait)
 }
 
 // release records the reservation of each of xs in old and removes its

@@ -1,6 +1,7 @@
 package kresource
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/backfill-hpc/backfill/job"
@@ -92,6 +93,7 @@ func (c *Cons) unplace(x *centry) {
 
 // Insert implements policy.Scheduler.
 func (c *Cons) Insert(now int64, j *job.Request) {
+	c.catchUp(now)
 	c.settle()
 	x := &centry{j: j, need: policy.NeedVector(j, c.k)}
 	c.place(now, x)
@@ -115,6 +117,7 @@ func (c *Cons) Remove(now int64, j *job.Request) {
 	if c.pend.Due(now) {
 		c.settle()
 	}
+	c.catchUp(now)
 	if running, early := c.run.End(now, j); running {
 		if early {
 			c.pend.Add(now, now, now)
@@ -207,6 +210,7 @@ func (c *Cons) replan(now int64) {
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
 func (c *Cons) Tick(now int64, start func(*job.Request)) int64 {
+	c.catchUp(now)
 	c.settle()
 	c.run.Prof.Forget(now)
 	if c.run.Overrunning(now) {
@@ -224,8 +228,33 @@ func (c *Cons) Tick(now int64, start func(*job.Request)) int64 {
 		n++
 	}
 	c.wait = slices.Delete(c.wait, 0, n)
-	if len(c.wait) > 0 && c.wait[0].start != profile.Infinity {
-		return c.wait[0].start
+	i := 0
+	if c.run.OverrunUntil(now + 1) {
+		// reservations at now+1 wait for overrunning jobs: no pass then
+		// unless an event happens (package conservative, Tick)
+		i, _ = slices.BinarySearchFunc(c.wait, now+2, func(x *centry, t int64) int { return cmp.Compare(x.start, t) })
+	}
+	if i < len(c.wait) && c.wait[i].start != profile.Infinity {
+		return c.wait[i].start
 	}
 	return policy.NoWake
+}
+
+// catchUp re-plans at the first call of an instant after passes were
+// skipped while jobs overran: their holds are lengthened to now+1 and the
+// reservations re-placed in order (package conservative, catchUp).
+func (c *Cons) catchUp(now int64) {
+	if !c.run.Stale(now) {
+		return
+	}
+	for _, x := range c.wait {
+		c.unplace(x)
+	}
+	if _, err := c.run.CatchUp(now); err != nil {
+		panic("kresource: " + err.Error()) // unreachable: no reservations held
+	}
+	for _, x := range c.wait {
+		c.place(now, x)
+	}
+	slices.SortFunc(c.wait, cmpCentry)
 }

@@ -40,6 +40,7 @@
 package slack
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -325,6 +326,7 @@ func (s *Slack) unhold(x *sjob, at int64) {
 
 // Insert implements policy.Scheduler: insert(j) of §4.2.
 func (s *Slack) Insert(now int64, j *job.Request) {
+	s.catchUp(now)
 	s.settle()
 	s.Stats.Inserts++
 	x := &sjob{j: j}
@@ -362,6 +364,7 @@ func (s *Slack) Remove(now int64, j *job.Request) {
 	if s.pend.Due(now) {
 		s.settle()
 	}
+	s.catchUp(now)
 	if running, early := s.run.End(now, j); running {
 		delete(s.runP, j.ID)
 		if early {
@@ -403,6 +406,7 @@ func (s *Slack) reprice(now int64) {
 
 // Tick implements policy.Scheduler: start the jobs whose slot is now.
 func (s *Slack) Tick(now int64, start func(*job.Request)) int64 {
+	s.catchUp(now)
 	s.settle()
 	s.run.Prof.Forget(now)
 	if s.run.Overrunning(now) {
@@ -421,10 +425,41 @@ func (s *Slack) Tick(now int64, start func(*job.Request)) int64 {
 		n++
 	}
 	s.wait = slices.Delete(s.wait, 0, n)
-	if len(s.wait) > 0 {
-		return s.wait[0].te
+	i := 0
+	if s.run.OverrunUntil(now + 1) {
+		// slots at now+1 wait for overrunning jobs: no pass then unless an
+		// event happens (policy/conservative, Tick)
+		i, _ = slices.BinarySearchFunc(s.wait, now+2, func(x *sjob, t int64) int { return cmp.Compare(x.te, t) })
+	}
+	if i < len(s.wait) {
+		return s.wait[i].te
 	}
 	return policy.NoWake
+}
+
+// catchUp re-plans at the first call of an instant after passes were
+// skipped while jobs overran: their holds are lengthened to now+1 and the
+// waiting jobs re-placed in the order of their slots, as replanOverrun
+// does (policy/conservative, catchUp).
+func (s *Slack) catchUp(now int64) {
+	if !s.run.Stale(now) {
+		return
+	}
+	over := s.run.Overran(now)
+	if len(over) == 0 {
+		return
+	}
+	for _, x := range s.wait {
+		s.unhold(x, x.te)
+	}
+	if err := s.run.CatchUp(now, over); err != nil {
+		panic("slack: " + err.Error()) // unreachable: no reservations held
+	}
+	for _, x := range s.wait {
+		x.te = s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
+		s.hold(x, x.te)
+	}
+	slices.SortFunc(s.wait, cmpWait)
 }
 
 // replanOverrun handles running jobs past their estimate (only without
@@ -488,6 +523,7 @@ var _ policy.Planner = (*Slack)(nil)
 // Planned implements policy.Planner: the slot te currently scheduled for
 // waiting job j (it may move later within j's slack).
 func (s *Slack) Planned(now int64, j *job.Request) (int64, bool) {
+	s.catchUp(now)
 	s.settle()
 	if x, ok := s.byID[j.ID]; ok {
 		return x.te, true
@@ -497,6 +533,7 @@ func (s *Slack) Planned(now int64, j *job.Request) (int64, bool) {
 
 // Reservations implements policy.Planner: every waiting job holds a slot.
 func (s *Slack) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	s.catchUp(now)
 	s.settle()
 	for _, x := range s.wait {
 		fn(x.j, x.te)
