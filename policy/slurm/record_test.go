@@ -1,0 +1,65 @@
+package slurm
+
+import (
+	"os"
+	"testing"
+
+	"github.com/backfill-hpc/backfill/sim"
+)
+
+// recordDir is the committed recording; SLURM_RECORD_TESTDIR replaces it
+// (to look at a recording in progress).
+func recordDir() string {
+	if d := os.Getenv("SLURM_RECORD_TESTDIR"); d != "" {
+		return d
+	}
+	return "testdata/record"
+}
+
+func runRecording(t *testing.T, name string) (*Recording, *Comparison) {
+	t.Helper()
+	r, err := LoadRecording(recordDir(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(r.Jobs, r.Sched(), sim.Options{Procs: r.Conf.CPUs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := make([]int64, len(res.Outcomes))
+	for i, o := range res.Outcomes {
+		starts[i] = o.Start
+	}
+	return r, r.Compare(starts)
+}
+
+// TestRecording runs the slurm policy on the workload a real slurmctld
+// scheduled (.ci/slurm-record.sh) and compares the start of every job:
+// at least 95 % must start within bf_interval + 5 s of Slurm's start.
+func TestRecording(t *testing.T) {
+	for _, name := range []string{"fs", "nofs"} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := os.Stat(recordDir() + "/sacct-" + name + ".txt"); err != nil {
+				t.Skip("no recording")
+			}
+			r, c := runRecording(t, name)
+			worst := 0
+			for i := range c.Ours {
+				d := c.Ours[i] - c.Real[i]
+				if d < 0 {
+					d = -d
+				}
+				if d > c.Tolerance {
+					t.Logf("job %d (%s %s %d CPUs, limit %d s, runtime %d s, submit +%d): ours +%d, Slurm's +%d (%+d s)",
+						r.SlurmID[i], r.Info[i].User, r.Info[i].Account, r.Jobs[i].Procs, r.Jobs[i].Estimate, r.Jobs[i].Runtime,
+						r.Jobs[i].Submit-r.CtldStart, c.Ours[i]-r.CtldStart, c.Real[i]-r.CtldStart, c.Ours[i]-c.Real[i])
+					worst++
+				}
+			}
+			t.Logf("%s: %d of %d jobs (%.1f %%) start within %d s of Slurm's start", name, c.Within, len(c.Ours), 100*c.Fraction(), c.Tolerance)
+			if c.Fraction() < 0.95 {
+				t.Errorf("%s: only %.1f %% of the jobs within %d s (want ≥ 95 %%)", name, 100*c.Fraction(), c.Tolerance)
+			}
+		})
+	}
+}

@@ -1,0 +1,404 @@
+// Package slurm is Slurm's scheduler as a policy: the main scheduler's
+// priority pass and sched/backfill, over a priority order (by default
+// Slurm's priority/multifactor, package slurm at the module root), with
+// Slurm's parameter names and defaults (Slurm 22.05).
+//
+// The main scheduler takes the waiting jobs in priority order and starts
+// each that fits now; in each partition it stops at the first job that
+// does not. It runs when a job ends, every sched_interval, and after batch
+// submissions once batch_sched_delay has passed since its last periodic
+// run (slurmctld's background loop, which wakes every second). Every bf_interval (when jobs wait), the backfill scheduler takes
+// them in priority order again, up to bf_max_job_test jobs (and
+// bf_max_job_user per user): a job that fits now without touching the
+// reservations made so far in this cycle starts; one that does not gets a
+// reservation at its earliest such start, if within bf_window, rounded to
+// bf_resolution. Reservations live for one cycle only, as in Slurm.
+// Running jobs are planned to end at their time limits (the estimates).
+//
+// Reservations hold whole nodes in Slurm. On a machine of one-CPU nodes
+// (SWF traces) a reservation holds its job's processors in the shared
+// availability profile; on a single node (a slurm.conf with one NodeName
+// of many CPUs, like the validation machine), it holds the whole node
+// during its interval, which Slurm rounds down to bf_resolution at both
+// ends. Machines of several multi-CPU nodes are simulated as one-CPU
+// nodes (a simplification: reservations there hold only the CPUs, not
+// whole nodes).
+//
+// Jobs beyond a partition's MaxTime or MaxNodes, or beyond a MaxSubmit
+// limit (association or QOS), are rejected at submission (Slurm with
+// EnforcePartLimits and submit-time limits; policy.Admitter); jobs held by
+// a running limit (MaxJobs, the QOS's MaxJobsPerUser, GrpTRES=cpu) wait,
+// skipped by both schedulers, until the limit allows them.
+package slurm
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/slurm"
+)
+
+// Sched is the slurm policy.
+type Sched struct {
+	c     slurm.Conf
+	spec  string // the files it was built from, for Name
+	procs int
+	mf    *slurm.Multifactor // the associations, limits and partitions (and the default order)
+	ord   policy.Ordering
+	run   *policy.Running
+	node  bool // single-node machine: reservations hold the whole node
+	// waiting jobs, in arrival order (sorted by the order at each pass)
+	wait []*job.Request
+	rej  map[int]string // rejected at submission, with the reason
+	// timing
+	lastBf           int64 // the last backfill cycle
+	lastSched        int64 // the background loop's last main pass
+	lastFull         int64 // the last periodic (sched_interval) pass
+	ended, submitted bool  // a job ended now; a submission awaits the main scheduler
+	// the reservations of the current backfill cycle
+	blocks []block
+	holds  []hold
+	tested map[string]int
+	queue  []*job.Request
+}
+
+type block struct{ start, end int64 }
+type hold struct {
+	start, end int64
+	n          int
+}
+
+var (
+	_ policy.Scheduler = (*Sched)(nil)
+	_ policy.Admitter  = (*Sched)(nil)
+)
+
+// Options are the parts of a Sched not in slurm.conf.
+type Options struct {
+	// Order replaces the multifactor priority of the configuration (nil:
+	// multifactor).
+	Order policy.Order
+	// Resolver maps jobs to associations (nil: slurm.DefaultResolver).
+	Resolver slurm.Resolver
+	// Origin is a priority calculation instant (the others are Origin +
+	// k·PriorityCalcPeriod), and BfStart slurmctld's start (the backfill
+	// cycles fall at BfStart + k·bf_interval, the periodic main passes at
+	// BfStart + k·sched_interval): the phases of Slurm's timers. Both
+	// default to 0, the trace's clock origin; they must not be later than
+	// the first submission.
+	Origin, BfStart int64
+}
+
+// New returns Slurm's scheduler with configuration c and association tree
+// t (nil: an empty one) on a machine of procs CPUs.
+func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
+	s := &Sched{c: c, procs: procs, run: policy.NewRunning(procs), rej: map[int]string{}, tested: map[string]int{}}
+	s.mf = slurm.NewMultifactor(c, t, procs, o.Resolver, o.Origin)
+	if o.Order != nil {
+		s.ord = policy.NewOrdering(o.Order)
+	} else {
+		s.ord = policy.NewOrdering(s.mf)
+	}
+	s.node = c.Nodes == 1 && c.CPUs == procs && procs > 1
+	s.lastBf, s.lastSched, s.lastFull = o.BfStart, o.BfStart, o.BfStart
+	return s
+}
+
+// Multifactor is the policy's priority (also when another order is used:
+// it holds the associations and their limits).
+func (s *Sched) Multifactor() *slurm.Multifactor { return s.mf }
+
+// Name implements policy.Scheduler.
+func (s *Sched) Name() string {
+	n := "slurm"
+	d := slurm.DefaultConf()
+	if s.c.BfInterval != d.BfInterval {
+		n += ":bf_interval=" + strconv.FormatInt(s.c.BfInterval, 10)
+	}
+	if s.c.BfWindow != d.BfWindow {
+		n += ":bf_window=" + strconv.FormatInt(s.c.BfWindow/60, 10)
+	}
+	if s.c.BfResolution != d.BfResolution {
+		n += ":bf_resolution=" + strconv.FormatInt(s.c.BfResolution, 10)
+	}
+	if s.c.BfMaxJobTest != d.BfMaxJobTest {
+		n += ":bf_max_job_test=" + strconv.Itoa(s.c.BfMaxJobTest)
+	}
+	if s.c.BfMaxJobUser != d.BfMaxJobUser {
+		n += ":bf_max_job_user=" + strconv.Itoa(s.c.BfMaxJobUser)
+	}
+	if s.c.SchedInterval != d.SchedInterval {
+		n += ":sched_interval=" + strconv.FormatInt(s.c.SchedInterval, 10)
+	}
+	if s.ord.O != policy.Order(s.mf) {
+		n += ":order=" + s.ord.O.Name()
+	}
+	return n + s.spec
+}
+
+// Insert implements policy.Scheduler.
+func (s *Sched) Insert(now int64, j *job.Request) {
+	s.submitted = true
+	if r := s.admit(j); r != "" {
+		s.rej[j.ID] = r
+		return
+	}
+	s.mf.Submitted(now, j)
+	if s.ord.O != policy.Order(s.mf) {
+		s.ord.Submitted(now, j)
+	}
+	a, q := s.mf.Job(j)
+	in := s.mf.Info(j)
+	for x := a; x != nil; x = x.Parent {
+		slurm.CountSubmit(x, 1)
+	}
+	slurm.CountQOSSubmit(q, in.User, 1)
+	s.wait = append(s.wait, j)
+}
+
+// admit is the reason to reject j at submission, or "".
+func (s *Sched) admit(j *job.Request) string {
+	p := s.mf.Partition(j)
+	if p.MaxTime != slurm.Infinite && j.Estimate > p.MaxTime {
+		return fmt.Sprintf("PartitionTimeLimit: time limit %d s over partition %s's MaxTime %d s", j.Estimate, p.Name, p.MaxTime)
+	}
+	if n := s.mf.Nodes(j); p.MaxNodes != slurm.Infinite && n > p.MaxNodes {
+		return fmt.Sprintf("PartitionNodeLimit: %d nodes over partition %s's MaxNodes %d", n, p.Name, p.MaxNodes)
+	}
+	a, q := s.mf.Job(j)
+	in := s.mf.Info(j)
+	if r := slurm.SubmitLimit(a, q, in.User, int64(j.Procs)); r != "" {
+		return r
+	}
+	return ""
+}
+
+// Admitted implements policy.Admitter.
+func (s *Sched) Admitted(j *job.Request) (bool, string) {
+	if r, ok := s.rej[j.ID]; ok {
+		delete(s.rej, j.ID)
+		return false, r
+	}
+	return true, ""
+}
+
+// Remove implements policy.Scheduler.
+func (s *Sched) Remove(now int64, j *job.Request) {
+	s.ended = true
+	a, q := s.mf.Job(j)
+	in := s.mf.Info(j)
+	if _, running := s.run.Started(j); running {
+		s.run.End(now, j)
+		slurm.CountRun(a, q, in.User, int64(j.Procs), -1)
+	} else {
+		for i, w := range s.wait {
+			if w == j {
+				s.wait = append(s.wait[:i], s.wait[i+1:]...)
+				break
+			}
+		}
+	}
+	for x := a; x != nil; x = x.Parent {
+		slurm.CountSubmit(x, -1)
+	}
+	slurm.CountQOSSubmit(q, in.User, -1)
+	s.mf.Ended(now, j)
+	if s.ord.O != policy.Order(s.mf) {
+		s.ord.Ended(now, j)
+	}
+}
+
+// Tick implements policy.Scheduler.
+func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
+	s.run.Prof.Forget(now)
+	if s.run.Overrunning(now) {
+		if err := s.run.Extend(now); err != nil {
+			panic("slurm: " + err.Error()) // unreachable: no reservation is held between passes
+		}
+	}
+	s.mf.Advance(now)
+	if s.ord.O != policy.Order(s.mf) {
+		s.ord.Advance(now)
+	}
+	launch := func(j *job.Request) {
+		if err := s.run.Start(now, j); err != nil {
+			panic("slurm: " + err.Error()) // unreachable: it fits
+		}
+		a, q := s.mf.Job(j)
+		slurm.CountRun(a, q, s.mf.Info(j).User, int64(j.Procs), 1)
+		s.mf.Started(now, j)
+		if s.ord.O != policy.Order(s.mf) {
+			s.ord.Started(now, j)
+		}
+		start(j)
+	}
+	// the timers keep their phase: the periodic pass falls at lastFull +
+	// k·sched_interval, the backfill cycle at lastBf + k·bf_interval
+	// (Slurm's backfill agent sleeps bf_interval after each cycle; jobs
+	// and their updates keep it cycling while jobs wait)
+	main := s.ended
+	if k := (now - s.lastFull) / s.c.SchedInterval; k > 0 {
+		s.lastFull += k * s.c.SchedInterval
+		s.lastSched = max(s.lastSched, s.lastFull)
+		if s.lastFull == now {
+			main = true
+			s.submitted = false
+		}
+	}
+	if s.submitted && now >= s.lastSched+s.c.BatchSchedDelay {
+		main = true
+		s.lastSched = now
+		s.submitted = false
+	}
+	s.ended = false
+	if main && len(s.wait) > 0 {
+		s.mainPass(now, launch)
+	}
+	if k := (now - s.lastBf) / s.c.BfInterval; k > 0 {
+		s.lastBf += k * s.c.BfInterval
+		if s.lastBf == now && len(s.wait) > 0 {
+			s.backfill(now, launch)
+		}
+	}
+	if len(s.wait) == 0 {
+		return policy.NoWake
+	}
+	wake := min(s.lastBf+s.c.BfInterval, s.lastFull+s.c.SchedInterval)
+	if s.submitted {
+		wake = min(wake, s.lastSched+s.c.BatchSchedDelay)
+	}
+	return max(wake, now+1)
+}
+
+// sorted is the waiting jobs in priority order at now.
+func (s *Sched) sorted(now int64) []*job.Request {
+	s.queue = append(s.queue[:0], s.wait...)
+	policy.SortWaiting(now, s.ord.O, s.queue)
+	return s.queue
+}
+
+// drop removes started jobs from the waiting list.
+func (s *Sched) drop(started map[int]bool) {
+	if len(started) == 0 {
+		return
+	}
+	k := 0
+	for _, j := range s.wait {
+		if !started[j.ID] {
+			s.wait[k] = j
+			k++
+		}
+	}
+	clear(s.wait[k:])
+	s.wait = s.wait[:k]
+}
+
+// runnable reports whether j's running limits let it start now.
+func (s *Sched) runnable(j *job.Request) bool {
+	a, q := s.mf.Job(j)
+	return slurm.RunLimit(a, q, s.mf.Info(j).User, int64(j.Procs)) == ""
+}
+
+// mainPass is the main scheduler: priority order, start what fits now,
+// stop in a partition at its first job that does not fit.
+func (s *Sched) mainPass(now int64, launch func(*job.Request)) {
+	free := s.run.Prof.FreeAt(now)
+	blocked := map[string]bool{}
+	started := map[int]bool{}
+	for _, j := range s.sorted(now) {
+		part := s.mf.Partition(j).Name
+		if blocked[part] || !s.runnable(j) {
+			continue
+		}
+		if j.Procs <= free {
+			launch(j)
+			free -= j.Procs
+			started[j.ID] = true
+			continue
+		}
+		blocked[part] = true
+	}
+	s.drop(started)
+}
+
+// backfill is one cycle of sched/backfill.
+func (s *Sched) backfill(now int64, launch func(*job.Request)) {
+	prof := s.run.Prof
+	res := s.c.BfResolution
+	s.blocks = s.blocks[:0]
+	s.holds = s.holds[:0]
+	clear(s.tested)
+	started := map[int]bool{}
+	tested := 0
+	windowEnd := now + s.c.BfWindow
+	for _, j := range s.sorted(now) {
+		if tested >= s.c.BfMaxJobTest {
+			break
+		}
+		if !s.runnable(j) {
+			continue
+		}
+		if s.c.BfMaxJobUser > 0 {
+			u := s.mf.Info(j).User
+			if s.tested[u] >= s.c.BfMaxJobUser {
+				continue
+			}
+			s.tested[u]++
+		}
+		tested++
+		t := s.earliest(now, j, windowEnd)
+		if t == now {
+			launch(j)
+			started[j.ID] = true
+			continue
+		}
+		if t > windowEnd {
+			continue // beyond the window: no reservation
+		}
+		end := t + j.Estimate
+		if s.node {
+			b := block{t / res * res, end / res * res}
+			if b.end > b.start {
+				s.blocks = append(s.blocks, b)
+			}
+			continue
+		}
+		e := max(t+1, end/res*res)
+		if err := prof.Add(t, e, j.Procs); err != nil {
+			panic("slurm: " + err.Error()) // unreachable: it fits from t
+		}
+		s.holds = append(s.holds, hold{t, e, j.Procs})
+	}
+	for _, h := range s.holds {
+		_ = prof.Remove(h.start, h.end, h.n)
+	}
+	s.drop(started)
+}
+
+// earliest is the earliest start ≥ now of j that fits the running jobs and
+// touches no reservation of this cycle, or a time past limit.
+func (s *Sched) earliest(now int64, j *job.Request, limit int64) int64 {
+	prof := s.run.Prof
+	d := j.Estimate
+	if !s.node {
+		return prof.EarliestFit(now, d, j.Procs)
+	}
+	t := now
+	for t <= limit {
+		t = prof.EarliestFit(t, d, j.Procs)
+		moved := false
+		for _, b := range s.blocks {
+			// a block meets [t, t+d] (Slurm's test includes the end)
+			if b.end > t && b.start <= t+d {
+				t = b.end
+				moved = true
+			}
+		}
+		if !moved {
+			return t
+		}
+	}
+	return t
+}
