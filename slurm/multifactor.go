@@ -83,10 +83,14 @@ type Multifactor struct {
 	lastCalc int64
 	nextCalc int64
 	started  bool
-	// jobs
-	jobs    map[int]*mfJob
-	waiting map[int]*mfJob
-	run     map[int]*mfJob
+	// jobs: by ID (nil when gone), and the waiting and running ones
+	// (positions kept in mfJob.pos for O(1) removal; the iteration order
+	// is deterministic)
+	jobs          []*mfJob
+	waiting, runs []*mfJob
+	epoch         int // calculations done
+	// the fair-share factor of each association at the current calculation
+	fsCache map[*Assoc]float64
 }
 
 type mfJob struct {
@@ -99,6 +103,7 @@ type mfJob struct {
 	start  int64
 	prio   uint32
 	f      Factors
+	pos    int
 }
 
 var (
@@ -120,7 +125,7 @@ func NewMultifactor(c Conf, t *Tree, procs int, resolve Resolver, origin int64) 
 		resolve = DefaultResolver
 	}
 	m := &Multifactor{c: c, tree: t, resolve: resolve, cpus: procs, nodes: procs, cpusPerNode: 1,
-		origin: origin, jobs: map[int]*mfJob{}, waiting: map[int]*mfJob{}, run: map[int]*mfJob{}}
+		origin: origin, fsCache: map[*Assoc]float64{}}
 	if c.CPUs > 0 && c.Nodes > 0 {
 		m.nodes = c.Nodes
 		m.cpusPerNode = max(1, c.CPUs/c.Nodes)
@@ -140,7 +145,7 @@ func (m *Multifactor) Name() string { return "multifactor" + m.spec }
 
 // Less implements policy.Order: higher priority first.
 func (m *Multifactor) Less(_ int64, a, b *job.Request) bool {
-	pa, pb := m.jobs[a.ID].prio, m.jobs[b.ID].prio
+	pa, pb := m.jobs[a.ID].prio, m.jobs[b.ID].prio // both waiting: known
 	if pa != pb {
 		return pa > pb
 	}
@@ -149,7 +154,7 @@ func (m *Multifactor) Less(_ int64, a, b *job.Request) bool {
 
 // Priority is waiting job j's current priority (0 when unknown).
 func (m *Multifactor) Priority(j *job.Request) uint32 {
-	if x, ok := m.jobs[j.ID]; ok {
+	if x := m.job(j); x != nil {
 		return x.prio
 	}
 	return 0
@@ -157,10 +162,25 @@ func (m *Multifactor) Priority(j *job.Request) uint32 {
 
 // Factors are waiting job j's normalized factors at its last calculation.
 func (m *Multifactor) Factors(j *job.Request) Factors {
-	if x, ok := m.jobs[j.ID]; ok {
+	if x := m.job(j); x != nil {
 		return x.f
 	}
 	return Factors{}
+}
+
+// Epoch counts the calculations so far: priorities change only at a new
+// epoch (and a new job's is set at its submission).
+func (m *Multifactor) Epoch() int { return m.epoch }
+
+// Static reports whether priorities never change after submission (no
+// age and no fair-share weight).
+func (m *Multifactor) Static() bool { return m.c.WeightAge == 0 && m.c.WeightFairshare == 0 }
+
+func (m *Multifactor) job(j *job.Request) *mfJob {
+	if j.ID >= 0 && j.ID < len(m.jobs) {
+		return m.jobs[j.ID]
+	}
+	return nil
 }
 
 // Info is j's resolved association, QOS and partition.
@@ -175,7 +195,7 @@ func (m *Multifactor) Conf() Conf { return m.c }
 // Partition is j's partition: the one its Info names, else the default
 // one (Default=YES, else the first in the file), else an unlimited one.
 func (m *Multifactor) Partition(j *job.Request) Partition {
-	if x, ok := m.jobs[j.ID]; ok {
+	if x := m.job(j); x != nil {
 		return x.part
 	}
 	return m.partition(m.resolve(j).Partition)
@@ -204,7 +224,7 @@ func (m *Multifactor) Nodes(j *job.Request) int64 {
 
 // Job returns j's association and QOS (known after Submitted).
 func (m *Multifactor) Job(j *job.Request) (*Assoc, *QOS) {
-	if x, ok := m.jobs[j.ID]; ok {
+	if x := m.job(j); x != nil {
 		return x.assoc, x.qos
 	}
 	in := m.resolve(j)
@@ -215,37 +235,58 @@ func (m *Multifactor) Job(j *job.Request) (*Assoc, *QOS) {
 func (m *Multifactor) Submitted(now int64, j *job.Request) {
 	m.Advance(now)
 	in := m.resolve(j)
-	x := &mfJob{j: j, in: in, assoc: m.tree.User(in.User, in.Account), qos: m.tree.QOSNamed(in.QOS), part: m.partition(in.Partition), submit: j.Submit}
+	x := &mfJob{start: -1, j: j, in: in, assoc: m.tree.User(in.User, in.Account), qos: m.tree.QOSNamed(in.QOS), part: m.partition(in.Partition), submit: j.Submit}
 	m.maxQOS = 0
 	for _, q := range m.tree.QOS {
 		m.maxQOS = max(m.maxQOS, q.Priority)
 	}
+	for j.ID >= len(m.jobs) {
+		m.jobs = append(m.jobs, make([]*mfJob, max(64, len(m.jobs)))...)
+	}
 	m.jobs[j.ID] = x
-	m.waiting[j.ID] = x
+	m.waiting = push(m.waiting, x)
 	m.set(now, x)
+}
+
+func push(l []*mfJob, x *mfJob) []*mfJob {
+	x.pos = len(l)
+	return append(l, x)
+}
+
+func pull(l []*mfJob, x *mfJob) []*mfJob {
+	last := l[len(l)-1]
+	l[x.pos] = last
+	last.pos = x.pos
+	l[len(l)-1] = nil
+	return l[:len(l)-1]
 }
 
 // Started implements policy.OrderObserver.
 func (m *Multifactor) Started(now int64, j *job.Request) {
-	x, ok := m.waiting[j.ID]
-	if !ok {
+	x := m.job(j)
+	if x == nil || x.start >= 0 {
 		return
 	}
-	delete(m.waiting, j.ID)
+	m.waiting = pull(m.waiting, x)
 	x.start = now
-	m.run[j.ID] = x
+	m.runs = push(m.runs, x)
 }
 
 // Ended implements policy.OrderObserver: a running job's last usage is
 // added at once (Slurm's priority_p_job_end).
 func (m *Multifactor) Ended(now int64, j *job.Request) {
 	m.Advance(now)
-	if x, ok := m.run[j.ID]; ok {
-		m.addUsage(x, now)
-		delete(m.run, j.ID)
+	x := m.job(j)
+	if x == nil {
+		return
 	}
-	delete(m.waiting, j.ID)
-	delete(m.jobs, j.ID)
+	if x.start >= 0 {
+		m.addUsage(x, now)
+		m.runs = pull(m.runs, x)
+	} else {
+		m.waiting = pull(m.waiting, x)
+	}
+	m.jobs[j.ID] = nil
 }
 
 // Advance implements policy.OrderObserver: the calculations due by now.
@@ -274,6 +315,12 @@ func (m *Multifactor) NextCalc() int64 { return m.nextCalc }
 // calc is one pass of the decay thread at t.
 func (m *Multifactor) calc(t int64) {
 	first := m.lastCalc == math.MinInt64
+	if m.Static() {
+		// no priority changes after submission: nothing to recalculate
+		// (usage is only kept for the fair-share factor)
+		m.lastCalc = t
+		return
+	}
 	// effective usage of the accounts, from the usage before this period
 	// (the decay thread computes it first)
 	m.setEfctv()
@@ -285,33 +332,31 @@ func (m *Multifactor) calc(t int64) {
 			}
 			m.tree.Root.usageRaw *= f
 		}
-		for _, id := range sortedIDs(m.run) {
-			m.addUsage(m.run[id], t)
+		for _, x := range m.runs {
+			m.addUsage(x, t)
 		}
-		if m.c.FairTree {
+		if m.c.FairTree && m.c.WeightFairshare > 0 {
 			m.fairTree()
 		}
-		for _, id := range sortedIDs(m.waiting) {
-			m.set(t, m.waiting[id])
+		clear(m.fsCache)
+		if !m.Static() {
+			for _, x := range m.waiting {
+				m.set(t, x)
+			}
 		}
-	} else if m.c.FairTree {
+		m.epoch++
+	} else if m.c.FairTree && m.c.WeightFairshare > 0 {
 		m.fairTree()
 	}
 	m.lastCalc = t
 }
 
-func sortedIDs(js map[int]*mfJob) []int {
-	ids := make([]int, 0, len(js))
-	for id := range js {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
-	return ids
-}
-
 // addUsage adds the usage of running job x from the last calculation (or
 // its start) to t.
 func (m *Multifactor) addUsage(x *mfJob, t int64) {
+	if m.c.WeightFairshare == 0 {
+		return // usage only feeds the fair-share factor
+	}
 	from := x.start
 	if m.lastCalc != math.MinInt64 && m.lastCalc > from {
 		from = m.lastCalc
@@ -426,8 +471,11 @@ func (m *Multifactor) set(t int64, x *mfJob) {
 		a := x.assoc
 		if c.FairTree {
 			f.Fairshare = a.fsFactor
+		} else if v, ok := m.fsCache[a]; ok {
+			f.Fairshare = v
 		} else if a.sharesNorm > 0 {
 			f.Fairshare = math.Pow(2, -(m.efctv(a)/a.sharesNorm)/c.DampeningFactor)
+			m.fsCache[a] = f.Fairshare
 		}
 	}
 	if c.WeightJobSize > 0 {

@@ -56,6 +56,7 @@ type Tree struct {
 	accounts map[string]*Assoc
 	users    map[[2]string]*Assoc // by (user, account)
 	QOS      map[string]*QOS
+	all      []*Assoc // Assocs, rebuilt after a change (nil)
 }
 
 // NewTree returns a tree with only the root and the QOS "normal".
@@ -146,12 +147,16 @@ func (t *Tree) renorm() {
 	}
 	t.Root.sharesNorm = 1
 	walk(t.Root)
+	t.all = nil
 }
 
 // Assocs returns every association but the root, accounts before their
 // children, siblings in the order they were added.
 func (t *Tree) Assocs() []*Assoc {
-	var out []*Assoc
+	if t.all != nil {
+		return t.all
+	}
+	out := []*Assoc{}
 	var walk func(a *Assoc)
 	walk = func(a *Assoc) {
 		for _, c := range a.Children {
@@ -160,6 +165,7 @@ func (t *Tree) Assocs() []*Assoc {
 		}
 	}
 	walk(t.Root)
+	t.all = out
 	return out
 }
 

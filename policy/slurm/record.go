@@ -233,3 +233,113 @@ func (r *Recording) Compare(starts []int64) *Comparison {
 	}
 	return c
 }
+
+// PriorityComparison is our multifactor priority beside the sprio samples
+// of a recording, computed on Slurm's own schedule (the real starts and
+// ends), so that it tests the priority alone.
+type PriorityComparison struct {
+	// Samples is the number of (instant, job) samples; Exact of them have
+	// our priority equal to Slurm's, Within1 within 1 %.
+	Samples, Exact, Within1 int
+	// MaxDiff is the largest |ours − Slurm's|; Diffs are ours − Slurm's,
+	// by sample.
+	MaxDiff int64
+	Diffs   []int64
+	// Ours and Theirs are the priorities, by sample (for figures).
+	Ours, Theirs []int64
+	// FactorDiff is the mean |ours − Slurm's| of each weighted factor
+	// (age, fair-share, job size, QOS).
+	FactorDiff [4]float64
+}
+
+// ComparePriorities replays Slurm's schedule through our multifactor
+// priority and compares it with every sprio sample. Shares are re-read
+// from shares.txt in dir (the usage starts at zero).
+func (r *Recording) ComparePriorities(dir string) (*PriorityComparison, error) {
+	tree, err := slurm.ReadShares(filepath.Join(dir, "shares.txt"))
+	if err != nil {
+		return nil, err
+	}
+	m := slurm.NewMultifactor(r.Conf, tree, r.Conf.CPUs, r.Resolver(), r.CtldStart)
+	// events in time order: ends, submissions, starts (the engine's order)
+	type ev struct {
+		t    int64
+		kind int // 0 end, 1 submit, 2 start
+		id   int
+	}
+	var evs []ev
+	for i := range r.Jobs {
+		evs = append(evs, ev{r.Jobs[i].Submit, 1, i}, ev{r.Start[i], 2, i}, ev{r.End[i], 0, i})
+	}
+	sort.Slice(evs, func(a, b int) bool {
+		if evs[a].t != evs[b].t {
+			return evs[a].t < evs[b].t
+		}
+		if evs[a].kind != evs[b].kind {
+			return evs[a].kind < evs[b].kind
+		}
+		return evs[a].id < evs[b].id
+	})
+	idx := map[int64]int{}
+	for i, id := range r.SlurmID {
+		idx[id] = i
+	}
+	samples := append([]SprioSample(nil), r.Sprio...)
+	sort.SliceStable(samples, func(a, b int) bool { return samples[a].T < samples[b].T })
+	pc := &PriorityComparison{}
+	e := 0
+	for _, s := range samples {
+		// the events of the sample's second come before it
+		for e < len(evs) && evs[e].t <= s.T {
+			x := evs[e]
+			j := &r.Jobs[x.id].Request
+			switch x.kind {
+			case 0:
+				m.Ended(x.t, j)
+			case 1:
+				m.Submitted(x.t, j)
+			case 2:
+				m.Advance(x.t)
+				m.Started(x.t, j)
+			}
+			e++
+		}
+		m.Advance(s.T)
+		i, ok := idx[s.SlurmID]
+		if !ok || r.Start[i] <= s.T {
+			continue // not waiting any more by our clock
+		}
+		j := &r.Jobs[i].Request
+		ours := int64(m.Priority(j))
+		d := ours - s.Prio
+		pc.Samples++
+		pc.Diffs = append(pc.Diffs, d)
+		pc.Ours = append(pc.Ours, ours)
+		pc.Theirs = append(pc.Theirs, s.Prio)
+		if d == 0 {
+			pc.Exact++
+		}
+		ad := max(d, -d)
+		if float64(ad) <= 0.01*float64(s.Prio) {
+			pc.Within1++
+		}
+		pc.MaxDiff = max(pc.MaxDiff, ad)
+		f := m.Factors(j)
+		c := r.Conf
+		for k, pair := range [][2]float64{
+			{f.Age * float64(c.WeightAge), s.W.Age},
+			{f.Fairshare * float64(c.WeightFairshare), s.W.Fairshare},
+			{f.JobSize * float64(c.WeightJobSize), s.W.JobSize},
+			{f.QOS * float64(c.WeightQOS), s.W.QOS},
+		} {
+			x := pair[0] - pair[1]
+			pc.FactorDiff[k] += max(x, -x)
+		}
+	}
+	for k := range pc.FactorDiff {
+		if pc.Samples > 0 {
+			pc.FactorDiff[k] /= float64(pc.Samples)
+		}
+	}
+	return pc, nil
+}

@@ -63,3 +63,30 @@ func TestRecording(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordingPriorities replays Slurm's own schedule through our
+// multifactor priority and compares it with the sprio samples taken during
+// the run.
+func TestRecordingPriorities(t *testing.T) {
+	for _, name := range []string{"fs", "nofs"} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := os.Stat(recordDir() + "/sprio-" + name + ".txt"); err != nil {
+				t.Skip("no recording")
+			}
+			r, err := LoadRecording(recordDir(), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pc, err := r.ComparePriorities(recordDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %d sprio samples, %d exact (%.1f %%), %d within 1 %% (%.1f %%), largest difference %d; mean |difference| of the weighted factors: age %.1f, fair-share %.1f, size %.1f, QOS %.1f",
+				name, pc.Samples, pc.Exact, 100*float64(pc.Exact)/float64(pc.Samples), pc.Within1, 100*float64(pc.Within1)/float64(pc.Samples), pc.MaxDiff,
+				pc.FactorDiff[0], pc.FactorDiff[1], pc.FactorDiff[2], pc.FactorDiff[3])
+			if pc.Samples == 0 || float64(pc.Within1) < 0.95*float64(pc.Samples) {
+				t.Errorf("only %d of %d priorities within 1 %% of sprio's", pc.Within1, pc.Samples)
+			}
+		})
+	}
+}

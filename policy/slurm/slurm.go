@@ -33,6 +33,7 @@ package slurm
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/backfill-hpc/backfill/job"
@@ -49,9 +50,21 @@ type Sched struct {
 	ord   policy.Ordering
 	run   *policy.Running
 	node  bool // single-node machine: reservations hold the whole node
-	// waiting jobs, in arrival order (sorted by the order at each pass)
-	wait []*job.Request
-	rej  map[int]string // rejected at submission, with the reason
+	// waiting jobs, in the order's order when !stale
+	wait  []*job.Request
+	stale bool // wait must be re-sorted before the next pass
+	epoch int  // the multifactor epoch wait was sorted at
+	// changed: a job arrived, left or started, or priorities were
+	// recalculated, since the last backfill cycle (without a change a
+	// cycle would start nothing)
+	changed bool
+	parts   int // partitions (a pass may stop once all are blocked)
+	suffix  []int
+	bfEpoch int // the multifactor epoch of the last backfill cycle
+	// scratch of a pass
+	blocked map[string]bool
+	started []int
+	rej     map[int]string // rejected at submission, with the reason
 	// timing
 	lastBf           int64 // the last backfill cycle
 	lastSched        int64 // the background loop's last main pass
@@ -94,7 +107,8 @@ type Options struct {
 // New returns Slurm's scheduler with configuration c and association tree
 // t (nil: an empty one) on a machine of procs CPUs.
 func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
-	s := &Sched{c: c, procs: procs, run: policy.NewRunning(procs), rej: map[int]string{}, tested: map[string]int{}}
+	s := &Sched{c: c, procs: procs, run: policy.NewRunning(procs), rej: map[int]string{}, tested: map[string]int{},
+		blocked: map[string]bool{}, parts: max(1, len(c.Partitions))}
 	s.mf = slurm.NewMultifactor(c, t, procs, o.Resolver, o.Origin)
 	if o.Order != nil {
 		s.ord = policy.NewOrdering(o.Order)
@@ -155,7 +169,23 @@ func (s *Sched) Insert(now int64, j *job.Request) {
 		slurm.CountSubmit(x, 1)
 	}
 	slurm.CountQOSSubmit(q, in.User, 1)
+	s.changed = true
+	if !s.stale && !s.ord.Dynamic && (s.ord.O != policy.Order(s.mf) || s.mf.Epoch() == s.epoch) {
+		// the list is in order: insert at j's place
+		i, _ := slices.BinarySearchFunc(s.wait, j, func(a, b *job.Request) int {
+			if s.ord.O.Less(now, a, b) {
+				return -1
+			}
+			if s.ord.O.Less(now, b, a) {
+				return 1
+			}
+			return a.ID - b.ID
+		})
+		s.wait = slices.Insert(s.wait, i, j)
+		return
+	}
 	s.wait = append(s.wait, j)
+	s.stale = true
 }
 
 // admit is the reason to reject j at submission, or "".
@@ -186,18 +216,15 @@ func (s *Sched) Admitted(j *job.Request) (bool, string) {
 
 // Remove implements policy.Scheduler.
 func (s *Sched) Remove(now int64, j *job.Request) {
-	s.ended = true
+	s.ended, s.changed = true, true
 	a, q := s.mf.Job(j)
 	in := s.mf.Info(j)
 	if _, running := s.run.Started(j); running {
 		s.run.End(now, j)
 		slurm.CountRun(a, q, in.User, int64(j.Procs), -1)
 	} else {
-		for i, w := range s.wait {
-			if w == j {
-				s.wait = append(s.wait[:i], s.wait[i+1:]...)
-				break
-			}
+		if i := slices.Index(s.wait, j); i >= 0 {
+			s.wait = slices.Delete(s.wait, i, i+1)
 		}
 	}
 	for x := a; x != nil; x = x.Parent {
@@ -232,6 +259,7 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		if s.ord.O != policy.Order(s.mf) {
 			s.ord.Started(now, j)
 		}
+		s.changed = true
 		start(j)
 	}
 	// the timers keep their phase: the periodic pass falls at lastFull +
@@ -274,22 +302,31 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 
 // sorted is the waiting jobs in priority order at now.
 func (s *Sched) sorted(now int64) []*job.Request {
-	s.queue = append(s.queue[:0], s.wait...)
-	policy.SortWaiting(now, s.ord.O, s.queue)
-	return s.queue
+	if s.ord.Dynamic || (s.ord.O == policy.Order(s.mf) && s.mf.Epoch() != s.epoch) {
+		s.stale = true
+	}
+	if s.stale {
+		policy.SortWaiting(now, s.ord.O, s.wait)
+		s.stale = false
+		s.epoch = s.mf.Epoch()
+	}
+	return s.wait
 }
 
-// drop removes started jobs from the waiting list.
-func (s *Sched) drop(started map[int]bool) {
-	if len(started) == 0 {
+// drop removes the jobs at positions idx (increasing) of the waiting
+// list.
+func (s *Sched) drop(idx []int) {
+	if len(idx) == 0 {
 		return
 	}
-	k := 0
-	for _, j := range s.wait {
-		if !started[j.ID] {
-			s.wait[k] = j
-			k++
+	k, next := 0, 0
+	for i, j := range s.wait {
+		if next < len(idx) && idx[next] == i {
+			next++
+			continue
 		}
+		s.wait[k] = j
+		k++
 	}
 	clear(s.wait[k:])
 	s.wait = s.wait[:k]
@@ -305,36 +342,57 @@ func (s *Sched) runnable(j *job.Request) bool {
 // stop in a partition at its first job that does not fit.
 func (s *Sched) mainPass(now int64, launch func(*job.Request)) {
 	free := s.run.Prof.FreeAt(now)
-	blocked := map[string]bool{}
-	started := map[int]bool{}
-	for _, j := range s.sorted(now) {
+	clear(s.blocked)
+	s.started = s.started[:0]
+	for i, j := range s.sorted(now) {
+		if len(s.blocked) == s.parts || free == 0 {
+			break
+		}
 		part := s.mf.Partition(j).Name
-		if blocked[part] || !s.runnable(j) {
+		if s.blocked[part] || !s.runnable(j) {
 			continue
 		}
 		if j.Procs <= free {
 			launch(j)
 			free -= j.Procs
-			started[j.ID] = true
+			s.started = append(s.started, i)
 			continue
 		}
-		blocked[part] = true
+		s.blocked[part] = true
 	}
-	s.drop(started)
+	s.drop(s.started)
 }
 
 // backfill is one cycle of sched/backfill.
 func (s *Sched) backfill(now int64, launch func(*job.Request)) {
+	if e := s.mf.Epoch(); e != s.bfEpoch {
+		s.changed, s.bfEpoch = true, e
+	}
+	if !s.changed {
+		return // the same state as the last cycle, which started nothing more
+	}
+	s.changed = false
 	prof := s.run.Prof
 	res := s.c.BfResolution
 	s.blocks = s.blocks[:0]
 	s.holds = s.holds[:0]
 	clear(s.tested)
-	started := map[int]bool{}
+	s.started = s.started[:0]
 	tested := 0
 	windowEnd := now + s.c.BfWindow
-	for _, j := range s.sorted(now) {
-		if tested >= s.c.BfMaxJobTest {
+	free := prof.FreeAt(now)
+	q := s.sorted(now)
+	// the smallest job from each position on: once it exceeds the free
+	// processors, no later job can start in this cycle, and reservations
+	// only matter to later jobs
+	s.suffix = slices.Grow(s.suffix[:0], len(q))[:len(q)]
+	small := int(^uint(0) >> 1)
+	for i := len(q) - 1; i >= 0; i-- {
+		small = min(small, q[i].Procs)
+		s.suffix[i] = small
+	}
+	for i, j := range q {
+		if tested >= s.c.BfMaxJobTest || s.suffix[i] > free {
 			break
 		}
 		if !s.runnable(j) {
@@ -351,7 +409,8 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 		t := s.earliest(now, j, windowEnd)
 		if t == now {
 			launch(j)
-			started[j.ID] = true
+			free -= j.Procs
+			s.started = append(s.started, i)
 			continue
 		}
 		if t > windowEnd {
@@ -374,7 +433,7 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 	for _, h := range s.holds {
 		_ = prof.Remove(h.start, h.end, h.n)
 	}
-	s.drop(started)
+	s.drop(s.started)
 }
 
 // earliest is the earliest start ≥ now of j that fits the running jobs and
