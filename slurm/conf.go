@@ -34,7 +34,11 @@ type Conf struct {
 	CalcPeriod                                                            int64 // PriorityCalcPeriod, default 5 min
 	FavorSmall                                                            bool  // PriorityFavorSmall, default NO
 	FairTree                                                              bool  // PriorityFlags without NO_FAIR_TREE (the default since 19.05)
-	DampeningFactor                                                       float64
+	// EnforceLimits is AccountingStorageEnforce with "limits" (or "safe"):
+	// only then does Slurm add a job's last usage when it ends; without,
+	// the usage between the last calculation and the end is lost.
+	EnforceLimits   bool
+	DampeningFactor float64
 	// SchedulerParameters of sched/backfill and the main scheduler.
 	BfInterval    int64 // bf_interval, default 30 s
 	BfWindow      int64 // bf_window, default 1440 min (given in minutes)
@@ -190,6 +194,13 @@ func (c *Conf) set(k, v string) error {
 		}
 	case "schedulerparameters":
 		return c.schedParams(v)
+	case "accountingstorageenforce":
+		for _, f := range strings.Split(v, ",") {
+			switch strings.ToLower(strings.TrimSpace(f)) {
+			case "limits", "safe":
+				c.EnforceLimits = true
+			}
+		}
 	}
 	return err
 }

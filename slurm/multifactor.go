@@ -3,6 +3,7 @@ package slurm
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -91,6 +92,7 @@ type Multifactor struct {
 	epoch         int // calculations done
 	// the fair-share factor of each association at the current calculation
 	fsCache map[*Assoc]float64
+	live    []*mfJob // scratch of a calculation
 }
 
 type mfJob struct {
@@ -272,8 +274,9 @@ func (m *Multifactor) Started(now int64, j *job.Request) {
 	m.runs = push(m.runs, x)
 }
 
-// Ended implements policy.OrderObserver: a running job's last usage is
-// added at once (Slurm's priority_p_job_end).
+// Ended implements policy.OrderObserver: with AccountingStorageEnforce=
+// limits a running job's last usage is added at once (Slurm's
+// priority_p_job_end, called only then); without, it is lost.
 func (m *Multifactor) Ended(now int64, j *job.Request) {
 	m.Advance(now)
 	x := m.job(j)
@@ -281,7 +284,9 @@ func (m *Multifactor) Ended(now int64, j *job.Request) {
 		return
 	}
 	if x.start >= 0 {
-		m.addUsage(x, now)
+		if m.c.EnforceLimits {
+			m.addUsage(x, now)
+		}
 		m.runs = pull(m.runs, x)
 	} else {
 		m.waiting = pull(m.waiting, x)
@@ -292,16 +297,20 @@ func (m *Multifactor) Ended(now int64, j *job.Request) {
 // Advance implements policy.OrderObserver: the calculations due by now.
 func (m *Multifactor) Advance(now int64) {
 	if !m.started {
+		// the decay thread's first pass (which only records its time) is
+		// the last calculation instant at or before now
 		m.started = true
-		// the first calculation instant at or after now
 		p := m.c.CalcPeriod
-		k := (now - m.origin + p - 1) / p
-		if now < m.origin {
-			k = -((m.origin - now) / p)
+		k := (now - m.origin) / p
+		if now < m.origin && (m.origin-now)%p != 0 {
+			k--
 		}
-		m.nextCalc = m.origin + k*p
-		m.lastCalc = math.MinInt64
+		m.lastCalc = m.origin + k*p
+		m.nextCalc = m.lastCalc + p
 		m.setEfctv()
+		if m.c.FairTree && m.c.WeightFairshare > 0 {
+			m.fairTree()
+		}
 	}
 	for m.nextCalc <= now {
 		m.calc(m.nextCalc)
@@ -314,7 +323,6 @@ func (m *Multifactor) NextCalc() int64 { return m.nextCalc }
 
 // calc is one pass of the decay thread at t.
 func (m *Multifactor) calc(t int64) {
-	first := m.lastCalc == math.MinInt64
 	if m.Static() {
 		// no priority changes after submission: nothing to recalculate
 		// (usage is only kept for the fair-share factor)
@@ -324,7 +332,7 @@ func (m *Multifactor) calc(t int64) {
 	// effective usage of the accounts, from the usage before this period
 	// (the decay thread computes it first)
 	m.setEfctv()
-	if !first {
+	{
 		if d := t - m.lastCalc; d > 0 && m.decay != 1 {
 			f := math.Pow(m.decay, float64(d))
 			for _, a := range m.tree.Assocs() {
@@ -332,21 +340,34 @@ func (m *Multifactor) calc(t int64) {
 			}
 			m.tree.Root.usageRaw *= f
 		}
-		for _, x := range m.runs {
-			m.addUsage(x, t)
-		}
-		if m.c.FairTree && m.c.WeightFairshare > 0 {
-			m.fairTree()
-		}
 		clear(m.fsCache)
-		if !m.Static() {
+		if m.c.FairTree {
+			for _, x := range m.runs {
+				m.addUsage(x, t)
+			}
+			if m.c.WeightFairshare > 0 {
+				m.fairTree()
+			}
 			for _, x := range m.waiting {
 				m.set(t, x)
 			}
+		} else {
+			// Slurm's job list order (job ids): a running job adds its
+			// usage, a waiting job gets its priority; a user's effective
+			// usage is computed at its first waiting job, from the usage
+			// added so far
+			m.live = append(append(m.live[:0], m.runs...), m.waiting...)
+			slices.SortFunc(m.live, func(a, b *mfJob) int { return a.j.ID - b.j.ID })
+			for _, x := range m.live {
+				if x.start >= 0 {
+					m.addUsage(x, t)
+				} else {
+					m.set(t, x)
+				}
+			}
+			clear(m.live)
 		}
 		m.epoch++
-	} else if m.c.FairTree && m.c.WeightFairshare > 0 {
-		m.fairTree()
 	}
 	m.lastCalc = t
 }
@@ -357,10 +378,7 @@ func (m *Multifactor) addUsage(x *mfJob, t int64) {
 	if m.c.WeightFairshare == 0 {
 		return // usage only feeds the fair-share factor
 	}
-	from := x.start
-	if m.lastCalc != math.MinInt64 && m.lastCalc > from {
-		from = m.lastCalc
-	}
+	from := max(x.start, m.lastCalc)
 	d := float64(t - from)
 	if d <= 0 {
 		return

@@ -68,10 +68,20 @@ func TestMultifactorByHand(t *testing.T) {
 	if !m.Less(200, b, a) || m.Less(200, a, b) {
 		t.Error("user 20's job must go first at 200")
 	}
-	// ending at 250 adds [200, 250) at once: 2000 + 500
+	// without AccountingStorageEnforce=limits the end adds nothing: the
+	// usage of [200, 250) is lost, as in Slurm
 	m.Ended(250, running)
-	if u := tr.Root.UsageRaw(); u != 2500 {
-		t.Errorf("root usage after the end at 250: %g, want 2500", u)
+	if u := tr.Root.UsageRaw(); u != 2000 {
+		t.Errorf("root usage after the end at 250: %g, want 2000", u)
+	}
+	// with it, ending at 250 adds [200, 250) at once: 2000 + 500
+	c.EnforceLimits = true
+	m = NewMultifactor(c, NewTree(), 100, nil, 0)
+	m.Submitted(200, running)
+	m.Started(200, running)
+	m.Ended(250, running)
+	if u := m.Tree().Root.UsageRaw(); u != 500 {
+		t.Errorf("usage of a job that ran [200, 250) with limits enforced: %g, want 500", u)
 	}
 }
 
@@ -83,6 +93,7 @@ func TestMultifactorByHand(t *testing.T) {
 func TestMultifactorDecay(t *testing.T) {
 	c := DefaultConf()
 	c.DecayHalfLife, c.CalcPeriod, c.FairTree = 1000, 100, false
+	c.WeightFairshare = 1 // usage is kept only for a fair-share weight
 	m := NewMultifactor(c, nil, 100, nil, 0)
 	j := req(0, 0, 10, 1, 1)
 	m.Submitted(0, j)

@@ -31,6 +31,11 @@ type Recording struct {
 	// bf_interval later, and the priority calculations fall at CtldStart +
 	// k·PriorityCalcPeriod.
 	CtldStart int64
+	// SchedStart is the main scheduler's first periodic pass (slurmctld's
+	// background loop, 3.3 s after the start in the recording's log): the
+	// first job start minus batch_sched_delay, since the first jobs start
+	// at the first pass allowed after it.
+	SchedStart int64
 	// BfCycles are the backfill cycles' starts (whole seconds).
 	BfCycles []int64
 	// Sprio are the samples of sprio, in file order.
@@ -45,6 +50,12 @@ type SprioSample struct {
 	Prio       int64
 	W          slurm.Factors
 }
+
+// CalcOrigin is a priority calculation instant: slurmctld starts its decay
+// thread a fraction of a second after the backfill agent (0.26 s in the
+// recording's log), which puts the calculations' whole seconds one after
+// CtldStart's.
+func (r *Recording) CalcOrigin() int64 { return r.CtldStart + 1 }
 
 // Resolver maps the recording's jobs to their associations.
 func (r *Recording) Resolver() slurm.Resolver {
@@ -130,6 +141,11 @@ func LoadRecording(dir, name string) (*Recording, error) {
 		return nil, fmt.Errorf("%s: no backfill cycle recorded", name)
 	}
 	r.CtldStart = r.BfCycles[0] - r.Conf.BfInterval
+	first := r.Start[0]
+	for _, s := range r.Start {
+		first = min(first, s)
+	}
+	r.SchedStart = first - r.Conf.BatchSchedDelay
 	err = eachLine(filepath.Join(dir, "sprio-"+name+".txt"), "|", 10, func(f []string) error {
 		var s SprioSample
 		var e [3]error
@@ -219,7 +235,7 @@ func (c *Comparison) Fraction() float64 {
 // Sched returns the slurm policy configured as the recording's cluster,
 // with the phases of its timers.
 func (r *Recording) Sched() *Sched {
-	return New(r.Conf.CPUs, r.Conf, r.Tree, Options{Resolver: r.Resolver(), Origin: r.CtldStart, BfStart: r.CtldStart})
+	return New(r.Conf.CPUs, r.Conf, r.Tree, Options{Resolver: r.Resolver(), Origin: r.CalcOrigin(), BfStart: r.CtldStart, SchedStart: r.SchedStart})
 }
 
 // Compare compares the starts of our schedule (outcomes by job ID) with
@@ -260,7 +276,7 @@ func (r *Recording) ComparePriorities(dir string) (*PriorityComparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := slurm.NewMultifactor(r.Conf, tree, r.Conf.CPUs, r.Resolver(), r.CtldStart)
+	m := slurm.NewMultifactor(r.Conf, tree, r.Conf.CPUs, r.Resolver(), r.CalcOrigin())
 	// events in time order: ends, submissions, starts (the engine's order)
 	type ev struct {
 		t    int64

@@ -102,6 +102,11 @@ type Options struct {
 	// default to 0, the trace's clock origin; they must not be later than
 	// the first submission.
 	Origin, BfStart int64
+	// SchedStart is a periodic pass of the main scheduler (slurmctld's
+	// background loop; the next periodic ones fall sched_interval apart,
+	// and batch submissions are scheduled batch_sched_delay after the last
+	// pass of the loop); 0: BfStart.
+	SchedStart int64
 }
 
 // New returns Slurm's scheduler with configuration c and association tree
@@ -117,6 +122,9 @@ func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
 	}
 	s.node = c.Nodes == 1 && c.CPUs == procs && procs > 1
 	s.lastBf, s.lastSched, s.lastFull = o.BfStart, o.BfStart, o.BfStart
+	if o.SchedStart != 0 {
+		s.lastSched, s.lastFull = o.SchedStart, o.SchedStart
+	}
 	return s
 }
 
