@@ -5,9 +5,10 @@
 //
 // The main scheduler takes the waiting jobs in priority order and starts
 // each that fits now; in each partition it stops at the first job that
-// does not. It runs when a job ends, every sched_interval, and after batch
-// submissions once batch_sched_delay has passed since its last periodic
-// run (slurmctld's background loop, which wakes every second). Every bf_interval (when jobs wait), the backfill scheduler takes
+// does not. It runs every sched_interval, and after a submission or a job
+// end once batch_sched_delay has passed since its last run (slurmctld's
+// background loop, which wakes every second; the recording shows job ends
+// served by it, not at once). Every bf_interval (when jobs wait), the backfill scheduler takes
 // them in priority order again, up to bf_max_job_test jobs (and
 // bf_max_job_user per user): a job that fits now without touching the
 // reservations made so far in this cycle starts; one that does not gets a
@@ -66,22 +67,36 @@ type Sched struct {
 	started []int
 	rej     map[int]string // rejected at submission, with the reason
 	// timing
-	lastBf           int64 // the last backfill cycle
-	lastSched        int64 // the background loop's last main pass
-	lastFull         int64 // the last periodic (sched_interval) pass
-	ended, submitted bool  // a job ended now; a submission awaits the main scheduler
+	lastBf    int64 // the last backfill cycle
+	lastSched int64 // the background loop's last main pass
+	lastFull  int64 // the last periodic (sched_interval) pass
+	// req is when the background loop first sees a pending request for
+	// the main scheduler (a submission: at once; a job end: at the loop's
+	// next wake, the next second), noReq for none
+	req int64
 	// the reservations of the current backfill cycle
 	blocks []block
 	holds  []hold
+	// running jobs' planned ends and CPUs (single-node mode), for the
+	// select plugin's will-run estimate
+	ends   []runEnd
 	tested map[string]int
 	queue  []*job.Request
 }
 
 type block struct{ start, end int64 }
+
+type runEnd struct {
+	end  int64
+	cpus int
+	id   int
+}
 type hold struct {
 	start, end int64
 	n          int
 }
+
+const noReq = int64(1<<63 - 1)
 
 var (
 	_ policy.Scheduler = (*Sched)(nil)
@@ -113,7 +128,7 @@ type Options struct {
 // t (nil: an empty one) on a machine of procs CPUs.
 func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
 	s := &Sched{c: c, procs: procs, run: policy.NewRunning(procs), rej: map[int]string{}, tested: map[string]int{},
-		blocked: map[string]bool{}, parts: max(1, len(c.Partitions))}
+		blocked: map[string]bool{}, parts: max(1, len(c.Partitions)), req: noReq}
 	s.mf = slurm.NewMultifactor(c, t, procs, o.Resolver, o.Origin)
 	if o.Order != nil {
 		s.ord = policy.NewOrdering(o.Order)
@@ -162,7 +177,7 @@ func (s *Sched) Name() string {
 
 // Insert implements policy.Scheduler.
 func (s *Sched) Insert(now int64, j *job.Request) {
-	s.submitted = true
+	s.req = min(s.req, now)
 	if r := s.admit(j); r != "" {
 		s.rej[j.ID] = r
 		return
@@ -224,11 +239,18 @@ func (s *Sched) Admitted(j *job.Request) (bool, string) {
 
 // Remove implements policy.Scheduler.
 func (s *Sched) Remove(now int64, j *job.Request) {
-	s.ended, s.changed = true, true
+	s.changed = true
+	s.req = min(s.req, now+1)
 	a, q := s.mf.Job(j)
 	in := s.mf.Info(j)
 	if _, running := s.run.Started(j); running {
 		s.run.End(now, j)
+		for i, e := range s.ends {
+			if e.id == j.ID {
+				s.ends = slices.Delete(s.ends, i, i+1)
+				break
+			}
+		}
 		slurm.CountRun(a, q, in.User, int64(j.Procs), -1)
 	} else {
 		if i := slices.Index(s.wait, j); i >= 0 {
@@ -263,6 +285,9 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		}
 		a, q := s.mf.Job(j)
 		slurm.CountRun(a, q, s.mf.Info(j).User, int64(j.Procs), 1)
+		if s.node {
+			s.ends = append(s.ends, runEnd{now + j.Estimate, j.Procs, j.ID})
+		}
 		s.mf.Started(now, j)
 		if s.ord.O != policy.Order(s.mf) {
 			s.ord.Started(now, j)
@@ -274,21 +299,20 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 	// k·sched_interval, the backfill cycle at lastBf + k·bf_interval
 	// (Slurm's backfill agent sleeps bf_interval after each cycle; jobs
 	// and their updates keep it cycling while jobs wait)
-	main := s.ended
+	main := false
 	if k := (now - s.lastFull) / s.c.SchedInterval; k > 0 {
 		s.lastFull += k * s.c.SchedInterval
 		s.lastSched = max(s.lastSched, s.lastFull)
 		if s.lastFull == now {
 			main = true
-			s.submitted = false
+			s.req = noReq
 		}
 	}
-	if s.submitted && now >= s.lastSched+s.c.BatchSchedDelay {
+	if s.req <= now && now >= s.lastSched+s.c.BatchSchedDelay {
 		main = true
 		s.lastSched = now
-		s.submitted = false
+		s.req = noReq
 	}
-	s.ended = false
 	if main && len(s.wait) > 0 {
 		s.mainPass(now, launch)
 	}
@@ -302,8 +326,8 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		return policy.NoWake
 	}
 	wake := min(s.lastBf+s.c.BfInterval, s.lastFull+s.c.SchedInterval)
-	if s.submitted {
-		wake = min(wake, s.lastSched+s.c.BatchSchedDelay)
+	if s.req != noReq {
+		wake = min(wake, max(s.req, s.lastSched+s.c.BatchSchedDelay))
 	}
 	return max(wake, now+1)
 }
@@ -446,26 +470,95 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 
 // earliest is the earliest start ≥ now of j that fits the running jobs and
 // touches no reservation of this cycle, or a time past limit.
+//
+// On a single node it follows _attempt_backfill: the node is unavailable
+// while a reservation meets [t, t+limit] (the job then tries from that
+// reservation's end); the start is the select plugin's will-run estimate
+// (willRun) or t, whichever is later; and a start whose rounded interval
+// meets a reservation is tried again from there.
 func (s *Sched) earliest(now int64, j *job.Request, limit int64) int64 {
 	prof := s.run.Prof
 	d := j.Estimate
 	if !s.node {
 		return prof.EarliestFit(now, d, j.Procs)
 	}
+	res := s.c.BfResolution
+	w := s.willRun(now, j)
 	t := now
 	for t <= limit {
-		t = prof.EarliestFit(t, d, j.Procs)
 		moved := false
 		for _, b := range s.blocks {
-			// a block meets [t, t+d] (Slurm's test includes the end)
 			if b.end > t && b.start <= t+d {
-				t = b.end
+				t = max(t, b.end)
 				moved = true
 			}
 		}
-		if !moved {
-			return t
+		if moved {
+			continue
+		}
+		st := max(w, t)
+		if st == now {
+			return now
+		}
+		rs, re := st/res*res, (st+d)/res*res
+		clash := false
+		for _, b := range s.blocks {
+			if b.end > rs && b.start < re {
+				clash = true
+			}
+		}
+		if !clash {
+			return st
+		}
+		if st == t {
+			t++ // rounding meets a reservation the exact window does not
+		} else {
+			t = st
 		}
 	}
 	return t
+}
+
+// willRun is cons_tres's will-run estimate of j's start on the running
+// jobs alone (job_test.c): it frees the running jobs in order of their
+// planned ends, in batches — the first batch up to the first end rounded
+// up to a multiple of 30 s plus 30 s, each next batch's window doubled —
+// and answers the end of the last job of the first batch after which j
+// fits. So the estimate is often later than the exact earliest fit.
+func (s *Sched) willRun(now int64, j *job.Request) int64 {
+	free := s.run.Prof.FreeAt(now)
+	if j.Procs <= free {
+		return now
+	}
+	slices.SortFunc(s.ends, func(a, b runEnd) int {
+		if a.end != b.end {
+			return int(a.end - b.end)
+		}
+		return a.id - b.id
+	})
+	const first = 30
+	var barrier int64
+	window := int64(first)
+	i := 0
+	for i < len(s.ends) {
+		if i == 0 {
+			barrier = s.ends[0].end + first - s.ends[0].end%first
+		}
+		last := s.ends[i]
+		free += last.cpus
+		i++
+		for i < len(s.ends) && s.ends[i].end <= barrier+window {
+			last = s.ends[i]
+			free += last.cpus
+			i++
+		}
+		window *= 2 // at least once, then until the next end is in
+		for i < len(s.ends) && s.ends[i].end > barrier+window {
+			window *= 2
+		}
+		if j.Procs <= free {
+			return max(last.end, now+1)
+		}
+	}
+	return noReq // never (larger than the node)
 }
