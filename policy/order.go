@@ -255,3 +255,17 @@ func (r Ordering) Wrap(now int64, start func(*job.Request)) func(*job.Request) {
 		start(j)
 	}
 }
+
+// Accepts reports whether the policy info takes parameter key: one of its
+// own, or, for a policy with the order parameter, one of a registered
+// order's.
+func Accepts(info Info, key string) bool {
+	takesOrder := false
+	for _, pp := range info.Params {
+		if pp.Name == key {
+			return true
+		}
+		takesOrder = takesOrder || pp.Name == "order"
+	}
+	return takesOrder && orderOwning(key) != ""
+}

@@ -233,9 +233,14 @@ func (c *Comparison) Fraction() float64 {
 }
 
 // Sched returns the slurm policy configured as the recording's cluster,
-// with the phases of its timers.
-func (r *Recording) Sched() *Sched {
-	return New(r.Conf.CPUs, r.Conf, r.Tree, Options{Resolver: r.Resolver(), Origin: r.CalcOrigin(), BfStart: r.CtldStart, SchedStart: r.SchedStart})
+// with the phases of its timers and the given end lag (Options.EndLag).
+// The association tree is read afresh from dir (the usage starts at 0).
+func (r *Recording) Sched(dir string, endLag int64) (*Sched, error) {
+	tree, err := slurm.ReadShares(filepath.Join(dir, "shares.txt"))
+	if err != nil {
+		return nil, err
+	}
+	return New(r.Conf.CPUs, r.Conf, tree, Options{Resolver: r.Resolver(), Origin: r.CalcOrigin(), BfStart: r.CtldStart, SchedStart: r.SchedStart, EndLag: endLag}), nil
 }
 
 // Compare compares the starts of our schedule (outcomes by job ID) with

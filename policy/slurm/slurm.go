@@ -73,7 +73,8 @@ type Sched struct {
 	// req is when the background loop first sees a pending request for
 	// the main scheduler (a submission: at once; a job end: at the loop's
 	// next wake, the next second), noReq for none
-	req int64
+	req    int64
+	endLag int64 // Options.EndLag
 	// the reservations of the current backfill cycle
 	blocks []block
 	holds  []hold
@@ -117,6 +118,10 @@ type Options struct {
 	// default to 0, the trace's clock origin; they must not be later than
 	// the first submission.
 	Origin, BfStart int64
+	// EndLag is how many seconds after a job's end the main scheduler's
+	// background loop first sees it (0 or 1: the loop wakes once a second
+	// at a phase that drifts; the recordings show both).
+	EndLag int64
 	// SchedStart is a periodic pass of the main scheduler (slurmctld's
 	// background loop; the next periodic ones fall sched_interval apart,
 	// and batch submissions are scheduled batch_sched_delay after the last
@@ -137,6 +142,7 @@ func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
 	}
 	s.node = c.Nodes == 1 && c.CPUs == procs && procs > 1
 	s.lastBf, s.lastSched, s.lastFull = o.BfStart, o.BfStart, o.BfStart
+	s.endLag = o.EndLag
 	if o.SchedStart != 0 {
 		s.lastSched, s.lastFull = o.SchedStart, o.SchedStart
 	}
@@ -240,7 +246,7 @@ func (s *Sched) Admitted(j *job.Request) (bool, string) {
 // Remove implements policy.Scheduler.
 func (s *Sched) Remove(now int64, j *job.Request) {
 	s.changed = true
-	s.req = min(s.req, now+1)
+	s.req = min(s.req, now+s.endLag)
 	a, q := s.mf.Job(j)
 	in := s.mf.Info(j)
 	if _, running := s.run.Started(j); running {
