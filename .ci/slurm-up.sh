@@ -27,6 +27,10 @@
 #                           (SlurmdParameters=config_overrides; jobs share
 #                           the real cores).
 #   SLURM_TEST_MEMORY=MB    the node's RealMemory (default 1024).
+#   SLURM_TEST_GPUS=N       the node has N GPUs (GresTypes=gpu, Gres=gpu:N;
+#                           gres.conf names N stand-in devices DIR/gpu/gpuI,
+#                           character devices like /dev/null: --gpus works
+#                           for scheduling and accounting only).
 #   SLURM_TEST_EXTRA_CONF=FILE  lines appended to the generated slurm.conf
 #                           (e.g. PriorityType=priority/multifactor,
 #                           PriorityWeightFairshare=...). A key given again
@@ -50,6 +54,8 @@ DB_PORT=${SLURM_TEST_DB_PORT:-6820}
 CPUS=${SLURM_TEST_CPUS:-$(nproc)}
 MEMORY=${SLURM_TEST_MEMORY:-1024}
 EXTRA_CONF=${SLURM_TEST_EXTRA_CONF:-}
+GPUS=${SLURM_TEST_GPUS:-0}
+case "$GPUS" in ''|*[!0-9]*) echo "slurm-up: SLURM_TEST_GPUS must be a count, not '$GPUS'" >&2; exit 2 ;; esac
 case "$CPUS" in ''|*[!0-9]*) echo "slurm-up: SLURM_TEST_CPUS must be a positive integer, not '$CPUS'" >&2; exit 2 ;; esac
 case "$MEMORY" in ''|*[!0-9]*) echo "slurm-up: SLURM_TEST_MEMORY must be megabytes, not '$MEMORY'" >&2; exit 2 ;; esac
 if [ -n "$EXTRA_CONF" ] && [ ! -r "$EXTRA_CONF" ]; then
@@ -82,7 +88,7 @@ fi
 
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
-rm -rf "$DIR/state" "$DIR/spool" "$DIR/log" "$DIR/munge" "$DIR/db" "$DIR/slurmdbd.conf" "$DIR/extra.conf"
+rm -rf "$DIR/state" "$DIR/spool" "$DIR/log" "$DIR/munge" "$DIR/db" "$DIR/slurmdbd.conf" "$DIR/gres.conf"
 mkdir -p "$DIR/state" "$DIR/spool" "$DIR/log" "$DIR/munge"
 chmod 700 "$DIR/munge"
 
@@ -151,6 +157,15 @@ AccountingStoragePass=$DIR/munge/munge.socket
 AccountingStorageTRES=gres/gpu
 JobAcctGatherFrequency=30"
 fi
+GRES_NODE=""
+GRES_CONF=""
+if [ "$GPUS" -gt 0 ]; then
+  GRES_NODE=" Gres=gpu:$GPUS"
+  GRES_CONF="GresTypes=gpu"
+  rm -rf "$DIR/gpu"; mkdir -p "$DIR/gpu"
+  for i in $(seq 0 $((GPUS - 1))); do mknod "$DIR/gpu/gpu$i" c 1 3; done
+  echo "NodeName=$HOST Name=gpu File=$DIR/gpu/gpu[0-$((GPUS - 1))]" > "$DIR/gres.conf"
+fi
 OVERRIDES=""
 if [ "$CPUS" != "$(nproc)" ] || [ -n "${SLURM_TEST_MEMORY:-}" ]; then
   OVERRIDES="SlurmdParameters=config_overrides"
@@ -177,6 +192,7 @@ TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 $ACCT_CONF
 $OVERRIDES
+$GRES_CONF
 JobCompType=jobcomp/none
 MpiDefault=none
 SwitchType=switch/none
@@ -186,7 +202,7 @@ SelectTypeParameters=CR_Core
 ReturnToService=2
 MaxArraySize=1001
 MinJobAge=600
-NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEMORY State=UNKNOWN
+NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEMORY$GRES_NODE State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 if [ -n "$EXTRA_CONF" ]; then

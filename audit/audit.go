@@ -63,6 +63,12 @@ const (
 	// KindRejected: a job rejected at submission has a start or an end
 	// (it must have Start = End = -1).
 	KindRejected = "rejected"
+	// KindCoreTwice: a core is given to a job while another holds it
+	// (Options.Cores).
+	KindCoreTwice = "core-twice"
+	// KindCoreCount: a started job holds a number of cores other than its
+	// size, or cores outside 0..Procs-1 (Options.Cores).
+	KindCoreCount = "core-count"
 )
 
 // DefaultLimit is the number of violations of each kind kept in a Report
@@ -106,6 +112,12 @@ type Options struct {
 	// scheduler cannot keep a promise that an overrun breaks; the delay can
 	// propagate through jobs that started late because of it).
 	Deadlines bool
+	// Cores, if set, gives the cores (inclusive intervals of core ids)
+	// each started job held (package machine's Allocator.Intervals): the
+	// auditor checks that each job holds exactly its size in cores, all
+	// below Procs, and that no core is held by two jobs at once (a job may
+	// take a core at the instant another releases it).
+	Cores func(id int) [][2]int
 }
 
 // Violation is one broken rule.
@@ -259,6 +271,9 @@ func Audit(outcomes []job.Outcome, opt Options) Report {
 	a.ids(outcomes)
 	if opt.Deadlines {
 		a.deadlines(outcomes)
+	}
+	if opt.Cores != nil {
+		a.cores(outcomes)
 	}
 
 	slices.SortStableFunc(a.vs, compareViolations)

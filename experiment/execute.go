@@ -3,18 +3,15 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/pool"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
-	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/simulate"
 )
 
 // Options control Execute.
@@ -107,8 +104,6 @@ func Execute(ctx context.Context, spec *Spec, plan *Plan, opt Options) (*Report,
 		pending[i] = *r
 	}
 	cache := newTraceCache(pending)
-	workers := max(1, min(opt.Workers, len(todo)))
-	ch := make(chan *Run)
 	var mu sync.Mutex // serializes events and the report
 	failed := map[int]string{}
 	event := func(e Event) {
@@ -119,49 +114,33 @@ func Execute(ctx context.Context, spec *Spec, plan *Plan, opt Options) (*Report,
 		}
 	}
 	var saveErr error
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range ch {
-				mu.Lock()
-				event(Event{Kind: RunStarted, Run: r})
-				mu.Unlock()
-				t0 := time.Now()
-				out := runOne(spec, r, cache, opt)
-				out.timing = Timing{Started: t0.UTC().Format(time.RFC3339), Seconds: time.Since(t0).Seconds(),
-					Host: hostname(), Shard: opt.Shard.String(), PID: os.Getpid()}
-				err := store.save(out)
-				mu.Lock()
-				rep.Ran++
-				var runErr error
-				if err != nil {
-					saveErr = fmt.Errorf("saving run %s: %w", r.ID, err)
-					runErr = saveErr
-				} else if out.result.Status != StatusOK {
-					runErr = fmt.Errorf("%s", out.result.Error)
-				}
-				if runErr != nil {
-					rep.Failed++
-					failed[r.Index] = runErr.Error()
-				}
-				event(Event{Kind: RunDone, Run: r, Err: runErr, Elapsed: time.Since(t0)})
-				mu.Unlock()
-			}
-		}()
-	}
-dispatch:
-	for _, r := range todo {
-		select {
-		case <-ctx.Done():
-			rep.Interrupted = true
-			break dispatch
-		case ch <- r:
+	all := pool.RunContext(ctx, opt.Workers, len(todo), func(i int) {
+		r := todo[i]
+		mu.Lock()
+		event(Event{Kind: RunStarted, Run: r})
+		mu.Unlock()
+		t0 := time.Now()
+		out := runOne(spec, r, cache, opt)
+		out.timing = Timing{Started: t0.UTC().Format(time.RFC3339), Seconds: time.Since(t0).Seconds(),
+			Host: hostname(), Shard: opt.Shard.String(), PID: os.Getpid()}
+		err := store.save(out)
+		mu.Lock()
+		defer mu.Unlock()
+		rep.Ran++
+		var runErr error
+		if err != nil {
+			saveErr = fmt.Errorf("saving run %s: %w", r.ID, err)
+			runErr = saveErr
+		} else if out.result.Status != StatusOK {
+			runErr = fmt.Errorf("%s", out.result.Error)
 		}
-	}
-	close(ch)
-	wg.Wait()
+		if runErr != nil {
+			rep.Failed++
+			failed[r.Index] = runErr.Error()
+		}
+		event(Event{Kind: RunDone, Run: r, Err: runErr, Elapsed: time.Since(t0)})
+	})
+	rep.Interrupted = !all
 	for _, r := range todo {
 		if e, ok := failed[r.Index]; ok {
 			rep.Failures = append(rep.Failures, Failure{Run: r, Err: e})
@@ -213,13 +192,13 @@ func runOne(spec *Spec, r *Run, cache *traceCache, opt Options) (out *output) {
 	out.result.Workload = &WorkloadInfo{Name: w.Name, Procs: w.Procs, MemCap: w.MemCap, ProcsSource: w.ProcsSource, Records: w.Records,
 		Jobs: len(w.Jobs), Skipped: skippedMap(w.Skipped), OfferedLoad: w.OfferedLoad, Rules: w.Rules}
 	specStr := c.Policy
-	if strings.Contains(specStr, "awt=auto") {
-		awt, err := autoAWT(w, c.Kill)
-		if err != nil {
-			return fail(fmt.Errorf("awt=auto: %w", err))
-		}
-		specStr = strings.ReplaceAll(specStr, "awt=auto", "awt="+awt)
-		w.Rules = append(w.Rules, "awt=auto: AWT = "+awt+" s, the mean wait of conservative backfilling on this workload")
+	specs, note, err := simulate.ResolveAuto(w.Jobs, w.Procs, []string{specStr}, !c.Kill)
+	if err != nil {
+		return fail(err)
+	}
+	if note != "" {
+		specStr = specs[0]
+		w.Rules = append(w.Rules, note)
 		out.result.Workload.Rules = w.Rules
 	}
 	sched, err := policy.NewK(specStr, w.Caps)
@@ -227,38 +206,15 @@ func runOne(spec *Spec, r *Run, cache *traceCache, opt Options) (out *output) {
 		return fail(err)
 	}
 	out.result.Policy = sched.Name()
-	res, err := sim.Run(w.Jobs, sched, sim.Options{Procs: w.Procs, Res: w.ResCaps, NoKill: !c.Kill, Extend: c.Extend})
+	run, err := simulate.RunScheduler(w.Jobs, sched, simulate.Options{Procs: w.Procs, Res: w.ResCaps, NoKill: !c.Kill, Extend: c.Extend,
+		NoAudit: !opt.Audit, Metrics: metrics.Options{Tau: c.Tau, WarmUp: c.WarmUp, Drain: c.Drain}})
 	if err != nil {
 		return fail(err)
 	}
-	if opt.Audit {
-		name, _, _ := strings.Cut(specStr, ":")
-		_, admits := sched.(policy.Admitter)
-		rep := audit.Audit(res.Outcomes, audit.Options{Procs: w.Procs, Res: w.ResCaps, Kill: c.Kill, KnownRuntime: true,
-			FCFS: name == "fcfs", Expect: len(w.Jobs), Deadlines: admits})
-		if !rep.OK() {
-			return fail(fmt.Errorf("the schedule fails the audit (a bug in the policy or the engine):\n%s", rep.String()))
-		}
-	}
-	sum := metrics.Summarize(res.Outcomes, metrics.Options{Procs: w.Procs, Tau: c.Tau, WarmUp: c.WarmUp, Drain: c.Drain})
+	res, sum := run.Sim, run.Summary
 	out.result.Status = StatusOK
 	out.result.Summary = &sum
 	out.result.Sim = &SimInfo{Killed: res.Killed, Passes: res.Passes, Extensions: res.Extensions, Saved: res.Saved}
 	out.outcomes = res.Outcomes
 	return out
-}
-
-// autoAWT is the mean wait of conservative backfilling on w (the AWT of
-// slack-based backfilling's awt=auto, as `backfill simulate` computes it).
-func autoAWT(w *Workload, kill bool) (string, error) {
-	s, err := policy.New("conservative", w.Procs)
-	if err != nil {
-		return "", err
-	}
-	res, err := sim.Run(w.Jobs, s, sim.Options{Procs: w.Procs, NoKill: !kill})
-	if err != nil {
-		return "", err
-	}
-	sum := metrics.Summarize(res.Outcomes, metrics.Options{Procs: w.Procs})
-	return strconv.FormatFloat(math.Max(1, math.Round(sum.All.MeanWait)), 'f', 0, 64), nil
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/policy"
 	_ "github.com/backfill-hpc/backfill/policy/all" // every registered policy can be swept
+	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
 	deadlinewl "github.com/backfill-hpc/backfill/workload/deadline"
 	"github.com/backfill-hpc/backfill/workload/estimate"
@@ -902,7 +903,7 @@ const checkProcs = 1024
 // resolveAutoForCheck replaces awt=auto (resolved per run, see
 // resolveAuto) by a number, so that the spec can be built for checking.
 func resolveAutoForCheck(spec string) string {
-	return strings.ReplaceAll(spec, "awt=auto", "awt=1")
+	return strings.ReplaceAll(spec, simulate.AutoAWT, "awt=1")
 }
 
 // Specs returns the policy specs of the grid, in canonical form

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
 	deadlinewl "github.com/backfill-hpc/backfill/workload/deadline"
 	"github.com/backfill-hpc/backfill/workload/estimate"
@@ -196,7 +197,7 @@ func buildWorkload(r *Run, base *workload.Trace) (*Workload, error) {
 		if err != nil {
 			return nil, err
 		}
-		b, err := deadlinewl.Build(w.Jobs, w.Procs, sp)
+		b, err := deadlinewl.Build(w.Jobs, w.Procs, sp, simulate.EASYResponses)
 		if err != nil {
 			return nil, fmt.Errorf("deadlines: %w", err)
 		}

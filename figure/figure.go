@@ -155,6 +155,9 @@ func Plot(res *report.Results, opt Options) (*plot.Plot, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("no policy has two values of %s", x)
 	}
+	if n > 4 { // many lines: a smaller legend, so that it stays clear of the data
+		p.Legend.TextStyle.Font.Size = vg.Points(7)
+	}
 	p.Add(plotter.NewGrid())
 	// ticks on the data's x values (a few of them: all; many: the default)
 	if len(xs) <= 12 {

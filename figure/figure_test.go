@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/report"
 )
@@ -108,5 +109,46 @@ func TestPlotBarsAndErrors(t *testing.T) {
 	}
 	if f, err := FormatOf("Fig.PDF"); err != nil || f != "pdf" {
 		t.Errorf("Fig.PDF: %q %v", f, err)
+	}
+}
+
+// TestPanelsCDFGantt: runs of two workloads make two panels (never one
+// panel mixing them); the CDF of a run ends at 1; the Gantt window keeps
+// only the jobs that overlap it.
+func TestPanelsCDFGantt(t *testing.T) {
+	res := synthetic()
+	for i, r := range res.Runs {
+		r.Trace = []string{"A", "B"}[i%2]
+		// one job per run: submitted at 0, waits 10·i s, runs 100 s
+		r.Outcomes = []job.Outcome{{Job: job.Job{Request: job.Request{ID: 0, Procs: 1, Estimate: 100, User: 3}, Runtime: 100},
+			Start: int64(10 * i), End: int64(10*i + 100), Bound: -1}}
+		r.Procs = 4
+	}
+	ps, err := PlotAll(res, Options{Metric: "mean_bsld"})
+	if err != nil || len(ps) != 2 || ps[0].Title.Text != "A" || ps[1].Title.Text != "B" {
+		t.Fatalf("panels %d %v", len(ps), err)
+	}
+	var b bytes.Buffer
+	if err := WritePanels(&b, ps, Options{}, "svg"); err != nil || b.Len() < 1000 {
+		t.Fatalf("two panels: %v (%d bytes)", err, b.Len())
+	}
+	cs, err := CDF(res, Options{})
+	if err != nil || len(cs) != 2 {
+		t.Fatalf("cdf panels %d %v", len(cs), err)
+	}
+	g, err := Gantt(res.Runs[5], 20, 60, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.X.Min != 20.0/3600 || g.X.Max != 60.0/3600 {
+		t.Errorf("window [%v, %v] h", g.X.Min, g.X.Max)
+	}
+	if _, err := Gantt(res.Runs[5], 60, 20, Options{}); err == nil {
+		t.Error("an empty window was accepted")
+	}
+	for in, want := range map[string]int64{"86400": 86400, "36h": 129600, "2d": 172800, "1d12h": 129600, "90m": 5400} {
+		if got, err := ParseSeconds(in); err != nil || got != want {
+			t.Errorf("ParseSeconds(%q) = %d, %v; want %d", in, got, err, want)
+		}
 	}
 }

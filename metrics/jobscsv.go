@@ -52,8 +52,9 @@ func JobsCSVHeader() []string {
 //     jobs, 0 and COMPLETED_KILLED for jobs killed at their estimate;
 //   - stretch = turnaround_time / execution_time with six decimals, empty
 //     when execution_time is 0;
-//   - allocated_resources is always empty: the simulator counts
-//     processors but does not assign processor ids;
+//   - allocated_resources is empty: the simulator counts processors; with
+//     a machine (WriteJobsCSVAlloc) it holds the job's core ids in
+//     Batsim's interval-set syntax, "0-3 8-11 15";
 //   - runtime is the actual runtime, estimate the estimate again,
 //     bounded_slowdown the bounded slowdown with threshold tau (≤ 0 means
 //     job.Tau; six decimals), user the SWF user id (-1 if unknown),
@@ -72,6 +73,13 @@ func JobsCSVHeader() []string {
 // read_csv(..., comment='#')). Because such readers also cut lines at a
 // '#' anywhere, a workloadName containing '#' is rejected.
 func WriteJobsCSV(w io.Writer, outcomes []job.Outcome, workloadName string, tau int64, comments []string) error {
+	return WriteJobsCSVAlloc(w, outcomes, workloadName, tau, comments, nil)
+}
+
+// WriteJobsCSVAlloc is WriteJobsCSV with allocated_resources filled by
+// alloc(job ID) (package machine's Allocator.String) for every job that
+// started; alloc nil leaves the column empty.
+func WriteJobsCSVAlloc(w io.Writer, outcomes []job.Outcome, workloadName string, tau int64, comments []string, alloc func(id int) string) error {
 	if strings.ContainsRune(workloadName, '#') {
 		return fmt.Errorf("metrics: workload name %q contains '#', which comment-skipping CSV readers would cut", workloadName)
 	}
@@ -133,6 +141,9 @@ func WriteJobsCSV(w io.Writer, outcomes []job.Outcome, workloadName string, tau 
 			i64(o.End), i64(o.Wait()), i64(o.Response()), stretch, "",
 			i64(o.Runtime), i64(o.Estimate), six(o.BoundedSlowdown(tau)),
 			i64(int64(o.User)), b01(o.Killed), bound,
+		}
+		if alloc != nil && o.Start >= 0 && !o.Rejected {
+			rec[13] = alloc(o.ID)
 		}
 		if o.Rejected {
 			rec[5], rec[6] = "0", StateRejected

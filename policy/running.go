@@ -98,6 +98,72 @@ func (r *Running) Overrunning(now int64) bool {
 	return len(r.heap) > 0 && r.heap[0].end <= now
 }
 
+// Stale reports whether some running job's hold ended before now: a job
+// still running past the end of its hold, not extended by a pass since.
+func (r *Running) Stale(now int64) bool {
+	return len(r.heap) > 0 && r.heap[0].end < now
+}
+
+// Overran lists the running jobs past their estimates whose holds ended
+// before now: jobs still running past the end of their hold, not extended
+// by a pass since (a policy skips the passes that would only extend them;
+// see CatchUp). Holds that end at now are not listed (the job may end at
+// now; only the pass knows), nor the holds of jobs still within their
+// estimate (a policy with predictions corrects those at its pass). Its
+// cost is proportional to the number of holds that ended before now.
+func (r *Running) Overran(now int64) []*job.Request {
+	var out []*job.Request
+	var walk func(i int)
+	walk = func(i int) {
+		if i >= len(r.heap) || r.heap[i].end >= now {
+			return
+		}
+		if it := r.heap[i]; it.start+it.j.Estimate <= it.end {
+			out = append(out, it.j)
+		}
+		walk(2*i + 1)
+		walk(2*i + 2)
+	}
+	walk(0)
+	return out
+}
+
+// OverrunUntil reports whether some job running past its estimate holds
+// its processors until t exactly: a hold that Extend or CatchUp lengthened
+// to t (the job may end at any moment), not a hold that ends with the
+// job's estimate or prediction. A policy uses it to skip the pass at t
+// that would only extend such holds again (see package conservative,
+// Tick).
+func (r *Running) OverrunUntil(t int64) bool {
+	var walk func(i int) bool
+	walk = func(i int) bool {
+		if i >= len(r.heap) || r.heap[i].end > t {
+			return false
+		}
+		if it := r.heap[i]; it.end == t && it.start+it.j.Estimate < t {
+			return true
+		}
+		return walk(2*i+1) || walk(2*i+2)
+	}
+	return walk(0)
+}
+
+// CatchUp lengthens the holds of jobs (from Overran(now)) to now+1: Extend's
+// rule, the job may end at any moment, applied at now. The caller must
+// first make room; CatchUp returns an error if the profile has none.
+func (r *Running) CatchUp(now int64, jobs []*job.Request) error {
+	for _, j := range jobs {
+		i := int(r.pos[j.ID]) - 1
+		it := r.heap[i]
+		if err := r.Prof.Add(it.end, now+1, it.size); err != nil {
+			return fmt.Errorf("extending the hold of job %d: %w", it.id, err)
+		}
+		r.heap[i].end = now + 1
+		r.down(i)
+	}
+	return nil
+}
+
 // Extend lengthens the hold of every overrunning job to now+1. The caller
 // must first make room (remove reservations that start before now+1);
 // Extend returns an error if the profile has no room.

@@ -111,6 +111,46 @@ func (r *RunningK) Overrunning(now int64) bool {
 	return len(r.heap) > 0 && r.heap[0].end <= now
 }
 
+// Stale reports whether some running job's hold ended before now: a job
+// overrunning since an earlier pass (Running.Stale).
+func (r *RunningK) Stale(now int64) bool {
+	return len(r.heap) > 0 && r.heap[0].end < now
+}
+
+// OverrunUntil is Running.OverrunUntil: whether some job running past its
+// estimate holds its requirements until t exactly.
+func (r *RunningK) OverrunUntil(t int64) bool {
+	var walk func(i int) bool
+	walk = func(i int) bool {
+		if i >= len(r.heap) || r.heap[i].end > t {
+			return false
+		}
+		if it := &r.heap[i]; it.end == t && it.start+it.j.Estimate < t {
+			return true
+		}
+		return walk(2*i+1) || walk(2*i+2)
+	}
+	return walk(0)
+}
+
+// CatchUp lengthens to now+1 every hold that ended before now (holds here
+// are the estimates, so these jobs run past their estimates; see
+// Running.CatchUp) and returns how many; the caller must first remove
+// reservations that start before now+1.
+func (r *RunningK) CatchUp(now int64) (int, error) {
+	n := 0
+	for len(r.heap) > 0 && r.heap[0].end < now {
+		it := r.heap[0]
+		if err := r.Prof.Add(it.end, now+1, it.need); err != nil {
+			return n, fmt.Errorf("extending overrunning job %d: %w", it.id, err)
+		}
+		r.heap[0].end = now + 1
+		r.down(0)
+		n++
+	}
+	return n, nil
+}
+
 // Extend lengthens the hold of every overrunning job to now+1; the caller
 // must first remove reservations that start before now+1.
 func (r *RunningK) Extend(now int64) error {

@@ -1,6 +1,10 @@
 package predict
 
-import "github.com/backfill-hpc/backfill/job"
+import (
+	"slices"
+
+	"github.com/backfill-hpc/backfill/job"
+)
 
 // Plan is a policy's view of its jobs' planned durations: the prediction
 // made at submission, then the corrected value each time a running job
@@ -31,6 +35,16 @@ type Plan struct {
 	first []int64 // prediction at submission
 	corr  []int32 // corrections applied
 	now   int64   // for extend
+	// ends of the latest instant not yet told to the predictor: they are
+	// told in job-ID order before the next prediction, so that the
+	// predictor's state does not depend on the order in which the caller
+	// reports the ends of one instant
+	ends []ended
+}
+
+type ended struct {
+	now, start int64
+	j          *job.Request
 }
 
 // NewPlan returns a plan with predictor p and corrector c.
@@ -77,6 +91,7 @@ func (pl *Plan) Submit(now int64, j *job.Request) int64 {
 		return max(1, j.Estimate)
 	}
 	pl.grow(j.ID)
+	pl.flush()
 	d := pl.P.Predict(now, j)
 	d = max(1, min(d, j.Estimate))
 	pl.dur[j.ID], pl.first[j.ID], pl.corr[j.ID] = d, d, 0
@@ -94,9 +109,37 @@ func (pl *Plan) Dur(j *job.Request) int64 {
 }
 
 // Ended tells the predictor that running job j, started at start, ended
-// at now.
+// at now. The ends reported together — at one instant, before the next
+// prediction or pass (Flush) — reach the predictor together, in
+// increasing job ID: a predictor such as History (the user's last K
+// runtimes) then learns the same thing whatever the order in which the
+// caller reported them.
 func (pl *Plan) Ended(now, start int64, j *job.Request) {
-	pl.P.Ended(now, j, now-start)
+	if _, ok := pl.P.(Estimate); ok {
+		return // learns nothing
+	}
+	if len(pl.ends) > 0 && pl.ends[0].now != now {
+		pl.flush()
+	}
+	pl.ends = append(pl.ends, ended{now: now, start: start, j: j})
+}
+
+// Flush tells the predictor the ends reported since the last Flush, in
+// increasing job ID. A policy calls it at each pass: a job that starts
+// and ends at the same instant (runtime 0) is reported after that pass,
+// and must reach the predictor after the ends reported before it.
+func (pl *Plan) Flush() { pl.flush() }
+
+func (pl *Plan) flush() {
+	if len(pl.ends) == 0 {
+		return
+	}
+	slices.SortFunc(pl.ends, func(a, b ended) int { return a.j.ID - b.j.ID })
+	for _, e := range pl.ends {
+		pl.P.Ended(e.now, e.j, e.now-e.start)
+	}
+	clear(pl.ends)
+	pl.ends = pl.ends[:0]
 }
 
 // Extender returns the function to pass to policy.Running.ExtendWith at

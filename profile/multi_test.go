@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/backfill-hpc/backfill/internal/longtest"
 )
 
 // multiModel is the brute-force oracle for Multi: a list of holds, with
@@ -77,7 +79,7 @@ func (m *multiModel) earliest(after, dur int64, need []int, stop int64) int64 {
 
 func TestMultiAgainstModel(t *testing.T) {
 	n := 400
-	if testing.Short() {
+	if longtest.Short() {
 		n = 80
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {

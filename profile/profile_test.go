@@ -3,6 +3,8 @@ package profile
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/backfill-hpc/backfill/internal/longtest"
 )
 
 // model is a brute-force profile: free processors per second on [0, horizon).
@@ -121,7 +123,7 @@ func TestAgainstModel(t *testing.T) {
 		{20, 3000, 1000, 10000, 600, true, 16},
 	}
 	for ci, c := range configs {
-		if testing.Short() && c.steps > 1000 {
+		if longtest.Short() && c.steps > 1000 {
 			continue
 		}
 		for seed := uint64(1); seed <= uint64(c.seeds); seed++ {

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/backfill-hpc/backfill/internal/longtest"
 )
 
 // checkOps decodes a sequence of operations from data, applies each to the
@@ -212,7 +214,7 @@ func checkOps(t testing.TB, data []byte) (maxLen int) {
 // TestAgainstRef runs random operation sequences against the reference.
 func TestAgainstRef(t *testing.T) {
 	seeds := 400
-	if testing.Short() {
+	if longtest.Short() {
 		seeds = 50
 	}
 	biggest := 0

@@ -5,8 +5,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/metrics"
@@ -69,4 +72,51 @@ func BenchmarkGenerateTrace(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchGenerate(b, simResults(b, tr.Name, tr.Jobs, tr.Procs, "easy"))
+}
+
+// BenchmarkSweepReport measures the report of a sweep's results directory:
+// load (result.json of every run, the footers of jobs.parquet), build
+// (each run's statistics from the columns they need, one run in memory at
+// a time; the Gantt chart's run in full) and write the page. The
+// directory is BACKFILL_BENCH_SWEEP (e.g. the 36 runs of
+// experiments/example.yaml), else the small fixture. peak-heap-MB is the
+// largest heap in use seen by a sampler every 10 ms.
+func BenchmarkSweepReport(b *testing.B) {
+	dir := os.Getenv("BACKFILL_BENCH_SWEEP")
+	if dir == "" {
+		dir = sweepSmall
+	}
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	go func() {
+		var m runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+				runtime.ReadMemStats(&m)
+				if m.HeapInuse > peak.Load() {
+					peak.Store(m.HeapInuse)
+				}
+			}
+		}
+	}()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Load(dir, LoadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		d, err := Build(res, BuildOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := WriteHTML(io.Discard, d); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(res.Runs)), "runs")
+	}
+	close(stop)
+	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
 }

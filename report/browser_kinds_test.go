@@ -170,8 +170,8 @@ func TestBrowserTimeSeries(t *testing.T) {
 	whole := eval[float64](t, b, `backfillTime.bin`)
 	eval[any](t, b, `backfillTime.zoom(40, 42)`)
 	zoomed := eval[float64](t, b, `backfillTime.bin`)
-	if zoomed >= whole || zoomed > 3600 || zoomed != float64(d.Time.Step) && zoomed > 2*float64(d.Time.Step) {
-		t.Errorf("bin width %v s at the whole trace, %v s zoomed to 2 %% of it (fine step %d s)", whole, zoomed, d.Time.Step)
+	if zoomed >= whole || zoomed > 3600 || zoomed != float64(d.Time[0].Step) && zoomed > 2*float64(d.Time[0].Step) {
+		t.Errorf("bin width %v s at the whole trace, %v s zoomed to 2 %% of it (fine step %d s)", whole, zoomed, d.Time[0].Step)
 	}
 	units := eval[string](t, b, `(function(){var c=echarts.getInstanceByDom(document.getElementById('chart-util-time'));
 		return c.getOption().tooltip[0].valueFormatter(50)})()`)
@@ -189,3 +189,79 @@ func TestBrowserTimeSeries(t *testing.T) {
 }
 
 func ftoa(x float64) string { return strconv.FormatFloat(math.Round(x), 'f', 0, 64) }
+
+// TestBrowserSweepViews: a sweep's charts are small multiples by workload
+// and load, the run selector filters every chart and the summary, and the
+// job table searches, sorts, exports and selects in the Gantt chart.
+func TestBrowserSweepViews(t *testing.T) {
+	res, err := Load(sweepSmall, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, d := writeReport(t, res, BuildOptions{})
+	b := newBrowser(t, 1400, 1000)
+	defer b.cancel()
+	done := openChecked(t, b, path)
+	groups := eval[int](t, b, `backfillRuns.groups`)
+	if groups != 2 {
+		t.Fatalf("%d groups, want 2 (two loads)", groups)
+	}
+	if n := eval[int](t, b, `document.querySelectorAll('#cdf-groups .chart').length`); n != groups {
+		t.Errorf("%d CDF charts, want one per group (%d)", n, groups)
+	}
+	series := `echarts.getInstanceByDom(document.getElementById('chart-cdf')).getOption().series.length`
+	if n := eval[int](t, b, series); n != 4 {
+		t.Errorf("first group's CDF has %d curves, want its 4 runs", n)
+	}
+	// short names inside a group: no load= in the legend
+	if names := eval[string](t, b, `JSON.stringify(echarts.getInstanceByDom(document.getElementById('chart-cdf')).getOption().series.map(function(s){return s.name}))`); strings.Contains(names, "load=") {
+		t.Errorf("legend names repeat the group's load: %s", names)
+	}
+	one := res.Runs[0].Label
+	eval[any](t, b, `backfillRuns.show(["`+one+`"])`)
+	if n := eval[int](t, b, series); n != 1 {
+		t.Errorf("after choosing one run the CDF has %d curves", n)
+	}
+	if n := eval[int](t, b, `document.querySelectorAll('#summary-table tbody tr:not(.hidden)').length`); n != 1 {
+		t.Errorf("after choosing one run the summary shows %d rows", n)
+	}
+	if n := eval[int](t, b, `echarts.getInstanceByDom(document.getElementById('chart-mean-wait')).getOption().series[0].data.length`); n != 1 {
+		t.Errorf("after choosing one run the bar chart has %d bars", n)
+	}
+	eval[any](t, b, `backfillRuns.all()`)
+
+	// the job table: the Gantt run's jobs
+	g := d.Gantt[0]
+	if n := eval[int](t, b, `backfillJobs.count`); n != len(g.Jobs.ID) {
+		t.Errorf("job table lists %d jobs, want %d", n, len(g.Jobs.ID))
+	}
+	eval[any](t, b, `backfillJobs.sort('wait', -1)`)
+	rows := eval[[]int](t, b, `backfillJobs.rows`)
+	maxWait := int64(0)
+	for k := range g.Jobs.ID {
+		maxWait = max(maxWait, g.Jobs.Start[k]-g.Jobs.Submit[k])
+	}
+	if w := g.Jobs.Start[rows[0]] - g.Jobs.Submit[rows[0]]; w != maxWait {
+		t.Errorf("sorted by wait, descending: first wait %d, the largest is %d", w, maxWait)
+	}
+	user := g.Jobs.User[0]
+	want := 0
+	for k := range g.Jobs.ID {
+		if g.Jobs.User[k] == user {
+			want++
+		}
+	}
+	if n := eval[int](t, b, `backfillJobs.search('user:`+strconv.Itoa(int(user))+`')`); n != want {
+		t.Errorf("search user:%d: %d rows, want %d", user, n, want)
+	}
+	csvText := eval[string](t, b, `backfillJobs.csv()`)
+	if lines := strings.Count(csvText, "\n"); lines != want+1 || !strings.HasPrefix(csvText, "job_id,user,") {
+		t.Errorf("CSV export: %d lines for %d rows:\n%.200s", lines, want, csvText)
+	}
+	eval[any](t, b, `backfillJobs.click(0)`)
+	sel := eval[int](t, b, `backfillGantt.selected`)
+	if sel != eval[[]int](t, b, `backfillJobs.rows`)[0] || eval[int](t, b, `backfillGantt.highlighted`) != sel {
+		t.Errorf("clicking the first row selected job %d, highlighted %d", sel, eval[int](t, b, `backfillGantt.highlighted`))
+	}
+	done()
+}

@@ -25,7 +25,8 @@ type BuildOptions struct {
 	// DefaultMaxGanttJobs.
 	MaxGanttJobs int
 	// Bins is the largest number of time bins of the utilization and queue
-	// curves (default 8192; bins are at least MinBinSeconds wide); CDFPoints
+	// curves (default 8192, fewer for more than 16 runs: 2^17 bins in all,
+	// at least 720 per run; bins are at least MinBinSeconds wide); CDFPoints
 	// the points per wait CDF (default 400).
 	Bins, CDFPoints int
 }
@@ -45,7 +46,7 @@ type Data struct {
 	Summary   SummaryTable `json:"summary"`
 	Params    []ParamPlot  `json:"params"`
 	CDF       []CDF        `json:"cdf"`
-	Time      *TimeSeries  `json:"time"`
+	Time      []TimeSeries `json:"time"`
 	Classes   []ClassTable `json:"classes"`
 	Gantt     []Gantt      `json:"gantt"`
 	Generator string       `json:"generator"`
@@ -73,6 +74,9 @@ type RunInfo struct {
 	// GroupName names the group ("KTH-SP2 load=0.9"), "" when all runs are
 	// in one group.
 	GroupName string `json:"group_name"`
+	// Short is the label without the group's coordinates (workload,
+	// trace, load): the name of the run within its group's charts.
+	Short string `json:"short"`
 }
 
 // Column is a column of the summary table.
@@ -105,8 +109,11 @@ type ParamPlot struct {
 // ParamLine is one curve of a ParamPlot with the three plotted metrics.
 type ParamLine struct {
 	Name string `json:"name"`
-	// Policy is the line's policy (its colour is the policy's).
+	// Policy is the line's policy (its colour is the policy's); Runs the
+	// labels of the runs it aggregates (the run selector hides a line
+	// whose runs are all hidden).
 	Policy      string    `json:"policy"`
+	Runs        []string  `json:"runs"`
 	X           []float64 `json:"x"`
 	MeanWait    []Agg     `json:"mean_wait"`
 	MeanBSLD    []Agg     `json:"mean_bsld"`
@@ -127,9 +134,14 @@ type CDF struct {
 // page averages them into about one point per pixel of the visible window,
 // so that zooming in refines the curves down to Step.
 type TimeSeries struct {
-	Start int64           `json:"start"`
-	Step  int64           `json:"step"`
-	Runs  []TimeSeriesRun `json:"runs"`
+	// Group and GroupName are the comparison group (RunInfo.Group) whose
+	// runs the curves show: runs of one workload and load share a time
+	// axis; runs of different workloads never do.
+	Group     int             `json:"group"`
+	GroupName string          `json:"group_name"`
+	Start     int64           `json:"start"`
+	Step      int64           `json:"step"`
+	Runs      []TimeSeriesRun `json:"runs"`
 }
 
 // TimeSeriesRun are one run's curves: Util[i] is the fraction of the
@@ -214,7 +226,15 @@ func Build(res *Results, opt BuildOptions) (*Data, error) {
 		return nil, fmt.Errorf("report: no runs in %s", res.Path)
 	}
 	if opt.Bins <= 0 {
-		opt.Bins = 8192
+		// fine bins, about 2^17 per curve type in all: a sweep's many runs
+		// get coarser ones (the page stays a few megabytes)
+		with := 0
+		for _, r := range res.Runs {
+			if r.HasJobs() {
+				with++
+			}
+		}
+		opt.Bins = min(8192, max(720, (1<<17)/max(1, with)))
 	}
 	if opt.CDFPoints <= 0 {
 		opt.CDFPoints = 400
@@ -235,7 +255,7 @@ func Build(res *Results, opt BuildOptions) (*Data, error) {
 	for i, r := range res.Runs {
 		d.Runs = append(d.Runs, RunInfo{Label: r.Label, Policy: r.Policy, Params: nonNil(r.Params), Axes: nonNil(r.Axes),
 			Trace: r.Trace, Procs: r.Procs, Jobs: len(r.Outcomes), Header: nonNil(r.Header),
-			Colour: PolicyColour(r.Policy), Dash: dash[r.Policy], Group: groups[i], GroupName: names[groups[i]]})
+			Colour: PolicyColour(r.Policy), Dash: dash[r.Policy], Group: groups[i], GroupName: names[groups[i]], Short: shortLabel(r)})
 		dash[r.Policy]++
 		maxProcs = max(maxProcs, r.Procs)
 	}
@@ -249,35 +269,67 @@ func Build(res *Results, opt BuildOptions) (*Data, error) {
 			mw, _ := MetricByKey("mean_wait")
 			mb, _ := MetricByKey("mean_bsld")
 			ut, _ := MetricByKey("utilization")
-			p.Lines = append(p.Lines, ParamLine{Name: l.Name, Policy: res.Runs[l.Runs[0][0]].Policy, X: l.X,
+			var labels []string
+			for _, idx := range l.Runs {
+				for _, k := range idx {
+					labels = append(labels, res.Runs[k].Label)
+				}
+			}
+			p.Lines = append(p.Lines, ParamLine{Name: l.Name, Policy: res.Runs[l.Runs[0][0]].Policy, Runs: labels, X: l.X,
 				MeanWait: l.Points(res, mw), MeanBSLD: l.Points(res, mb), Utilization: l.Points(res, ut)})
 		}
 		d.Params = append(d.Params, p)
 	}
-	for _, r := range res.Runs {
-		if r.Outcomes != nil {
-			d.CDF = append(d.CDF, CDF{Run: r.Label, Points: waitCDF(r, opt.CDFPoints)})
-		}
-	}
-	d.Time = timeSeries(res, opt.Bins)
 	rules := opt.Classes
 	if rules == nil {
 		rules = DefaultClasses(maxProcs)
 	}
-	for _, rule := range rules {
-		ct := ClassTable{Rule: rule.String(), Labels: ClassLabels(rule)}
-		for _, r := range res.Runs {
-			if r.Outcomes == nil {
-				continue
+	cts := make([]ClassTable, len(rules))
+	for k, rule := range rules {
+		cts[k] = ClassTable{Rule: rule.String(), Labels: ClassLabels(rule)}
+	}
+	// one time axis per group, over its runs' spans
+	axes := make([]*TimeSeries, len(names))
+	for g := range names {
+		var members []*Run
+		for i, r := range res.Runs {
+			if groups[i] == g && r.HasJobs() {
+				members = append(members, r)
 			}
-			cl := metrics.Classes(r.Outcomes, r.Opt, rule)
-			st := make([]metrics.Stats, len(cl))
-			for i, c := range cl {
-				st[i] = c.Stats
-			}
-			ct.Runs = append(ct.Runs, r.Label)
-			ct.Stats = append(ct.Stats, st)
 		}
+		if ts := newTimeAxis(members, opt.Bins); ts != nil {
+			ts.Group, ts.GroupName = g, names[g]
+			axes[g] = ts
+		}
+	}
+	// the per-job statistics, one run's jobs in memory at a time (a sweep's
+	// are read on demand, only the columns needed)
+	for i, r := range res.Runs {
+		if !r.HasJobs() {
+			continue
+		}
+		outs, err := r.jobs(false)
+		if err != nil {
+			return nil, err
+		}
+		d.CDF = append(d.CDF, CDF{Run: r.Label, Points: waitCDF(outs, r.Opt, opt.CDFPoints)})
+		axes[groups[i]].add(r.Label, outs, r.Procs)
+		for k, rule := range rules {
+			cl := metrics.Classes(outs, r.Opt, rule)
+			st := make([]metrics.Stats, len(cl))
+			for c := range cl {
+				st[c] = cl[c].Stats
+			}
+			cts[k].Runs = append(cts[k].Runs, r.Label)
+			cts[k].Stats = append(cts[k].Stats, st)
+		}
+	}
+	for _, ts := range axes {
+		if ts != nil && len(ts.Runs) > 0 {
+			d.Time = append(d.Time, *ts)
+		}
+	}
+	for _, ct := range cts {
 		if len(ct.Runs) > 0 {
 			d.Classes = append(d.Classes, ct)
 		}
@@ -290,10 +342,14 @@ func Build(res *Results, opt BuildOptions) (*Data, error) {
 		d.Warnings = append(d.Warnings, warn)
 	}
 	for _, r := range sel {
-		if peak := peakUse(r.Outcomes); peak > 4*max(r.Procs, 1) {
+		outs, err := r.jobs(true)
+		if err != nil {
+			return nil, err
+		}
+		if peak := peakUse(outs); peak > 4*max(r.Procs, 1) {
 			return nil, fmt.Errorf("%s: the schedule holds up to %d processors at once on a %d-processor machine: not a schedule of this machine (wrong --machine-procs?)", r.Label, peak, r.Procs)
 		}
-		g := buildGantt(r)
+		g := buildGantt(r, outs)
 		if g.Rows > r.Procs {
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the schedule holds up to %d processors at once on a %d-processor machine; the Gantt chart draws rows %d–%d for the excess",
 				r.Label, g.Rows, r.Procs, r.Procs, g.Rows-1))
@@ -302,13 +358,32 @@ func Build(res *Results, opt BuildOptions) (*Data, error) {
 	}
 	// empty lists are [] in the page's JSON, never null: the script
 	// iterates over them
-	d.Warnings, d.Params, d.CDF, d.Classes, d.Gantt = nonNil(d.Warnings), nonNil(d.Params), nonNil(d.CDF), nonNil(d.Classes), nonNil(d.Gantt)
+	d.Warnings, d.Params, d.CDF, d.Classes, d.Gantt, d.Time = nonNil(d.Warnings), nonNil(d.Params), nonNil(d.CDF), nonNil(d.Classes), nonNil(d.Gantt), nonNil(d.Time)
 	return d, nil
 }
 
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
+	}
+	return s
+}
+
+// shortLabel is a run's label without the coordinates of its group.
+func shortLabel(r *Run) string {
+	if len(r.Axes) == 0 {
+		return r.Label
+	}
+	s := r.Policy
+	for _, kv := range r.Params {
+		s += ":" + kv.Name + "=" + kv.Value
+	}
+	for _, kv := range r.Axes {
+		switch kv.Name {
+		case "workload", "trace", "load":
+		default:
+			s += " " + kv.Name + "=" + kv.Value
+		}
 	}
 	return s
 }
@@ -467,8 +542,7 @@ func summaryTable(res *Results, groups []int) SummaryTable {
 
 // measuredWaits are the sorted waits of the jobs the summary measures
 // (warm-up and drain applied; rejected jobs left out).
-func measuredWaits(r *Run) []int64 {
-	outs := r.Outcomes
+func measuredWaits(outs []job.Outcome, opt metrics.Options) []int64 {
 	if len(outs) == 0 {
 		return nil
 	}
@@ -479,7 +553,7 @@ func measuredWaits(r *Run) []int64 {
 	w := make([]int64, 0, len(outs))
 	for i := range outs {
 		o := &outs[i]
-		if o.Rejected || o.Start < 0 || (r.Opt.WarmUp > 0 && o.Submit < first+r.Opt.WarmUp) || (r.Opt.Drain > 0 && o.Submit > last-r.Opt.Drain) {
+		if o.Rejected || o.Start < 0 || (opt.WarmUp > 0 && o.Submit < first+opt.WarmUp) || (opt.Drain > 0 && o.Submit > last-opt.Drain) {
 			continue
 		}
 		w = append(w, o.Wait())
@@ -491,8 +565,8 @@ func measuredWaits(r *Run) []int64 {
 // waitCDF samples the empirical CDF of the waits at fractions k/n for
 // k = 1 … n: the point (w, F) says that a fraction F of the jobs waited at
 // most w seconds. Equal waits collapse to the largest fraction.
-func waitCDF(r *Run, n int) [][2]float64 {
-	w := measuredWaits(r)
+func waitCDF(outs []job.Outcome, opt metrics.Options, n int) [][2]float64 {
+	w := measuredWaits(outs, opt)
 	pts := [][2]float64{}
 	if len(w) == 0 {
 		return pts
@@ -519,61 +593,90 @@ func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 // multi-year trace stays a few megabytes).
 const MinBinSeconds = 600
 
-// timeSeries integrates each run's busy processors and waiting jobs over
-// common bins from the first submission to the last end of all runs.
-func timeSeries(res *Results, bins int) *TimeSeries {
+// newTimeAxis is the time axis of the curves of runs: from their first
+// submission to their last end (from the outcomes in memory, else from
+// the summaries), in at most bins bins of at least MinBinSeconds; nil
+// without runs.
+func newTimeAxis(runs []*Run, bins int) *TimeSeries {
 	var t0, t1 int64
 	have := false
-	for _, r := range res.Runs {
-		for i := range r.Outcomes {
-			o := &r.Outcomes[i]
-			if !have {
-				t0, t1, have = o.Submit, o.Submit, true
+	for _, r := range runs {
+		a, b := r.Summary.FirstSubmit, max(r.Summary.LastEnd, r.Summary.FirstSubmit)
+		if r.Outcomes != nil || (a == 0 && b == 0) {
+			if len(r.Outcomes) == 0 {
+				continue
 			}
-			t0 = min(t0, o.Submit)
-			t1 = max(t1, o.End, o.Submit)
+			a, b = r.Outcomes[0].Submit, r.Outcomes[0].Submit
+			for i := range r.Outcomes {
+				o := &r.Outcomes[i]
+				a, b = min(a, o.Submit), max(b, o.End, o.Submit)
+			}
 		}
+		if !have {
+			t0, t1, have = a, b, true
+		}
+		t0, t1 = min(t0, a), max(t1, b)
 	}
 	if !have {
 		return nil
 	}
 	span := max(t1-t0, 1)
 	step := max((span+int64(bins)-1)/int64(bins), MinBinSeconds)
-	n := int((span + step - 1) / step)
-	ts := &TimeSeries{Start: t0, Step: step}
+	return &TimeSeries{Start: t0, Step: step, Runs: []TimeSeriesRun{}}
+}
+
+// timeSeries is the curves of every run with outcomes on one time axis.
+func timeSeries(res *Results, bins int) *TimeSeries {
+	var runs []*Run
 	for _, r := range res.Runs {
-		if r.Outcomes == nil {
-			continue
+		if r.Outcomes != nil {
+			runs = append(runs, r)
 		}
-		var last int64 = t0 // the run's last end (or submission)
-		busy := make([]event, 0, 2*len(r.Outcomes))
-		queue := make([]event, 0, 2*len(r.Outcomes))
-		for i := range r.Outcomes {
-			o := &r.Outcomes[i]
-			last = max(last, o.Submit)
-			if o.Rejected || o.Start < 0 {
-				continue
-			}
-			last = max(last, o.End)
-			if o.End > o.Start {
-				busy = append(busy, event{o.Start, int64(o.Procs)}, event{o.End, -int64(o.Procs)})
-			}
-			if o.Start > o.Submit {
-				queue = append(queue, event{o.Submit, 1}, event{o.Start, -1})
-			}
-		}
-		nr := min(n, int((last-t0)/step)+1) // the curves stop with the run
-		u := integrate(busy, t0, step, nr)
-		q := integrate(queue, t0, step, nr)
-		for i := range u {
-			if r.Procs > 0 {
-				u[i] = math.Round(u[i]/float64(r.Procs)*1e4) / 1e4
-			}
-			q[i] = math.Round(q[i]*100) / 100
-		}
-		ts.Runs = append(ts.Runs, TimeSeriesRun{Run: r.Label, Util: u, Queue: q})
+	}
+	ts := newTimeAxis(runs, bins)
+	if ts == nil {
+		return nil
+	}
+	for _, r := range runs {
+		ts.add(r.Label, r.Outcomes, r.Procs)
 	}
 	return ts
+}
+
+// add integrates a run's busy processors and waiting jobs over the bins;
+// its curves stop at the bin of its last end.
+func (ts *TimeSeries) add(label string, outs []job.Outcome, procs int) {
+	if ts == nil {
+		return
+	}
+	t0, step := ts.Start, ts.Step
+	var last = t0 // the run's last end (or submission)
+	busy := make([]event, 0, 2*len(outs))
+	queue := make([]event, 0, 2*len(outs))
+	for i := range outs {
+		o := &outs[i]
+		last = max(last, o.Submit)
+		if o.Rejected || o.Start < 0 {
+			continue
+		}
+		last = max(last, o.End)
+		if o.End > o.Start {
+			busy = append(busy, event{o.Start, int64(o.Procs)}, event{o.End, -int64(o.Procs)})
+		}
+		if o.Start > o.Submit {
+			queue = append(queue, event{o.Submit, 1}, event{o.Start, -1})
+		}
+	}
+	n := int((last-t0)/step) + 1 // the curves stop with the run
+	u := integrate(busy, t0, step, n)
+	q := integrate(queue, t0, step, n)
+	for i := range u {
+		if procs > 0 {
+			u[i] = math.Round(u[i]/float64(procs)*1e4) / 1e4
+		}
+		q[i] = math.Round(q[i]*100) / 100
+	}
+	ts.Runs = append(ts.Runs, TimeSeriesRun{Run: label, Util: u, Queue: q})
 }
 
 type event struct{ t, d int64 }
@@ -632,7 +735,7 @@ func ganttSelection(res *Results, opt BuildOptions) ([]*Run, string, error) {
 				}
 				return nil, "", fmt.Errorf("--gantt: no run %q (runs: %s)", label, joinComma(labels))
 			}
-			if found.Outcomes == nil {
+			if !found.HasJobs() {
 				return nil, "", fmt.Errorf("--gantt: run %q has no per-job outcomes", label)
 			}
 			sel = append(sel, found)
@@ -642,9 +745,9 @@ func ganttSelection(res *Results, opt BuildOptions) ([]*Run, string, error) {
 	var sel []*Run
 	total := 0
 	for _, r := range res.Runs {
-		if r.Outcomes != nil {
+		if r.HasJobs() {
 			sel = append(sel, r)
-			total += len(r.Outcomes)
+			total += r.jobCount()
 		}
 	}
 	if len(sel) > 1 && total > opt.MaxGanttJobs {
@@ -689,13 +792,13 @@ func peakUse(outs []job.Outcome) int {
 	return int(peak)
 }
 
-func buildGantt(r *Run) Gantt {
-	pl := Assign(r.Outcomes, r.Procs)
-	g := Gantt{Run: r.Label, Procs: r.Procs, Rows: pl.Rows, Drawn: pl.Placed, Skipped: len(r.Outcomes) - pl.Placed}
-	if len(r.Outcomes) > 0 {
-		g.T0 = r.Outcomes[0].Submit
-		for i := range r.Outcomes {
-			g.T0 = min(g.T0, r.Outcomes[i].Submit)
+func buildGantt(r *Run, outs []job.Outcome) Gantt {
+	pl := Assign(outs, r.Procs)
+	g := Gantt{Run: r.Label, Procs: r.Procs, Rows: pl.Rows, Drawn: pl.Placed, Skipped: len(outs) - pl.Placed}
+	if len(outs) > 0 {
+		g.T0 = outs[0].Submit
+		for i := range outs {
+			g.T0 = min(g.T0, outs[i].Submit)
 		}
 	}
 	n := pl.Placed
@@ -707,9 +810,9 @@ func buildGantt(r *Run) Gantt {
 	for i, rc := range pl.Rects {
 		if i == 0 || rc.Job != pl.Rects[i-1].Job { // a job's rects are consecutive
 			k++
-			addJob(j, &r.Outcomes[rc.Job], g.T0)
-			g.Span = max(g.Span, r.Outcomes[rc.Job].End-g.T0)
-			if r.Outcomes[rc.Job].Bound >= 0 {
+			addJob(j, &outs[rc.Job], g.T0)
+			g.Span = max(g.Span, outs[rc.Job].End-g.T0)
+			if outs[rc.Job].Bound >= 0 {
 				g.Bounds++
 			}
 		}

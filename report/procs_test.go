@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
@@ -65,7 +66,7 @@ func checkPlacement(t *testing.T, outs []job.Outcome, procs int, pl Placement) {
 
 func TestAssignRandomSchedules(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if longtest.Short() {
 		n = 60
 	}
 	for seed := range n {

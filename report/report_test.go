@@ -219,7 +219,7 @@ func TestWaitCDF(t *testing.T) {
 	for _, w := range []int64{0, 0, 10, 20, 20, 30, 100, 100, 100, 1000} {
 		r.Outcomes = append(r.Outcomes, oc(len(r.Outcomes), w, w+5, 1))
 	}
-	pts := waitCDF(r, 5)
+	pts := waitCDF(r.Outcomes, r.Opt, 5)
 	want := [][2]float64{{0, 0.2}, {20, 0.5}, {30, 0.6}, {100, 0.9}, {1000, 1}}
 	if !slices.Equal(pts, want) {
 		t.Errorf("cdf %v, want %v", pts, want)

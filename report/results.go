@@ -55,6 +55,38 @@ type Run struct {
 	Summary metrics.Summary
 	// Source is the file the run was read from.
 	Source string
+	// lazy, when set, reads the per-job outcomes on demand (a sweep's
+	// jobs.parquet): full = false may leave out the columns only the
+	// Gantt chart and the job table show (user, bound, …). lazyJobs is
+	// their number.
+	lazy     func(full bool) ([]job.Outcome, error)
+	lazyJobs int
+}
+
+// HasJobs reports whether the run has per-job outcomes, in memory or on
+// demand.
+func (r *Run) HasJobs() bool { return r.Outcomes != nil || r.lazy != nil }
+
+// jobCount is the number of per-job outcomes.
+func (r *Run) jobCount() int {
+	if r.Outcomes != nil {
+		return len(r.Outcomes)
+	}
+	return r.lazyJobs
+}
+
+// Jobs returns the run's per-job outcomes (nil when it has none): those in
+// memory, or read on demand from a sweep's jobs.parquet; full = false may
+// leave out the columns only a Gantt chart shows (user, bound, …).
+func (r *Run) Jobs(full bool) ([]job.Outcome, error) { return r.jobs(full) }
+
+// jobs returns the per-job outcomes: those in memory, or read on demand
+// (not kept: a report over many runs holds one run's jobs at a time).
+func (r *Run) jobs(full bool) ([]job.Outcome, error) {
+	if r.Outcomes != nil || r.lazy == nil {
+		return r.Outcomes, nil
+	}
+	return r.lazy(full)
 }
 
 // Results is everything a report shows.

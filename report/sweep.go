@@ -2,7 +2,9 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -142,12 +144,16 @@ func LoadSweepDir(dir string, opt LoadOptions) (*Results, error) {
 		run.Label = spec
 		run.Header = append([]string{"policy: " + spec, "run: " + pr.ID + " (" + plan.Experiment + ")"}, prefixed("rule: ", r.Workload.Rules)...)
 		if jobs+r.Workload.Jobs <= maxJobs {
-			outs, err := readSweepJobs(filepath.Join(rdir, "jobs.parquet"))
+			// read on demand (Build holds one run's jobs at a time); the
+			// footer now, so that a broken file fails here
+			path := filepath.Join(rdir, "jobs.parquet")
+			n, err := sweepJobRows(path)
 			if err != nil {
 				return nil, err
 			}
-			run.Outcomes = outs
-			jobs += len(outs)
+			run.lazy = func(full bool) ([]job.Outcome, error) { return readSweepJobs(path, full) }
+			run.lazyJobs = n
+			jobs += n
 		} else {
 			skippedRuns++
 			skippedJobs += r.Workload.Jobs
@@ -271,8 +277,35 @@ func sweepCoords(label string, cfg map[string]json.RawMessage, offered float64) 
 	return coords, strings.TrimSpace(spec), opts
 }
 
-// readSweepJobs reads a jobs.parquet file into outcomes, in job-ID order.
-func readSweepJobs(path string) ([]job.Outcome, error) {
+// sweepJobRows opens a jobs.parquet file's footer and returns its number of
+// rows.
+func sweepJobRows(path string) (int, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return 0, err
+	}
+	pf, err := parquet.OpenFile(fh, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return int(pf.NumRows()), nil
+}
+
+// readSweepJobs reads a jobs.parquet file into outcomes, in job-ID order:
+// every column with full, else only those of sweepJobStats.
+func readSweepJobs(path string, full bool) ([]job.Outcome, error) {
+	if !full {
+		outs, err := statColumns(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return outs, nil
+	}
 	rows, err := parquet.ReadFile[sweepJob](path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -290,6 +323,108 @@ func readSweepJobs(path string) ([]job.Outcome, error) {
 				User: r.User, Group: r.Group, Queue: r.Queue, Partition: r.Partition}, Runtime: r.Runtime},
 			Start: r.Start, End: r.End, Killed: r.Killed, Extension: r.Extension, Bound: r.Bound,
 			Predicted: r.Predicted, Corrections: int(r.Corr), Rejected: r.Rejected,
+		}
+	}
+	return outs, nil
+}
+
+// statColumns reads the columns the statistics need (sweepJobStats) from
+// the parquet file at path, column by column, page by page, in bulk: much
+// less work than decoding whole rows.
+func statColumns(path string) ([]job.Outcome, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(fh, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, err
+	}
+	n := int(pf.NumRows())
+	ints := map[string][]int64{}
+	bools := map[string][]bool{}
+	for _, name := range []string{"id", "submit", "procs", "estimate", "runtime", "start", "end", "killed", "rejected"} {
+		leaf, ok := pf.Schema().Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("no column %q", name)
+		}
+		if leaf.MaxDefinitionLevel != 0 || leaf.MaxRepetitionLevel != 0 {
+			return nil, fmt.Errorf("column %q is optional or repeated, expected required", name)
+		}
+		isBool := name == "killed" || name == "rejected"
+		var iv []int64
+		var bv []bool
+		for _, rg := range pf.RowGroups() {
+			pages := rg.ColumnChunks()[leaf.ColumnIndex].Pages()
+			for {
+				pg, err := pages.ReadPage()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					pages.Close()
+					return nil, fmt.Errorf("column %s: %w", name, err)
+				}
+				k := int(pg.NumValues())
+				vr := pg.Values()
+				if isBool {
+					r, ok := vr.(parquet.BooleanReader)
+					if !ok {
+						pages.Close()
+						return nil, fmt.Errorf("column %s: not boolean", name)
+					}
+					buf := make([]bool, k)
+					m, err := r.ReadBooleans(buf)
+					if err != nil && !errors.Is(err, io.EOF) || m != k {
+						pages.Close()
+						return nil, fmt.Errorf("column %s: read %d of %d values: %v", name, m, k, err)
+					}
+					bv = append(bv, buf...)
+				} else {
+					r, ok := vr.(parquet.Int64Reader)
+					if !ok {
+						pages.Close()
+						return nil, fmt.Errorf("column %s: not int64", name)
+					}
+					buf := make([]int64, k)
+					m, err := r.ReadInt64s(buf)
+					if err != nil && !errors.Is(err, io.EOF) || m != k {
+						pages.Close()
+						return nil, fmt.Errorf("column %s: read %d of %d values: %v", name, m, k, err)
+					}
+					iv = append(iv, buf...)
+				}
+				parquet.Release(pg)
+			}
+			pages.Close()
+		}
+		if len(iv)+len(bv) != n {
+			return nil, fmt.Errorf("column %s: %d values for %d rows", name, len(iv)+len(bv), n)
+		}
+		if isBool {
+			bools[name] = bv
+		} else {
+			ints[name] = iv
+		}
+	}
+	outs := make([]job.Outcome, n)
+	id, sub, procs, est, rt, start, end := ints["id"], ints["submit"], ints["procs"], ints["estimate"], ints["runtime"], ints["start"], ints["end"]
+	killed, rej := bools["killed"], bools["rejected"]
+	for i := range outs {
+		if id[i] != int64(i) {
+			return nil, fmt.Errorf("row %d: expected job id %d, found %d", i, i, id[i])
+		}
+		if procs[i] < 1 || procs[i] > 1<<30 {
+			return nil, fmt.Errorf("row %d: procs %d out of range", i, procs[i])
+		}
+		outs[i] = job.Outcome{
+			Job:   job.Job{Request: job.Request{ID: i, Submit: sub[i], Procs: int(procs[i]), Estimate: est[i]}, Runtime: rt[i]},
+			Start: start[i], End: end[i], Killed: killed[i], Rejected: rej[i], Bound: -1,
 		}
 	}
 	return outs, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/metrics"
 )
 
@@ -28,17 +29,28 @@ func TestLoadSweepDir(t *testing.T) {
 	var labels []string
 	for _, r := range res.Runs {
 		labels = append(labels, r.Label)
-		if len(r.Outcomes) != 150 || r.Procs != 100 || r.Opt.Tau != 10 {
-			t.Errorf("%s: %d jobs, %d procs, tau %d", r.Label, len(r.Outcomes), r.Procs, r.Opt.Tau)
+		outs, err := r.jobs(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(outs) != 150 || r.Procs != 100 || r.Opt.Tau != 10 || r.jobCount() != 150 {
+			t.Errorf("%s: %d jobs, %d procs, tau %d", r.Label, len(outs), r.Procs, r.Opt.Tau)
 		}
 		// the summary stored by the sweep equals the one recomputed from
-		// jobs.parquet: the rows were decoded right
-		got := metrics.Summarize(r.Outcomes, r.Opt)
-		if got.All != r.Summary.All || got.Short != r.Summary.Short || got.Long != r.Summary.Long || got.Makespan != r.Summary.Makespan || got.Utilization != r.Summary.Utilization {
-			t.Errorf("%s: summary from jobs.parquet\n %+v\nresult.json\n %+v", r.Label, got, r.Summary)
+		// jobs.parquet: the rows were decoded right, from all the columns
+		// and from the statistics' columns alone
+		lite, err := r.jobs(false)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if r.Policy == "conservative" && r.Outcomes[10].Bound < r.Outcomes[10].Start {
-			t.Errorf("%s: job 10 bound %d before its start %d", r.Label, r.Outcomes[10].Bound, r.Outcomes[10].Start)
+		for _, o := range [][]job.Outcome{outs, lite} {
+			got := metrics.Summarize(o, r.Opt)
+			if got.All != r.Summary.All || got.Short != r.Summary.Short || got.Long != r.Summary.Long || got.Makespan != r.Summary.Makespan || got.Utilization != r.Summary.Utilization {
+				t.Errorf("%s: summary from jobs.parquet\n %+v\nresult.json\n %+v", r.Label, got, r.Summary)
+			}
+		}
+		if r.Policy == "conservative" && outs[10].Bound < outs[10].Start {
+			t.Errorf("%s: job 10 bound %d before its start %d", r.Label, outs[10].Bound, outs[10].Start)
 		}
 	}
 	for _, want := range []string{"easy load=0.7 seed=1", "conservative load=0.9 seed=2"} {
@@ -61,7 +73,7 @@ func TestLoadSweepDir(t *testing.T) {
 	}
 	with := 0
 	for _, r := range res.Runs {
-		if r.Outcomes != nil {
+		if r.HasJobs() {
 			with++
 		}
 	}

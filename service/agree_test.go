@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
@@ -50,7 +51,7 @@ var agreePolicies = []string{"fcfs", "easy", "easy:depth=3", "easy:order=sjf", "
 func TestServiceAgreesWithSimulator(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	n := 6
-	if testing.Short() {
+	if longtest.Short() {
 		n = 2
 	}
 	for k := 0; k < n; k++ {
@@ -91,7 +92,7 @@ func TestServiceAgreesOnDeadlines(t *testing.T) {
 // TestServiceAgreesOnKTH replays the first jobs of the embedded KTH SP2
 // trace.
 func TestServiceAgreesOnKTH(t *testing.T) {
-	if testing.Short() {
+	if longtest.Short() {
 		t.Skip("a real-trace replay through HTTP (-short)")
 	}
 	jobs, procs := kthHead(t, 1500)

@@ -91,7 +91,7 @@ func TestValidation(t *testing.T) {
 		{`{"procs": 4, "estimate": 60, "political_priority": 0.5}`, 400, "political_priority"},
 		{`{"procs": "four", "estimate": 60}`, 400, "procs"},
 		{`{"procs": 4.5, "estimate": 60}`, 400, "procs"},
-		{`{"procs": 4, "estimate": 60, "color": "red"}`, 400, ""},
+		{`{"procs": 4, "estimate": 60, "color": "red"}`, 400, "color"},
 		{`{"procs": 4, "estimate": 60`, 400, ""},
 		{`{"procs": 4, "estimate": 60} {}`, 400, ""},
 		{`[1,2]`, 400, ""},

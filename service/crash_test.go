@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/job"
 )
 
@@ -89,7 +90,7 @@ func TestCrashKill9(t *testing.T) {
 
 func crashRun(t *testing.T, pol string) {
 	rounds := 8
-	if testing.Short() {
+	if longtest.Short() {
 		rounds = 4
 	}
 	dir := t.TempDir()

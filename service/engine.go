@@ -18,12 +18,14 @@ type State string
 // Job states. A job is waiting until the policy starts it, then running
 // until it ends: completed (it ended by itself, reported by the executor
 // or the resource manager), timeout (it reached its limit, start +
-// estimate, and was killed), or cancelled (by its user or an admin). A
-// job refused by admission control is rejected at once.
+// estimate, and was killed), failed (it ended by itself with a non-zero
+// exit status, as Slurm's FAILED), or cancelled (by its user or an
+// admin). A job refused by admission control is rejected at once.
 const (
 	Waiting   State = "waiting"
 	Running   State = "running"
 	Completed State = "completed"
+	Failed    State = "failed"
 	Timeout   State = "timeout"
 	Cancelled State = "cancelled"
 	Rejected  State = "rejected"
@@ -36,8 +38,13 @@ func (s State) Final() bool { return s != Waiting && s != Running }
 type Job struct {
 	// Req is what the policy sees. Req.ID is the dense internal index;
 	// the public id is Req.ID+1 (Req.SWFID).
-	Req       job.Request
+	Req job.Request
+	// UID is the owner's user id (store.User.ID, never reused); User is
+	// the owner's name, for display only. Legacy logs have UID 0: the
+	// owner is then the user of that name when the log is loaded.
+	UID       int64
 	User      string
+	Workdir   string // the submit directory (local executor: the job's working directory)
 	Name      string
 	Command   string
 	Key       string // idempotency key given at submission ("" for none)
@@ -71,10 +78,23 @@ const (
 	KindCancel = "cancel"
 	KindTick   = "tick"
 	KindExec   = "exec"
+	KindOwner  = "owner"
 )
+
+// OwnerKey identifies a job's owner in the engine's maps: the user id,
+// or the name for jobs of legacy logs (UID 0).
+func OwnerKey(uid int64, name string) string {
+	if uid > 0 {
+		return "#" + fmt.Sprint(uid)
+	}
+	return name
+}
+
+func (j *Job) owner() string { return OwnerKey(j.UID, j.User) }
 
 type submitData struct {
 	ID        int64   `json:"id"`
+	UID       int64   `json:"uid,omitempty"`
 	User      string  `json:"user"`
 	Procs     int     `json:"procs"`
 	Estimate  int64   `json:"estimate"`
@@ -84,6 +104,7 @@ type submitData struct {
 	Deadline  int64   `json:"deadline,omitempty"`
 	Name      string  `json:"name,omitempty"`
 	Command   string  `json:"command,omitempty"`
+	Workdir   string  `json:"workdir,omitempty"`
 	Key       string  `json:"key,omitempty"`
 	// the decision, checked on replay
 	Admitted  bool   `json:"admitted"`
@@ -99,7 +120,15 @@ type endData struct {
 }
 
 type cancelData struct {
-	ID int64 `json:"id"`
+	ID   int64  `json:"id"`
+	Note string `json:"note,omitempty"`
+}
+
+type ownerData struct {
+	ID   int64  `json:"id"`
+	UID  int64  `json:"uid"`
+	User string `json:"user"`
+	Note string `json:"note,omitempty"`
 }
 
 type tickData struct {
@@ -129,7 +158,9 @@ type Decision struct {
 
 // SubmitInput is a validated submission.
 type SubmitInput struct {
+	UID      int64
 	User     string
+	Workdir  string
 	Procs    int
 	Estimate int64
 	UP, PP   float64
@@ -163,8 +194,8 @@ type Engine struct {
 	lims  limitHeap
 	seq   int64
 
-	outstanding map[string]int64 // user → processor-seconds waiting or running
-	userIDs     map[string]int32 // user → dense number, in order of first submission
+	outstanding map[string]int64 // owner (OwnerKey) → processor-seconds waiting or running
+	userIDs     map[string]int32 // owner (OwnerKey) → dense number, in order of first submission
 
 	decisions []Decision
 
@@ -222,8 +253,9 @@ func (e *Engine) Job(id int64) *Job {
 	return e.jobs[id-1]
 }
 
-// ByKey returns the job submitted by user with idempotency key, or nil.
-func (e *Engine) ByKey(user, key string) *Job { return e.byKey[user+"\x00"+key] }
+// ByKey returns the job submitted by owner (OwnerKey) with idempotency
+// key, or nil.
+func (e *Engine) ByKey(owner, key string) *Job { return e.byKey[owner+"\x00"+key] }
 
 // Take returns and clears the records and effects produced so far.
 func (e *Engine) Take() ([]Record, []Effect) {
@@ -317,16 +349,8 @@ func (e *Engine) Flush() error {
 // estimate, as in the simulator's kill mode), then runs one Tick.
 func (e *Engine) pass() error {
 	now := e.cur
-	for e.limMin() == now {
-		it := e.lims.pop()
-		j := e.jobs[it.id]
-		if j.State != Running || j.Limit() != now {
-			continue // ended earlier; stale entry
-		}
-		if err := e.end(now, j, Timeout, nil, ""); err != nil {
-			return err
-		}
-		e.effects = append(e.effects, Effect{Kind: "kill", Job: j})
+	if err := e.killDue(); err != nil {
+		return err
 	}
 	var started []int64
 	wake, err := e.core.Pass(now, func(r *job.Request) {
@@ -353,6 +377,26 @@ func (e *Engine) pass() error {
 	return nil
 }
 
+// killDue ends the running jobs whose limit is now: killed at start +
+// estimate, as in the simulator's kill mode. It runs before the first
+// submission and before the pass of an instant (an end the executor
+// reports at the limit's instant comes first and wins: the job completed).
+func (e *Engine) killDue() error {
+	now := e.cur
+	for e.limMin() == now {
+		it := e.lims.pop()
+		j := e.jobs[it.id]
+		if j.State != Running || j.Limit() != now {
+			continue // ended earlier; stale entry
+		}
+		if err := e.end(now, j, Timeout, nil, ""); err != nil {
+			return err
+		}
+		e.effects = append(e.effects, Effect{Kind: "kill", Job: j})
+	}
+	return nil
+}
+
 func (e *Engine) end(now int64, j *Job, st State, exit *int, note string) error {
 	wasRunning := j.State == Running
 	var err error
@@ -368,11 +412,11 @@ func (e *Engine) end(now int64, j *Job, st State, exit *int, note string) error 
 	if note != "" {
 		j.Reason = note
 	}
-	e.outstanding[j.User] -= int64(j.Req.Procs) * j.Req.Estimate
+	e.outstanding[j.owner()] -= int64(j.Req.Procs) * j.Req.Estimate
 	e.dirty = true
 	var seq int64
 	if st == Cancelled {
-		seq = e.emit(KindCancel, now, cancelData{ID: j.ID()})
+		seq = e.emit(KindCancel, now, cancelData{ID: j.ID(), Note: note})
 	} else {
 		seq = e.emit(KindEnd, now, endData{ID: j.ID(), Reason: string(st), Exit: exit, Note: note})
 	}
@@ -389,8 +433,13 @@ func (e *Engine) Submit(t int64, in SubmitInput) (*Job, error) {
 	if err := e.Advance(t); err != nil {
 		return nil, err
 	}
+	// ends come before submissions (sim.Run): a job whose limit is t is
+	// killed before the policy sees the new job
+	if err := e.killDue(); err != nil {
+		return nil, err
+	}
 	if in.Key != "" {
-		if j := e.ByKey(in.User, in.Key); j != nil {
+		if j := e.ByKey(OwnerKey(in.UID, in.User), in.Key); j != nil {
 			return j, nil
 		}
 	}
@@ -403,10 +452,10 @@ func (e *Engine) Submit(t int64, in SubmitInput) (*Job, error) {
 			ID: id, SWFID: int64(id) + 1, Submit: t, Procs: in.Procs, Estimate: in.Estimate,
 			User: -1, Group: -1, Queue: -1, Partition: -1, UP: in.UP, PP: in.PP, Deadline: in.Deadline,
 		},
-		User: in.User, Name: in.Name, Command: in.Command, Key: in.Key,
+		UID: in.UID, User: in.User, Workdir: in.Workdir, Name: in.Name, Command: in.Command, Key: in.Key,
 		State: Waiting, Start: -1, End: -1, Guarantee: -1,
 	}
-	if in.Quota > 0 && e.outstanding[in.User]+int64(in.Procs)*in.Estimate > in.Quota {
+	if in.Quota > 0 && e.outstanding[j.owner()]+int64(in.Procs)*in.Estimate > in.Quota {
 		// over quota: the paper's soft policy (Talby & Feitelson §2.3),
 		// PP = −∞: the job runs only where it disturbs nobody
 		j.Req.PP = math.Inf(-1)
@@ -418,7 +467,7 @@ func (e *Engine) Submit(t int64, in SubmitInput) (*Job, error) {
 // insert runs the policy's Insert for a new job; want is the logged
 // decision on replay (nil live).
 func (e *Engine) insert(t int64, j *Job, want *submitData) error {
-	uid, ok := e.userIDs[j.User]
+	uid, ok := e.userIDs[j.owner()]
 	if !ok {
 		uid = int32(len(e.userIDs))
 	}
@@ -429,14 +478,14 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 	if err != nil {
 		return err
 	}
-	e.userIDs[j.User] = uid
+	e.userIDs[j.owner()] = uid
 	e.jobs = append(e.jobs, j)
 	if j.Key != "" {
-		e.byKey[j.User+"\x00"+j.Key] = j
+		e.byKey[j.owner()+"\x00"+j.Key] = j
 	}
 	e.dirty = true
 	if a.Admitted {
-		e.outstanding[j.User] += int64(j.Req.Procs) * j.Req.Estimate
+		e.outstanding[j.owner()] += int64(j.Req.Procs) * j.Req.Estimate
 		j.Guarantee = a.Bound
 	} else {
 		j.State, j.Reason = Rejected, a.Reason
@@ -445,7 +494,7 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 		}
 	}
 	d := submitData{
-		ID: j.ID(), User: j.User, Procs: j.Req.Procs, Estimate: j.Req.Estimate, UP: j.Req.UP, PP: j.Req.PP,
+		ID: j.ID(), UID: j.UID, User: j.User, Workdir: j.Workdir, Procs: j.Req.Procs, Estimate: j.Req.Estimate, UP: j.Req.UP, PP: j.Req.PP,
 		OverQuota: j.OverQuota, Deadline: j.Req.Deadline, Name: j.Name, Command: j.Command, Key: j.Key,
 		Admitted: a.Admitted, Reason: a.Reason, Guarantee: j.Guarantee,
 	}
@@ -497,7 +546,26 @@ func (e *Engine) End(t int64, j *Job, exit *int, note string) (ok bool, err erro
 		}
 		return false, nil
 	}
-	if err := e.end(t, j, Completed, exit, note); err != nil {
+	st := Completed
+	if exit != nil && *exit != 0 {
+		st = Failed
+	}
+	if err := e.end(t, j, st, exit, note); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Fail records at instant t that running job j could not run (its
+// executor failed to start it): failed, without an exit status.
+func (e *Engine) Fail(t int64, j *Job, note string) (bool, error) {
+	if err := e.Advance(t); err != nil {
+		return false, err
+	}
+	if j.State != Running {
+		return false, nil
+	}
+	if err := e.end(t, j, Failed, nil, note); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -505,7 +573,11 @@ func (e *Engine) End(t int64, j *Job, exit *int, note string) (ok bool, err erro
 
 // Cancel cancels waiting or running job j at instant t; a running job is
 // killed by the executor. Cancelling a finished job changes nothing.
-func (e *Engine) Cancel(t int64, j *Job) (bool, error) {
+func (e *Engine) Cancel(t int64, j *Job) (bool, error) { return e.CancelNote(t, j, "") }
+
+// CancelNote is Cancel with a note recorded in the log (e.g. "owner
+// deleted").
+func (e *Engine) CancelNote(t int64, j *Job, note string) (bool, error) {
 	if err := e.Advance(t); err != nil {
 		return false, err
 	}
@@ -513,7 +585,7 @@ func (e *Engine) Cancel(t int64, j *Job) (bool, error) {
 		return false, nil
 	}
 	running := j.State == Running
-	if err := e.end(t, j, Cancelled, nil, ""); err != nil {
+	if err := e.end(t, j, Cancelled, nil, note); err != nil {
 		return false, err
 	}
 	if running {
@@ -522,6 +594,22 @@ func (e *Engine) Cancel(t int64, j *Job) (bool, error) {
 		e.effects = append(e.effects, Effect{Kind: "cancel", Job: j})
 	}
 	return true, nil
+}
+
+// SetOwner gives job j to the user with id uid and name user (a deleted
+// user's jobs kept for the admin), recorded in the log with note.
+func (e *Engine) SetOwner(j *Job, uid int64, user, note string) {
+	e.chown(j, uid, user)
+	e.emit(KindOwner, e.cur, ownerData{ID: j.ID(), UID: uid, User: user, Note: note})
+}
+
+func (e *Engine) chown(j *Job, uid int64, user string) {
+	if !j.State.Final() {
+		w := int64(j.Req.Procs) * j.Req.Estimate
+		e.outstanding[j.owner()] -= w
+		defer func() { e.outstanding[j.owner()] += w }()
+	}
+	j.UID, j.User = uid, user
 }
 
 // SetRef records the executor's handle of job j.
@@ -569,7 +657,7 @@ func (e *Engine) Replay(r Record) error {
 		j := &Job{
 			Req: job.Request{ID: id, SWFID: int64(id) + 1, Submit: r.T, Procs: d.Procs, Estimate: d.Estimate,
 				User: -1, Group: -1, Queue: -1, Partition: -1, UP: d.UP, PP: d.PP, Deadline: d.Deadline},
-			User: d.User, Name: d.Name, Command: d.Command, Key: d.Key, OverQuota: d.OverQuota,
+			UID: d.UID, User: d.User, Workdir: d.Workdir, Name: d.Name, Command: d.Command, Key: d.Key, OverQuota: d.OverQuota,
 			State: Waiting, Start: -1, End: -1, Guarantee: -1,
 		}
 		if d.OverQuota {
@@ -590,7 +678,7 @@ func (e *Engine) Replay(r Record) error {
 		st := Cancelled
 		if r.Kind == KindEnd {
 			st = State(d.Reason)
-			if st != Completed && st != Timeout {
+			if st != Completed && st != Timeout && st != Failed {
 				return bad(fmt.Errorf("unknown end reason %q", d.Reason))
 			}
 			if j.State != Running {
@@ -618,6 +706,16 @@ func (e *Engine) Replay(r Record) error {
 		if !slices.Equal(got, d.Started) && !(len(got) == 0 && len(d.Started) == 0) {
 			return bad(fmt.Errorf("replay diverged: the policy started %v, the log says %v", got, d.Started))
 		}
+	case KindOwner:
+		var d ownerData
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		j, err := get(d.ID)
+		if err != nil {
+			return bad(err)
+		}
+		e.chown(j, d.UID, d.User)
 	case KindExec:
 		var d execData
 		if err := json.Unmarshal(r.Data, &d); err != nil {

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -88,6 +90,10 @@ type SubmitRequest struct {
 	Deadline *int64 `json:"deadline,omitempty"`
 	Command  string `json:"command,omitempty"`
 	Name     string `json:"name,omitempty"`
+	// Workdir is the absolute directory the job was submitted from; the
+	// local executor runs the command there (as sbatch does), so that a
+	// relative command such as ./job.sh is found.
+	Workdir string `json:"workdir,omitempty"`
 	// IdempotencyKey makes a retried submission return the first one.
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 	// User submits on behalf of another user (admins only).
@@ -107,6 +113,7 @@ const (
 	maxKey     = 128
 	maxCommand = 32 << 10
 	maxUser    = 64
+	maxPath    = 4096
 )
 
 // DecodeSubmit parses and validates a submission body. Errors are
@@ -114,16 +121,8 @@ const (
 // JSON); it never panics, whatever the input.
 func DecodeSubmit(body []byte, lim Limits) (SubmitRequest, error) {
 	var r SubmitRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return r, jsonError(err)
-	}
-	if dec.More() {
-		return r, errf(400, "malformed JSON: more than one value in the body")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return r, errf(400, "malformed JSON: trailing data after the object")
+	if err := strictUnmarshal(body, &r); err != nil {
+		return r, err
 	}
 	return r, r.validate(lim)
 }
@@ -146,6 +145,11 @@ func jsonError(err error) error {
 	var mb *http.MaxBytesError
 	if errors.As(err, &mb) {
 		return err
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if f, uerr := strconv.Unquote(f); uerr == nil {
+			return &fieldError{f, "unknown field (names are case-sensitive; see /v1/openapi.json)"}
+		}
 	}
 	return errf(400, "malformed JSON: %v", err)
 }
@@ -218,6 +222,12 @@ func (r *SubmitRequest) validate(lim Limits) error {
 	if err := checkString("user", r.User, maxUser); err != nil {
 		return err
 	}
+	if err := checkString("workdir", r.Workdir, maxPath); err != nil {
+		return err
+	}
+	if r.Workdir != "" && (!filepath.IsAbs(r.Workdir) || filepath.Clean(r.Workdir) != r.Workdir) {
+		return &fieldError{"workdir", fmt.Sprintf("%q must be an absolute, clean path", r.Workdir)}
+	}
 	return nil
 }
 
@@ -246,6 +256,7 @@ type JobView struct {
 	PoliticalPriority *float64 `json:"political_priority,omitempty"`
 	OverQuota         bool     `json:"over_quota,omitempty"`
 	Command           string   `json:"command,omitempty"`
+	Workdir           string   `json:"workdir,omitempty"`
 	IdempotencyKey    string   `json:"idempotency_key,omitempty"`
 }
 
@@ -254,7 +265,7 @@ func ptr[T any](v T) *T { return &v }
 func (s *Service) view(j *Job) JobView {
 	v := JobView{ID: j.ID(), User: j.User, Name: j.Name, Procs: j.Req.Procs, Estimate: j.Req.Estimate,
 		Submit: j.Req.Submit, State: j.State, Admitted: j.State != Rejected, Reason: j.Reason,
-		ExitCode: j.ExitCode, UserPriority: j.Req.UP, OverQuota: j.OverQuota, Command: j.Command, IdempotencyKey: j.Key}
+		ExitCode: j.ExitCode, UserPriority: j.Req.UP, OverQuota: j.OverQuota, Command: j.Command, Workdir: j.Workdir, IdempotencyKey: j.Key}
 	if !math.IsInf(j.Req.PP, -1) {
 		v.PoliticalPriority = ptr(j.Req.PP)
 	}
@@ -279,13 +290,15 @@ func (s *Service) view(j *Job) JobView {
 
 // auth returns the user of the request's bearer token.
 func (s *Service) auth(r *http.Request) (store.User, error) {
-	h := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok || tok == "" {
+	// the scheme is case-insensitive (RFC 7235 §2.1), separated from the
+	// token by one or more spaces
+	scheme, tok, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	tok = strings.TrimSpace(tok)
+	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
 		return store.User{}, errf(401, "missing token: send the header \"Authorization: Bearer <token>\"")
 	}
 	s.mu.Lock()
-	u, ok := s.users[HashToken(strings.TrimSpace(tok))]
+	u, ok := s.users[HashToken(tok)]
 	var c store.User
 	if ok {
 		c = *u
@@ -298,6 +311,13 @@ func (s *Service) auth(r *http.Request) (store.User, error) {
 }
 
 // Handler returns the HTTP API.
+//
+// Bodies are read under a deadline (Config.BodyTimeout from the end of the
+// headers) and only for authenticated requests: a request without a valid
+// token is answered at once with "Connection: close", its body never read
+// (net/http would otherwise drain up to 256 KiB of it, as slowly as the
+// client sends it). Requests to endpoints that take no body are treated
+// the same way.
 func (s *Service) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.routes = []string{"GET /v1/health", "GET /v1/openapi.json", "GET /metrics"}
@@ -309,8 +329,11 @@ func (s *Service) Handler() http.Handler {
 			defer func() { hist.Observe(time.Since(t0).Seconds()) }()
 			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
 			u, err := s.auth(r)
-			if err == nil && admin && !u.Admin {
+			if err != nil {
+				refuseBody(w, r)
+			} else if admin && !u.Admin {
 				err = errf(403, "this operation needs an admin token")
+				refuseBody(w, r)
 			}
 			if err == nil {
 				err = h(w, r, u)
@@ -339,9 +362,52 @@ func (s *Service) Handler() http.Handler {
 	route("PATCH /v1/users/{name}", true, s.patchUser)
 	route("DELETE /v1/users/{name}", true, s.deleteUser)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		refuseBody(w, r)
+		// the methods the path has (405 and Allow, RFC 9110 §15.5.6)
+		var allow []string
+		for _, m := range []string{"GET", "POST", "PATCH", "DELETE"} {
+			probe := &http.Request{Method: m, URL: r.URL, Host: r.Host, Header: http.Header{}}
+			if _, p := mux.Handler(probe); p != "/" && p != "" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			if slices.Contains(allow, "GET") {
+				allow = append(allow, "HEAD")
+			}
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeJSON(w, http.StatusMethodNotAllowed, ErrorBody{Error: "method " + r.Method + " not allowed on " + r.URL.Path + " (allowed: " + strings.Join(allow, ", ") + ")"})
+			return
+		}
 		writeJSON(w, http.StatusNotFound, ErrorBody{Error: "no such endpoint: " + r.Method + " " + r.URL.Path + " (see /v1/openapi.json)"})
 	})
-	return mux
+	bodyTimeout := s.cfg.BodyTimeout
+	limited := s.over.wrap(mux) // backpressure.go
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 {
+			// the whole body must arrive within the body timeout
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
+			if _, p := mux.Handler(r); !bodyRoutes[p] {
+				refuseBody(w, r)
+			}
+		}
+		limited.ServeHTTP(w, r)
+	})
+}
+
+// bodyRoutes are the endpoints that read a request body.
+var bodyRoutes = map[string]bool{"POST /v1/jobs": true, "POST /v1/jobs/{id}/end": true, "POST /v1/clock": true,
+	"POST /v1/users": true, "PATCH /v1/users/{name}": true}
+
+// refuseBody makes sure the request's body is never read: the connection
+// is closed after the answer, and reads fail at once (net/http's own
+// draining included).
+func refuseBody(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength == 0 {
+		return
+	}
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 // Health is the answer of GET /v1/health.
@@ -357,6 +423,12 @@ type Health struct {
 }
 
 func (s *Service) health(w http.ResponseWriter, r *http.Request) {
+	h, status := s.healthNow()
+	writeJSON(w, status, h)
+}
+
+// healthNow is the health answer and its status.
+func (s *Service) healthNow() (Health, int) {
 	s.mu.Lock()
 	wt, rn, busy := s.eng.Counts()
 	h := Health{Status: "ok", Now: s.eng.cur, Policy: s.eng.Policy(), Procs: s.cfg.Procs, Executor: s.exec.Name(), Waiting: wt, Running: rn, Busy: busy}
@@ -365,7 +437,7 @@ func (s *Service) health(w http.ResponseWriter, r *http.Request) {
 	if s.Fatal() != nil {
 		h.Status, status = "unavailable", 503
 	}
-	writeJSON(w, status, h)
+	return h, status
 }
 
 func readBody(r *http.Request) ([]byte, error) {
@@ -374,6 +446,10 @@ func readBody(r *http.Request) ([]byte, error) {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
 			return nil, err
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, errf(http.StatusRequestTimeout, "the body did not arrive within the body timeout")
 		}
 		return nil, errf(400, "reading the body: %v", err)
 	}
@@ -408,7 +484,7 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 	if req.PoliticalPriority != nil && !u.Admin {
 		return &fieldError{"political_priority", "only an admin may set political priorities"}
 	}
-	in := SubmitInput{User: owner.Name, Procs: *req.Procs, Estimate: *req.Estimate, PP: owner.PP, Quota: owner.Quota,
+	in := SubmitInput{UID: owner.ID, User: owner.Name, Workdir: req.Workdir, Procs: *req.Procs, Estimate: *req.Estimate, PP: owner.PP, Quota: owner.Quota,
 		Name: req.Name, Command: req.Command, Key: req.IdempotencyKey}
 	if req.UserPriority != nil {
 		in.UP = *req.UserPriority
@@ -431,9 +507,9 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 			now = e.cur // a request that read the clock just before a pass
 		}
 		if in.Key != "" {
-			if j := e.ByKey(in.User, in.Key); j != nil {
-				if j.Req.Procs != in.Procs || j.Req.Estimate != in.Estimate {
-					return errf(409, "idempotency key %q was used for job %d with different parameters", in.Key, j.ID())
+			if j := e.ByKey(OwnerKey(in.UID, in.User), in.Key); j != nil {
+				if f := sameSubmission(j, in, req); f != "" {
+					return &apiError{409, fmt.Sprintf("idempotency key %q was used for job %d with a different %s; use a new key for a new job", in.Key, j.ID(), f)}
 				}
 				v, status = s.view(j), http.StatusOK
 				return nil
@@ -465,6 +541,31 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 	return nil
 }
 
+// sameSubmission compares a retried submission with the job its
+// idempotency key names; it returns the first field that differs ("" if
+// none). Every field the client gives must be the same.
+func sameSubmission(j *Job, in SubmitInput, req SubmitRequest) string {
+	switch {
+	case j.Req.Procs != in.Procs:
+		return "procs"
+	case j.Req.Estimate != in.Estimate:
+		return "estimate"
+	case j.Req.UP != in.UP:
+		return "user_priority"
+	case j.Req.Deadline != in.Deadline:
+		return "deadline"
+	case j.Name != in.Name:
+		return "name"
+	case j.Command != in.Command:
+		return "command"
+	case j.Workdir != in.Workdir:
+		return "workdir"
+	case req.PoliticalPriority != nil && !j.OverQuota && j.Req.PP != *req.PoliticalPriority:
+		return "political_priority"
+	}
+	return ""
+}
+
 // JobList is the answer of GET /v1/jobs.
 type JobList struct {
 	Now  int64     `json:"now"`
@@ -490,6 +591,17 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 	if who == "" && !u.Admin {
 		who = u.Name
 	}
+	var whoUser store.User // the current user of that name (jobs are owned by ids)
+	if who != "" {
+		s.mu.Lock()
+		if x, ok := s.names[who]; ok {
+			whoUser = *x
+		}
+		s.mu.Unlock()
+		if whoUser.ID == 0 && who == u.Name {
+			whoUser = u
+		}
+	}
 	limit := 0
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
@@ -504,7 +616,7 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 	jobs := s.eng.jobs
 	for i := range jobs {
 		j := jobs[i]
-		if who != "" && j.User != who {
+		if who != "" && !owns(whoUser, j) {
 			continue
 		}
 		if states != nil && !slices.Contains(states, j.State) {
@@ -520,6 +632,16 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 	return nil
 }
 
+// owns reports whether u owns j: by user id, never by name (a user
+// created with a deleted user's name does not get their jobs). Jobs of
+// logs written before user ids (UID 0) go by name.
+func owns(u store.User, j *Job) bool {
+	if j.UID != 0 {
+		return u.ID != 0 && j.UID == u.ID
+	}
+	return u.Name != "" && j.User == u.Name
+}
+
 // jobOf finds the job of the request's path, visible to u.
 func (s *Service) jobOf(r *http.Request, u store.User) (*Job, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
@@ -527,7 +649,7 @@ func (s *Service) jobOf(r *http.Request, u store.User) (*Job, error) {
 		return nil, errf(400, "job id %q is not an integer", r.PathValue("id"))
 	}
 	j := s.eng.Job(id)
-	if j == nil || (!u.Admin && j.User != u.Name) {
+	if j == nil || (!u.Admin && !owns(u, j)) {
 		// another user's job is reported as absent, not forbidden
 		return nil, errf(404, "no job %d", id)
 	}
@@ -580,15 +702,7 @@ func decodeStrict(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errf(400, "malformed JSON: trailing data after the object")
-	}
-	return nil
+	return strictUnmarshal(body, v)
 }
 
 func (s *Service) end(w http.ResponseWriter, r *http.Request, u store.User) error {
@@ -602,6 +716,9 @@ func (s *Service) end(w http.ResponseWriter, r *http.Request, u store.User) erro
 	}
 	if err := checkString("note", req.Note, maxName); err != nil {
 		return err
+	}
+	if req.ExitCode != nil && (*req.ExitCode < 0 || *req.ExitCode > 255) {
+		return &fieldError{"exit_code", fmt.Sprintf("must be in [0, 255] (a process killed by signal N reports 128+N), got %d", *req.ExitCode)}
 	}
 	var v JobView
 	now := s.clock.Now()
@@ -658,7 +775,7 @@ func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User)
 	e := s.eng
 	out := Schedule{Now: e.cur, Procs: s.cfg.Procs, Policy: e.Policy(), Bars: []Bar{}, Unplaced: []JobView{}}
 	bar := func(j *Job, start int64, state string) Bar {
-		b := Bar{Procs: j.Req.Procs, Start: start, End: start + j.Req.Estimate, State: state, Mine: u.Admin || j.User == u.Name}
+		b := Bar{Procs: j.Req.Procs, Start: start, End: start + j.Req.Estimate, State: state, Mine: u.Admin || owns(u, j)}
 		if b.Mine {
 			b.ID, b.User, b.Name = j.ID(), j.User, j.Name
 			if j.Guarantee >= 0 {
@@ -681,7 +798,7 @@ func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User)
 		out.Bars = append(out.Bars, bar(j, start, "reserved"))
 	})
 	for _, j := range e.jobs {
-		if j.State == Waiting && !planned[j.Req.ID] && (u.Admin || j.User == u.Name) {
+		if j.State == Waiting && !planned[j.Req.ID] && (u.Admin || owns(u, j)) {
 			out.Unplaced = append(out.Unplaced, s.view(j))
 		}
 	}
@@ -866,6 +983,9 @@ func (s *Service) createUser(w http.ResponseWriter, r *http.Request, _ store.Use
 	if _, ok := s.names[req.Name]; ok {
 		return errf(409, "user %q exists (PATCH it, with reset_token to get a new token)", req.Name)
 	}
+	if nu.ID, err = s.st.NextUserID(); err != nil {
+		return err
+	}
 	if err := s.st.PutUser(nu); err != nil {
 		return err
 	}
@@ -904,6 +1024,13 @@ func (s *Service) patchUser(w http.ResponseWriter, r *http.Request, _ store.User
 	if req.ResetToken {
 		tok = NewToken()
 		nu.TokenHash = HashToken(tok)
+		if nu.Name == "admin" {
+			// the CLI reads the admin token from its file: keep it current
+			// (written before the database, so a failure changes nothing)
+			if err := writeSecret(s.adminTokenPath(), tok); err != nil {
+				return fmt.Errorf("rewriting the admin token file: %w", err)
+			}
+		}
 	}
 	if err := s.st.PutUser(nu); err != nil {
 		return err
@@ -914,22 +1041,65 @@ func (s *Service) patchUser(w http.ResponseWriter, r *http.Request, _ store.User
 	return nil
 }
 
-func (s *Service) deleteUser(w http.ResponseWriter, r *http.Request, _ store.User) error {
+func (s *Service) deleteUser(w http.ResponseWriter, r *http.Request, admin store.User) error {
 	name := r.PathValue("name")
 	if name == "admin" {
 		return errf(409, "the admin user cannot be deleted")
 	}
+	jobs := r.URL.Query().Get("jobs")
+	switch jobs {
+	case "", "cancel", "reassign":
+	default:
+		return &fieldError{"jobs", fmt.Sprintf("must be cancel (the default) or reassign, got %q", jobs)}
+	}
+	// the user goes first (no new submissions with their token), then
+	// their waiting and running jobs are cancelled (or, with
+	// ?jobs=reassign, given to the admin user), recorded in the log:
+	// nothing of theirs keeps running unowned
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	old, ok := s.names[name]
+	var gone, adm store.User
+	if ok {
+		gone = *old
+	}
+	if a := s.names["admin"]; a != nil {
+		adm = *a
+	}
 	if !ok {
+		s.mu.Unlock()
 		return errf(404, "no user %q", name)
 	}
 	if _, err := s.st.DeleteUser(name); err != nil {
+		s.mu.Unlock()
 		return err
 	}
-	delete(s.users, old.TokenHash)
+	delete(s.users, gone.TokenHash)
 	delete(s.names, name)
+	s.mu.Unlock()
+	var mine []int64
+	err := s.do(func(e *Engine) error {
+		note := fmt.Sprintf("owner %s (user id %d) deleted", gone.Name, gone.ID)
+		for _, j := range e.jobs {
+			if j.State.Final() || !owns(gone, j) {
+				continue
+			}
+			mine = append(mine, j.ID())
+			if jobs == "reassign" {
+				e.SetOwner(j, adm.ID, adm.Name, note+"; reassigned to admin")
+			} else if _, err := e.CancelNote(max(s.clock.Now(), e.cur), j, note); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	action := "cancelled"
+	if jobs == "reassign" {
+		action = "reassigned to admin"
+	}
+	s.log.Info("user deleted", "user", name, "uid", gone.ID, "jobs", len(mine), "action", action, "by", admin.Name)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -9,15 +9,41 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/backfill-hpc/backfill/service/executor"
 )
 
 func newLocalEnv(t *testing.T) *testEnv {
 	t.Helper()
 	dir := t.TempDir()
 	env := &testEnv{t: t, dir: dir}
-	env.cfg = Config{Policy: "conservative", Procs: 4, StateDir: dir, Sync: "normal", AdminToken: "admin-secret", Executor: "local"}
+	env.cfg = Config{Policy: "conservative", Procs: 4, StateDir: filepath.Join(dir, "state"), Sync: "normal", AdminToken: "admin-secret", Executor: "local",
+		ExecOptions: localOptions(t, dir)}
 	env.start(0)
 	return env
+}
+
+// localOptions are the local executor's options for a test in dir: the
+// job directories in dir/jobs, reachable by the jobs' account (nobody
+// when the tests run as root).
+func localOptions(t *testing.T, dir string) executor.Options {
+	t.Helper()
+	opt := executor.Options{JobRoot: filepath.Join(dir, "jobs")}
+	if os.Geteuid() == 0 {
+		opt.RunAs = "nobody"
+		// the account must traverse the test's directories to its own
+		for d := dir; d != os.TempDir() && d != "/" && d != "."; d = filepath.Dir(d) {
+			if err := os.Chmod(d, 0o711); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return opt
+}
+
+// jobFile is a file of job id's directory.
+func jobFile(env *testEnv, id int64, name string) string {
+	return filepath.Join(env.cfg.ExecOptions.JobRoot, strconv.FormatInt(id, 10), name)
 }
 
 // waitState polls job id until it is in state st.
@@ -41,7 +67,7 @@ func waitState(t *testing.T, c *Client, id int64, st State) JobView {
 
 func jobPid(t *testing.T, env *testEnv, id int64) int {
 	t.Helper()
-	f := filepath.Join(env.dir, "jobs", strconv.FormatInt(id, 10), "pid")
+	f := filepath.Join(env.cfg.StateDir, "run", strconv.FormatInt(id, 10), "pid")
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(f); err == nil {
@@ -78,13 +104,13 @@ func TestLocalExecutor(t *testing.T) {
 		return must[JobView](t)(alice.Submit(ctx, SubmitRequest{Procs: &procs, Estimate: &est, Command: cmd}))
 	}
 	// a job that ends by itself with its exit status and output
-	a := sub("echo hello from $BACKFILL_JOB_ID on $BACKFILL_PROCS; exit 3", 2, 100)
+	a := sub("echo hello from $BF_JOB_ID on $BF_PROCS; exit 3", 2, 100)
 	env.clockTo(0)
-	v := waitState(t, alice, a.ID, Completed)
+	v := waitState(t, alice, a.ID, Failed)
 	if v.ExitCode == nil || *v.ExitCode != 3 {
 		t.Fatalf("exit status: %+v", v)
 	}
-	out, _ := os.ReadFile(filepath.Join(env.dir, "jobs", "1", "stdout"))
+	out, _ := os.ReadFile(jobFile(env, 1, "stdout"))
 	if string(out) != "hello from 1 on 2\n" {
 		t.Fatalf("stdout %q", out)
 	}
@@ -128,13 +154,13 @@ func TestLocalExecutorRestart(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	env.start(0)
 	alice = NewClient(env.srv.URL, tok)
-	if v := waitState(t, alice, b.ID, Completed); v.ExitCode == nil || *v.ExitCode != 5 {
+	if v := waitState(t, alice, b.ID, Failed); v.ExitCode == nil || *v.ExitCode != 5 {
 		t.Fatalf("job ended during the downtime: %+v", v)
 	}
 	if v := waitState(t, alice, a.ID, Running); v.Start == nil {
 		t.Fatalf("adopted job: %+v", v)
 	}
-	if v := waitState(t, alice, a.ID, Completed); v.ExitCode == nil || *v.ExitCode != 7 {
+	if v := waitState(t, alice, a.ID, Failed); v.ExitCode == nil || *v.ExitCode != 7 {
 		t.Fatalf("adopted job's end: %+v", v)
 	}
 }

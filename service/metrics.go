@@ -17,6 +17,7 @@ type metrics struct {
 	commit   prometheus.Histogram
 	pass     prometheus.Histogram
 	submits  *prometheus.CounterVec
+	refused  prometheus.Counter // connections beyond the limits
 }
 
 // latency buckets from 50 µs to ~3 s
@@ -48,6 +49,10 @@ func newMetrics(s *Service) *metrics {
 		Name: "backfill_submissions_total",
 		Help: "Submissions by result (admitted, rejected).",
 	}, []string{"result"})
+	m.refused = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "backfill_connections_refused_total",
+		Help: "Connections beyond --max-conns or --max-conns-per-client (answered health or 503, or closed).",
+	})
 	gauge := func(name, help string, f func(w, r, busy int) float64) prometheus.GaugeFunc {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
 			s.mu.Lock()
@@ -57,7 +62,7 @@ func newMetrics(s *Service) *metrics {
 		})
 	}
 	P := float64(s.cfg.Procs)
-	m.reg.MustRegister(m.decision, m.request, m.commit, m.pass, m.submits,
+	m.reg.MustRegister(m.decision, m.request, m.commit, m.pass, m.submits, m.refused,
 		gauge("backfill_queue_length", "Waiting jobs.", func(w, _, _ int) float64 { return float64(w) }),
 		gauge("backfill_running_jobs", "Running jobs.", func(_, r, _ int) float64 { return float64(r) }),
 		gauge("backfill_busy_processors", "Processors held by running jobs.", func(_, _, b int) float64 { return float64(b) }),

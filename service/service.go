@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/backfill-hpc/backfill/engine"
@@ -99,6 +100,9 @@ type Config struct {
 	Clock Clock
 	// Executor is none, local or slurm (default none).
 	Executor string
+	// NewExecutor, if set, builds the executor instead of Executor's name
+	// (tests: an executor that blocks or fails on demand).
+	NewExecutor func(ev executor.Events, opt executor.Options) (executor.Executor, error)
 	// ExecOptions configure the executor (Dir and Procs are filled in).
 	ExecOptions executor.Options
 	// Sync is the SQLite synchronous setting: full (default) or normal.
@@ -106,14 +110,28 @@ type Config struct {
 	// MaxBody is the largest request body accepted, in bytes (default
 	// 64 KiB).
 	MaxBody int64
+	// BodyTimeout is the time a client has, from the end of its headers,
+	// to send the whole request body (default 10 s).
+	BodyTimeout time.Duration
 	// MaxEstimate is the longest estimate accepted, in seconds (default
 	// one year).
 	MaxEstimate int64
 	// AdminToken, if set, becomes the admin user's token; otherwise one is
 	// generated at the first start and written to StateDir/admin.token.
 	AdminToken string
+	// AdminTokenFile is the file AdminToken was read from: a token reset
+	// through the API rewrites it (default StateDir/admin.token).
+	AdminTokenFile string
 	// Logger defaults to a discarding logger.
 	Logger *slog.Logger
+	// MaxInFlight is the number of API requests handled at once beyond
+	// which a request is answered 503 with Retry-After (backpressure);
+	// 0 means DefaultMaxInFlight, a negative value no limit.
+	MaxInFlight int
+	// MaxExecBacklog is the number of executor actions waiting (a slow
+	// resource manager) beyond which new submissions are answered 503
+	// with Retry-After; 0 means DefaultMaxExecBacklog, negative no limit.
+	MaxExecBacklog int
 	// AcceptLoss lets Open continue from what a damaged state directory
 	// still holds (store.Options.AcceptLoss) instead of refusing; the loss
 	// is logged. Without it, a state directory that lost acknowledged
@@ -144,10 +162,11 @@ type Service struct {
 	wg      sync.WaitGroup
 
 	failed  chan struct{} // closed when fatal is set
-	effects chan []Effect
+	effects effectQueue   // committed effects, for the executor (effects.go)
 	newDec  chan struct{} // closed and replaced when decisions are added
 
 	met    *metrics
+	over   *overload
 	routes []string // the API's patterns, as registered by Handler
 }
 
@@ -173,6 +192,9 @@ func Open(cfg Config) (*Service, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 64 << 10
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 10 * time.Second
+	}
 	if cfg.MaxEstimate <= 0 {
 		cfg.MaxEstimate = 365 * 24 * 3600
 	}
@@ -189,6 +211,9 @@ func Open(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := secureDir(cfg.StateDir, cfg.Logger); err != nil {
+		return nil, err
+	}
 	st, err := store.OpenWith(cfg.StateDir, store.Options{Sync: cfg.Sync, AcceptLoss: cfg.AcceptLoss})
 	if err != nil {
 		return nil, err
@@ -202,7 +227,8 @@ func Open(cfg Config) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, st: st,
 		users: map[string]*store.User{}, names: map[string]*store.User{},
-		effects: make(chan []Effect, 1024), newDec: make(chan struct{}), failed: make(chan struct{})}
+		newDec: make(chan struct{}), failed: make(chan struct{})}
+	s.effects.init()
 	s.qcond = sync.NewCond(&s.qmu)
 	fail := func(err error) (*Service, error) {
 		st.Close()
@@ -236,20 +262,33 @@ func Open(cfg Config) (*Service, error) {
 		return fail(err)
 	}
 	s.met = newMetrics(s)
-	ex, err := executor.New(cfg.Executor, endReporter{s}, s.execOptions())
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	if cfg.MaxExecBacklog == 0 {
+		cfg.MaxExecBacklog = DefaultMaxExecBacklog
+	}
+	s.over = newOverload(cfg.MaxInFlight, 1)
+	s.over.maxBacklog, s.over.backlog = cfg.MaxExecBacklog, s.effects.Len
+	s.met.reg.MustRegister(s.over.rejected, s.over.gauge, s.over.backlogGauge)
+	var ex executor.Executor
+	if cfg.NewExecutor != nil {
+		ex, err = cfg.NewExecutor(endReporter{s}, s.execOptions())
+	} else {
+		ex, err = executor.New(cfg.Executor, endReporter{s}, s.execOptions())
+	}
 	if err != nil {
 		return fail(err)
 	}
 	s.exec = ex
 	w, r, _ := s.eng.Counts()
 	s.log.Info("state rebuilt", "records", n, "jobs", len(s.eng.jobs), "waiting", w, "running", r, "now", s.eng.cur)
-	if err := s.reconcile(); err != nil {
-		ex.Close()
-		return fail(err)
-	}
+	// the executor is reconciled in the background, before it is given
+	// any action: the port opens without waiting for the resource manager
+	running, waiting := s.toReconcile()
 	s.wg.Add(2)
 	go s.committer()
-	go s.effector()
+	go s.effector(running, waiting)
 	// catch up to the present (limits and wake-ups during the downtime)
 	if now := s.clock.Now(); now > s.eng.cur {
 		if err := s.do(func(e *Engine) error { return e.Advance(now) }); err != nil {
@@ -258,6 +297,32 @@ func Open(cfg Config) (*Service, error) {
 		}
 	}
 	return s, nil
+}
+
+// secureDir creates the state directory, or checks an existing one: it
+// must belong to the service's user, and its mode becomes 0700 (it holds
+// the database with token hashes and commands, and the admin token).
+func secureDir(dir string, log *slog.Logger) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("state directory %s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("state directory %s belongs to user id %d, not to the service's user (%d): refusing to start (others could read or replace the database)", dir, st.Uid, os.Geteuid())
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("state directory %s has mode %o and cannot be made 0700: %w; refusing to start", dir, fi.Mode().Perm(), err)
+		}
+		log.Warn("state directory was accessible to others; its mode is now 0700", "dir", dir, "was", fmt.Sprintf("%o", fi.Mode().Perm()))
+	}
+	return nil
 }
 
 type discard struct{}
@@ -270,6 +335,10 @@ func (s *Service) execOptions() executor.Options {
 		o.Dir = s.cfg.StateDir
 	}
 	o.Procs = s.cfg.Procs
+	o.Instance = s.inst
+	if o.Logger == nil {
+		o.Logger = s.log
+	}
 	return o
 }
 
@@ -326,6 +395,42 @@ func NewToken() string {
 // AdminTokenFile is where the generated admin token is written.
 func (s *Service) AdminTokenFile() string { return filepath.Join(s.cfg.StateDir, "admin.token") }
 
+// adminTokenPath is the file that holds the admin token: the one it was
+// read from, or the generated one.
+func (s *Service) adminTokenPath() string {
+	if s.cfg.AdminTokenFile != "" {
+		return s.cfg.AdminTokenFile
+	}
+	return s.AdminTokenFile()
+}
+
+// writeSecret replaces file with tok, mode 0600, atomically (a new file
+// renamed over the old one: no reader sees half a token, and a symbolic
+// link at the path is replaced, not followed).
+func writeSecret(file, tok string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".token-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.WriteString(tok + "\n"); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
+
 func (s *Service) loadUsers() error {
 	us, err := s.st.Users()
 	if err != nil {
@@ -350,8 +455,10 @@ func (s *Service) loadUsers() error {
 		if admin == nil || admin.TokenHash != HashToken(s.cfg.AdminToken) {
 			u := store.User{Name: "admin", TokenHash: HashToken(s.cfg.AdminToken), Admin: true, Created: s.clock.Now()}
 			if admin != nil {
-				u.PP, u.Quota, u.Created = admin.PP, admin.Quota, admin.Created
+				u.ID, u.PP, u.Quota, u.Created = admin.ID, admin.PP, admin.Quota, admin.Created
 				delete(s.users, admin.TokenHash)
+			} else if u.ID, err = s.st.NextUserID(); err != nil {
+				return err
 			}
 			if err := s.st.PutUser(u); err != nil {
 				return err
@@ -421,6 +528,10 @@ func (s *Service) createAdmin() error {
 			return fmt.Errorf("%s is empty; remove it or give --admin-token-file", path)
 		}
 		u := store.User{Name: "admin", TokenHash: HashToken(tok), Admin: true, Created: s.clock.Now()}
+		var err error
+		if u.ID, err = s.st.NextUserID(); err != nil {
+			return err
+		}
 		if err := s.st.PutUser(u); err != nil {
 			return err
 		}
@@ -445,6 +556,9 @@ func (s *Service) createAdmin() error {
 	}
 	f.Close()
 	u := store.User{Name: "admin", TokenHash: HashToken(tok), Admin: true, Created: s.clock.Now()}
+	if u.ID, err = s.st.NextUserID(); err != nil {
+		return err
+	}
 	if err := s.st.PutUser(u); err != nil {
 		return err
 	}
@@ -466,13 +580,11 @@ func fileExists(path string) bool {
 
 func (s *Service) execJob(j *Job) executor.Job {
 	return executor.Job{ID: j.ID(), Tag: "bf-" + s.inst + "-" + strconv.FormatInt(j.ID(), 10),
-		Procs: j.Req.Procs, Estimate: j.Req.Estimate, Command: j.Command, User: j.User, Name: j.Name, Ref: j.Ref}
+		Procs: j.Req.Procs, Estimate: j.Req.Estimate, Command: j.Command, User: j.User, Name: j.Name, Workdir: j.Workdir, Ref: j.Ref}
 }
 
-// reconcile asks the executor about the jobs the log says are running or
-// waiting; running jobs that ended meanwhile end now.
-func (s *Service) reconcile() error {
-	var running, waiting []executor.Job
+// toReconcile lists the jobs the log says are running and waiting.
+func (s *Service) toReconcile() (running, waiting []executor.Job) {
 	for _, j := range s.eng.jobs {
 		switch j.State {
 		case Running:
@@ -481,28 +593,42 @@ func (s *Service) reconcile() error {
 			waiting = append(waiting, s.execJob(j))
 		}
 	}
+	return running, waiting
+}
+
+// reconcile asks the executor about the jobs the log said were running or
+// waiting at the start, retrying (with a growing delay, up to a minute)
+// until it answers or the service closes; running jobs that ended
+// meanwhile end now. It runs on the effector, before any other action.
+func (s *Service) reconcile(running, waiting []executor.Job) bool {
 	if len(running)+len(waiting) == 0 {
-		return nil
+		return true
 	}
-	stat, err := s.exec.Reconcile(running, waiting)
-	if err != nil {
-		return fmt.Errorf("reconciling with the %s executor: %w", s.exec.Name(), err)
+	var stat map[int64]executor.Status
+	delay := 100 * time.Millisecond
+	for {
+		var err error
+		t0 := time.Now()
+		stat, err = s.exec.Reconcile(running, waiting)
+		if err == nil {
+			s.log.Info("executor reconciled", "executor", s.exec.Name(), "running", len(running), "waiting", len(waiting), "took", time.Since(t0).String())
+			break
+		}
+		s.log.Error("reconciling with the executor; retrying", "executor", s.exec.Name(), "err", err, "retry_in", delay.String())
+		if s.effects.sleep(delay) {
+			return false // closing
+		}
+		delay = min(2*delay, time.Minute)
 	}
-	now := max(s.clock.Now(), s.eng.cur)
-	var recs []Record
 	for _, rj := range running {
 		stt, ok := stat[rj.ID]
 		if !ok || stt.Running {
 			continue
 		}
-		j := s.eng.Job(rj.ID)
-		if _, err := s.eng.End(now, j, stt.Exit, stt.Note); err != nil {
-			return err
-		}
+		endReporter{s}.Ended(rj.ID, stt.Exit, stt.Note)
 		s.log.Info("job ended while the service was down", "id", rj.ID, "note", stt.Note)
 	}
-	recs, _ = s.eng.Take()
-	return s.st.Append(recs)
+	return true
 }
 
 // endReporter receives the executor's events.
@@ -520,6 +646,22 @@ func (r endReporter) Ended(id int64, exit *int, note string) {
 	})
 	if err != nil {
 		s.log.Warn("executor reported an end", "id", id, "err", err)
+	}
+}
+
+// failed ends a job its executor could not start: failed.
+func (r endReporter) failed(id int64, note string) {
+	s := r.s
+	err := s.do(func(e *Engine) error {
+		j := e.Job(id)
+		if j == nil {
+			return fmt.Errorf("unknown job %d", id)
+		}
+		_, err := e.Fail(max(s.clock.Now(), e.cur), j, note)
+		return err
+	})
+	if err != nil {
+		s.log.Warn("executor failed to start a job", "id", id, "err", err)
 	}
 }
 
@@ -564,7 +706,7 @@ func (s *Service) enqueueLocked() *batch {
 // committer writes queued batches, many per transaction.
 func (s *Service) committer() {
 	defer s.wg.Done()
-	defer close(s.effects)
+	defer s.effects.close()
 	for {
 		s.qmu.Lock()
 		for len(s.queue) == 0 && !s.closing {
@@ -603,9 +745,7 @@ func (s *Service) committer() {
 		for _, b := range q {
 			effs = append(effs, b.effects...)
 		}
-		if len(effs) > 0 {
-			s.effects <- effs
-		}
+		s.effects.push(effs) // never blocks: the executor has its own queue
 		for _, b := range q {
 			b.done <- nil
 		}
@@ -620,16 +760,25 @@ func (s *Service) notifyDecisions() {
 	s.mu.Unlock()
 }
 
-// effector runs the executor's actions in decision order.
-func (s *Service) effector() {
+// effector reconciles the executor, then runs its actions in decision
+// order, outside the engine lock; kills and cancellations that fail are
+// retried (they are idempotent), a start that fails ends the job.
+func (s *Service) effector(running, waiting []executor.Job) {
 	defer s.wg.Done()
-	for effs := range s.effects {
-		for _, f := range effs {
-			s.mu.Lock()
-			ej := s.execJob(f.Job)
-			s.mu.Unlock()
-			var ref string
-			var err error
+	if !s.reconcile(running, waiting) {
+		return // closed before the executor answered: no action on it
+	}
+	for {
+		f, ok := s.effects.pop()
+		if !ok {
+			return
+		}
+		s.mu.Lock()
+		ej := s.execJob(f.Job)
+		s.mu.Unlock()
+		var ref string
+		var err error
+		for try := 0; ; try++ {
 			switch f.Kind {
 			case "submit":
 				ref, err = s.exec.Submit(ej)
@@ -640,19 +789,26 @@ func (s *Service) effector() {
 			case "cancel":
 				err = s.exec.Cancel(ej)
 			}
-			if err != nil {
-				s.log.Error("executor", "action", f.Kind, "id", ej.ID, "err", err)
-				if f.Kind == "start" {
-					// the job cannot run: it ends now, with no status
-					go endReporter{s}.Ended(ej.ID, nil, "executor failed to start it: "+err.Error())
-				}
+			if err == nil || (f.Kind != "kill" && f.Kind != "cancel") || try == effectRetries {
+				break
 			}
-			if ref != "" && ref != ej.Ref {
-				s.mu.Lock()
-				s.eng.SetRef(f.Job, ref)
-				s.enqueueLocked() // no need to wait
-				s.mu.Unlock()
+			s.log.Warn("executor; retrying", "action", f.Kind, "id", ej.ID, "err", err, "try", try+1)
+			if s.effects.sleep(time.Duration(100<<(2*try)) * time.Millisecond) {
+				break
 			}
+		}
+		if err != nil {
+			s.log.Error("executor", "action", f.Kind, "id", ej.ID, "err", err)
+			if f.Kind == "start" {
+				// the job cannot run: it ends now, with no status
+				go endReporter{s}.failed(ej.ID, "executor failed to start it: "+err.Error())
+			}
+		}
+		if ref != "" && ref != ej.Ref {
+			s.mu.Lock()
+			s.eng.SetRef(f.Job, ref)
+			s.enqueueLocked() // no need to wait
+			s.mu.Unlock()
 		}
 	}
 }

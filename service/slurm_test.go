@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/backfill-hpc/backfill/internal/longtest"
 )
 
 // slurmCluster makes sure a Slurm cluster answers: the one SLURM_CONF
@@ -16,9 +18,7 @@ import (
 // number of CPUs of the node.
 func slurmCluster(t *testing.T) int {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: the Slurm executor test starts a Slurm cluster")
-	}
+	longtest.Skip(t, "the Slurm executor test starts a Slurm cluster")
 	ping := func() bool {
 		out, err := exec.Command("scontrol", "ping").CombinedOutput()
 		return err == nil && strings.Contains(string(out), "UP")
@@ -100,6 +100,9 @@ func waitSlurm(t *testing.T, tag, state string) {
 
 func TestSlurmExecutor(t *testing.T) {
 	cpus := slurmCluster(t)
+	secret := "SECRET_" + NewToken()
+	t.Setenv("BF_TEST_SECRET", secret)
+	t.Setenv("BACKFILL_TOKEN", secret)
 	dir := t.TempDir()
 	env := &testEnv{t: t, dir: dir}
 	env.cfg = Config{Policy: "conservative", Procs: cpus, StateDir: dir, Sync: "normal", AdminToken: "admin-secret", Executor: "slurm"}
@@ -112,10 +115,10 @@ func TestSlurmExecutor(t *testing.T) {
 		return must[JobView](t)(alice.Submit(ctx, SubmitRequest{Procs: &procs, Estimate: &est, Command: cmd}))
 	}
 	// admitted → held in Slurm; started → released; its exit status comes back
-	a := sub("echo hi from $BACKFILL_JOB_ID; exit 3", 1, 100)
+	a := sub("echo hi from $BF_JOB_ID; exit 3", 1, 100)
 	waitSlurm(t, tag(a.ID), "PENDING")
 	env.clockTo(0)
-	v := waitState(t, alice, a.ID, Completed)
+	v := waitState(t, alice, a.ID, Failed)
 	if v.ExitCode == nil || *v.ExitCode != 3 {
 		t.Fatalf("exit status from Slurm: %+v", v)
 	}
@@ -150,7 +153,7 @@ func TestSlurmExecutor(t *testing.T) {
 	env.stop()
 	env.start(8)
 	alice = NewClient(env.srv.URL, tok)
-	if v := waitState(t, alice, e.ID, Completed); v.ExitCode == nil || *v.ExitCode != 4 {
+	if v := waitState(t, alice, e.ID, Failed); v.ExitCode == nil || *v.ExitCode != 4 {
 		t.Fatalf("job running across the restart: %+v", v)
 	}
 	if st := slurmStates(t, tag(f.ID)); len(st) != 1 || st[0] != "PENDING" {
@@ -158,4 +161,12 @@ func TestSlurmExecutor(t *testing.T) {
 	}
 	must[JobView](t)(alice.Cancel(ctx, f.ID))
 	waitSlurm(t, tag(f.ID), "CANCELLED")
+	// the service's environment does not reach Slurm jobs
+	g := sub("env", 1, 100)
+	env.clockTo(9)
+	waitState(t, alice, g.ID, Completed)
+	out, _ := os.ReadFile(filepath.Join(dir, "jobs", itoa(g.ID), "slurm.out"))
+	if strings.Contains(string(out), secret) || !strings.Contains(string(out), "BF_JOB_ID="+itoa(g.ID)) {
+		t.Fatalf("a Slurm job's environment:\n%s", out)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/sim"
+	simrun "github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
 	wd "github.com/backfill-hpc/backfill/workload/deadline"
 )
@@ -36,7 +37,7 @@ func TestDeadlineRegression(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := wd.Build(tr.Jobs, tr.Procs, sp)
+		b, err := wd.Build(tr.Jobs, tr.Procs, sp, simrun.EASYResponses)
 		if err != nil {
 			t.Fatal(err)
 		}

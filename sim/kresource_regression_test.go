@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
@@ -51,7 +52,7 @@ func TestKResourceRegression(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if testing.Short() && c.name != "KTH-SP2-K4" {
+			if longtest.Short() && c.name != "KTH-SP2-K4" {
 				t.Skip("short mode")
 			}
 			jobs, caps, err := c.load()

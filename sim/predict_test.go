@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
@@ -135,7 +136,7 @@ func TestPredictionsAreCausal(t *testing.T) {
 		k    int
 	}{{"easy++", 2}, {"easy:predict=history-3:correct=step", 3}, {"conservative:predict=history-2", 2}, {"easy:order=sjf:predict=history-1", 1}}
 	n := 60
-	if testing.Short() {
+	if longtest.Short() {
 		n = 15
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
@@ -185,7 +186,7 @@ func TestPredictionsAreCausal(t *testing.T) {
 // corrections do happen.
 func TestCorrectionsKeepAuditorPassing(t *testing.T) {
 	n := 250
-	if testing.Short() {
+	if longtest.Short() {
 		n = 40
 	}
 	corrections := map[string]int{}

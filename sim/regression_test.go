@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/sim"
@@ -35,7 +36,7 @@ func TestRealTraceRegression(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if testing.Short() && c.name != "KTH-SP2" {
+			if longtest.Short() && c.name != "KTH-SP2" {
 				t.Skip("short mode")
 			}
 			tr, err := c.load()

@@ -8,6 +8,12 @@
 //  1. ends: every running job whose end is t — completion at start+runtime,
 //     or, in kill mode, kill at start+estimate when the runtime exceeds the
 //     estimate — in increasing job ID, each followed by policy.Remove;
+//     then, with Options.Extend, the jobs reaching their limit at t, in
+//     increasing job ID, each offered an extension (policy.Extender) and
+//     killed (policy.Remove) without one. The reservation-based policies
+//     react to the ends of an instant only once all are known (see
+//     docs/simulator.md, "Same-instant events"), so the order of the ends
+//     does not change the schedule;
 //  2. submissions: every job submitted at t, in increasing job ID, each
 //     followed by policy.Insert (and, for a policy.Guarantor, the bound it
 //     promises);
@@ -63,6 +69,23 @@ type Options struct {
 	// engine refuses a start that would put any resource over capacity.
 	// Jobs with a Res on a machine without one are an error.
 	Res []int
+	// Placer, if set, assigns concrete cores to every job the engine
+	// starts (Place, right after the start is accepted) and frees them
+	// when it ends (Release): package machine's Allocator. Its free count
+	// must be Procs at the start. Policies still schedule on counts; the
+	// schedule is the same with or without a Placer.
+	Placer Placer
+}
+
+// Placer assigns concrete resources to started jobs (package machine).
+type Placer interface {
+	// Free is the number of free processors.
+	Free() int
+	// Place gives job id procs processors; it fails only when fewer are
+	// free or the job holds some already.
+	Place(id, procs int) error
+	// Release frees the processors of job id.
+	Release(id int) error
 }
 
 // Result is a finished simulation.
@@ -121,6 +144,9 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("sim: resource %d has capacity %d (must be at least 1)", k+1, c)
 		}
 	}
+	if opt.Placer != nil && opt.Placer.Free() != P {
+		return nil, fmt.Errorf("sim: the placer has %d free processors; the machine has %d", opt.Placer.Free(), P)
+	}
 	eng, err := engine.New(sched, engine.Config{Procs: P, Res: opt.Res, Guarantees: !opt.NoKill, Extend: opt.Extend && !opt.NoKill, Jobs: len(jobs)})
 	if err != nil {
 		return nil, err
@@ -149,6 +175,8 @@ type run struct {
 	done    int
 	now     int64
 	startFn func(*job.Request)
+	checks  []endItem // scratch: the kill checks of the instant
+	err     error     // a Placer's failure during a pass
 }
 
 // loop processes the instants in order until no event is left.
@@ -180,6 +208,9 @@ func (r *run) loop() (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}
+		if r.err != nil {
+			return nil, fmt.Errorf("sim: at %d: %w", r.now, r.err)
+		}
 	}
 	if r.opt.Progress != nil {
 		r.opt.Progress(r.done)
@@ -190,48 +221,72 @@ func (r *run) loop() (*Result, error) {
 	return r.res, nil
 }
 
-// endJobs processes the ends (and, with Extend, the kill checks) at now.
+// endJobs processes the ends at now, then, with Extend, the kill checks at
+// now, so that the policy prices an extension knowing every end of the
+// instant.
 func (r *run) endJobs() error {
 	now := r.now
+	r.checks = r.checks[:0]
 	for len(r.ends) > 0 && r.ends[0].t == now {
 		it := r.ends.pop()
-		id := int(it.id)
-		req := &r.jobs[id].Request
-		o := &r.res.Outcomes[id]
 		if it.check {
-			x, err := r.eng.Extend(now, req)
-			if err != nil {
-				return fmt.Errorf("sim: %w", err)
-			}
-			if x > 0 {
-				r.res.Extensions++
-				o.Extension += x
-				r.limit[id] = now + x
-				if end := o.Start + r.jobs[id].Runtime; end <= r.limit[id] {
-					o.End = end
-					r.res.Saved++
-					r.ends.push(endItem{t: end, id: it.id})
-				} else {
-					r.ends.push(endItem{t: r.limit[id], id: it.id, check: true})
-				}
-				continue
-			}
-			o.End, o.Killed = now, true
+			r.checks = append(r.checks, it)
+			continue
 		}
-		r.done++
-		if o.Killed {
-			r.res.Killed++
+		if err := r.end(int(it.id)); err != nil {
+			return err
 		}
-		p, err := r.eng.End(now, req)
+	}
+	for _, it := range r.checks {
+		id := int(it.id)
+		o := &r.res.Outcomes[id]
+		x, err := r.eng.Extend(now, &r.jobs[id].Request)
 		if err != nil {
 			return fmt.Errorf("sim: %w", err)
 		}
-		if p.OK {
-			o.Predicted, o.Corrections = p.First, p.Corrections
+		if x > 0 {
+			r.res.Extensions++
+			o.Extension += x
+			r.limit[id] = now + x
+			if end := o.Start + r.jobs[id].Runtime; end <= r.limit[id] {
+				o.End = end
+				r.res.Saved++
+				r.ends.push(endItem{t: end, id: it.id})
+			} else {
+				r.ends.push(endItem{t: r.limit[id], id: it.id, check: true})
+			}
+			continue
 		}
-		if r.opt.Progress != nil && r.done&8191 == 0 {
-			r.opt.Progress(r.done)
+		o.End, o.Killed = now, true
+		if err := r.end(id); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// end records that job id ended (completed or killed) at now and tells
+// the engine.
+func (r *run) end(id int) error {
+	o := &r.res.Outcomes[id]
+	r.done++
+	if o.Killed {
+		r.res.Killed++
+	}
+	p, err := r.eng.End(r.now, &r.jobs[id].Request)
+	if err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	if r.opt.Placer != nil {
+		if err := r.opt.Placer.Release(id); err != nil {
+			return fmt.Errorf("sim: at %d: %w", r.now, err)
+		}
+	}
+	if p.OK {
+		o.Predicted, o.Corrections = p.First, p.Corrections
+	}
+	if r.opt.Progress != nil && r.done&8191 == 0 {
+		r.opt.Progress(r.done)
 	}
 	return nil
 }
@@ -265,6 +320,11 @@ func (r *run) start(q *job.Request) {
 	j := &r.jobs[id]
 	o := &r.res.Outcomes[id]
 	o.Start = r.now
+	if r.opt.Placer != nil {
+		if err := r.opt.Placer.Place(id, j.Procs); err != nil && r.err == nil {
+			r.err = err
+		}
+	}
 	run := j.Runtime
 	if r.limit != nil && run > j.Estimate {
 		// a check at the estimate: the policy may extend the job

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -152,10 +153,10 @@ func newSubmit() *cobra.Command {
 		Long: `submit sends a job to a running 'backfill serve' and prints its id, its
 reserved start and the latest start the policy guarantees, or, with a deadline
 policy, whether the deadline was accepted. The command runs under the local or
-slurm executor (with /bin/sh -c); in advisor mode it is kept for the resource
-manager.`,
+slurm executor (with /bin/sh -c) in the directory submit was run from, as
+sbatch does; in advisor mode it is kept for the resource manager.`,
 		Example: `  backfill submit -n 16 -t 2h -- ./simulate --steps 1000
-  backfill submit -n 4 -t 30:00 --deadline +3h --name nightly -- make test
+  backfill submit -n 4 -t 30:00 --deadline +3h --job-name nightly -- make test
   backfill submit -n 1 -t 60 --json`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runSubmit(cmd, f, args) },
 	}
@@ -186,6 +187,11 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	req := service.SubmitRequest{Procs: &f.procs, Estimate: &est, Name: f.name, IdempotencyKey: f.key, User: f.user}
 	if len(args) > 0 {
 		req.Command = shellJoin(args)
+		// the local executor runs the command in the submit directory, as
+		// sbatch does (./job.sh is found there)
+		if wd, err := os.Getwd(); err == nil {
+			req.Workdir = filepath.Clean(wd)
+		}
 	}
 	if f.priority >= 0 {
 		req.UserPriority = &f.priority
@@ -328,7 +334,9 @@ func newCancel() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cancel JOBID...",
 		Short: "Cancel jobs of a backfill service (like scancel)",
-		Args:  cobra.MinimumNArgs(1),
+		Example: `  backfill queue                  # the job ids
+  BACKFILL_TOKEN=bf_… backfill cancel 17 18`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := f.client()
 			if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -76,30 +75,5 @@ func TestSimulateClassesAndPredictions(t *testing.T) {
 	}
 	if strings.Contains(out, "pred") {
 		t.Errorf("prediction block without predictions:\n%s", out)
-	}
-}
-
-// With a trace directory that holds nothing, the reproduction reports the
-// missing traces and runs KTH from the embedded copy.
-func TestReproduceEstimatesMissingTraces(t *testing.T) {
-	dir := t.TempDir()
-	out, err := run(t, "reproduce", "estimates", "--traces", dir, "--seeds", "1", "--factors", "1,10")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"missing: SDSC-SP2-1998-4.2-cln.swf.gz", "missing: CTC-SP2-1996-3.1-cln.swf.gz", "missing: SDSC-BLUE-2000-4.2-cln.swf.gz",
-		"using the embedded copy", "114.0", "98.4", "94.2", "agrees", "EASY++ predictions",
-		"f = 10", "user × 2", "modal, 80% at max", "inaccuracy helps",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run(t, "reproduce", "estimates", "--part", "nope"); err == nil {
-		t.Error("unknown part accepted")
 	}
 }

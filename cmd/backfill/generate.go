@@ -49,7 +49,9 @@ Parameters are overridden in the spec, e.g. lublin:classes=1 or
 feitelson96:repeat=0:pow2=3 (see docs/workload.md).`,
 		Example: `  backfill generate lublin --jobs 10000 --procs 256 --load 0.8 -o lublin.swf
   backfill generate feitelson96:repeat=0 --rate 0.01 --seed 7 -o f96.swf
-  backfill generate jann97 --estimate factor:3 -o jann.swf && backfill info jann.swf --compare CTC-SP2-1996-3.1-cln.swf.gz`,
+  backfill generate jann97 --estimate factor:3 -o jann.swf && backfill info jann.swf --compare ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz
+  # the RLScheduler reference sample was made with whole-sample parameters
+  backfill generate lublin:classes=1 --procs 256 -o lublin.swf && backfill info lublin.swf --compare ../shared/traces/synthetic/lublin_256.swf.gz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var buf bytes.Buffer

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/sim"
 	"github.com/backfill-hpc/backfill/workload"
@@ -21,7 +22,7 @@ var genSpecs = []string{"lublin", "lublin:classes=1", "feitelson96", "feitelson9
 // different one.
 func TestGenerateSameSeedSameBytes(t *testing.T) {
 	n := "4000"
-	if testing.Short() {
+	if longtest.Short() {
 		n = "1000"
 	}
 	for _, spec := range genSpecs {

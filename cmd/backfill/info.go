@@ -244,7 +244,10 @@ func newPolicies() *cobra.Command {
 	return &cobra.Command{
 		Use:   "policies",
 		Short: "List the scheduling policies and their parameters",
-		Args:  cobra.NoArgs,
+		Example: `  backfill policies
+  # a policy with parameters, as simulate and sweep take it: name:key=value:…
+  backfill simulate --policy easy,easy:depth=4:order=sjbf,conservative`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
 			for _, p := range policy.List() {

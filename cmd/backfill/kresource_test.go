@@ -1,50 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// TestReproduceKresourceSmall runs the synthetic part on a small setting
-// (one K, one distribution, one queue target, two seeds) and the real part
-// on a tiny trace with memory; the tables, the CI and every statement are
-// printed.
-func TestReproduceKresourceSmall(t *testing.T) {
-	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("; MaxProcs: 8\n")
-	for i := 1; i <= 60; i++ {
-		procs, mem := 1+i%8, 100*(1+i%5)
-		fmt.Fprintf(&b, "%d %d -1 %d %d -1 -1 %d %d %d 1 1 1 -1 1 1 -1 -1\n", i, 10*i, 50+i%7*40, procs, procs, 400, mem)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "MEM-test.swf"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := run(t, "reproduce", "kresource", "--jobs", "400", "--seeds", "2", "--k", "2", "--dist", "exponential",
-		"--queue", "4", "--tol", "0.2", "--traces", dir, "--mem-scale", "1,0.5", "--real", "MEM-test.swf,NOPE.swf", "--workers", "2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"Figure 2: mean response time", "Figure 3: weighted mean response time", "mean ± 95 % CI over 2 seeds",
-		"exponential", "bb-easy:fullness=off", "rate search: 2 searches",
-		"paper: BB outperforms", "ours: BB is best", "BB's gain", "uniform) vs",
-		"MEM-test.swf, memory × 1: 60 jobs (0 skipped", "MEM-test.swf, memory × 0.5: 47 jobs (13 skipped", "mem peak", "FF-EASY, processors only", "NOPE.swf: not found",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	if _, err := run(t, "reproduce", "kresource", "--no-real", "--dist", "normal"); err == nil {
-		t.Error("unknown distribution accepted")
-	}
-	if _, err := run(t, "reproduce", "kresource", "--no-real", "--variants", "easy"); err == nil {
-		t.Error("a processor-only variant accepted")
-	}
-}
 
 // TestSimulateMem: --mem runs the K-resource policies by default, prints
 // the memory rule, and refuses a processor-only policy.

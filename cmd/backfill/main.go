@@ -34,7 +34,7 @@ With no --trace, the embedded KTH SP2 trace (28,476 jobs, 100 processors) is use
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(flagErrorHint)
-	root.AddCommand(newSimulate(), newInfo(), newCheck(), newPolicies(), newBench(), newReproduceCmd(), newReport(), newPlot(), newGenerate())
+	root.AddCommand(newSimulate(), newInfo(), newCheck(), newPolicies(), newBench(), newReproduceCmd(), newReport(), newPlot(), newGenerate(), newImport())
 	root.AddCommand(serviceCommands()...)
 	root.AddCommand(newSweep(), newResults(), newCollect())
 	return root

@@ -15,7 +15,8 @@ import (
 
 type plotFlags struct {
 	output, metric, x, errors, title string
-	logY                             bool
+	logY, cdf                        bool
+	gantt, from, to                  string
 	width, height                    float64
 	procs, dpi                       int
 }
@@ -40,12 +41,20 @@ or per seed. Each run's coordinates: its policy parameters, "load" (the
 offered load of its jobs), and with an estimate model "estimate" and "seed"
 (the replicate axis). The format follows the file extension. See
 docs/report.md.`,
-		Example: `  # bounded slowdown against load, EASY vs conservative, 3 seeds per point
-  backfill plot load0.6/ load0.7/ load0.8/ --metric mean_bsld -o bsld.pdf
+		Example: `  # bounded slowdown against load, EASY vs conservative (one directory per load)
+  backfill simulate --load 0.6 --policy easy,conservative --out load0.6/
+  backfill simulate --load 0.8 --policy easy,conservative --out load0.8/
+  backfill plot load0.6/ load0.8/ --metric mean_bsld -o bsld.pdf
 
   # mean wait against EASY's reservation depth
   backfill simulate --policy easy,easy:depth=2,easy:depth=4,easy:depth=8 --out depth/
-  backfill plot depth/ --x depth --metric mean_wait -o depth.svg`,
+  backfill plot depth/ --x depth --metric mean_wait -o depth.svg
+
+  # the wait-time distributions, one line per run
+  backfill plot depth/ --cdf -o waits.pdf
+
+  # two days of EASY's schedule, from day 30
+  backfill plot depth/ --gantt easy --from 30d --to 32d -o gantt.pdf`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPlot(cmd, f, args) },
 	}
@@ -56,6 +65,10 @@ docs/report.md.`,
 	fl.StringVar(&f.errors, "errors", "ci95", "error bars over seeds: ci95 (95% confidence interval of the mean, Student's t), minmax or none")
 	fl.StringVar(&f.title, "title", "", "figure title")
 	fl.BoolVar(&f.logY, "log-y", false, "logarithmic y axis")
+	fl.BoolVar(&f.cdf, "cdf", false, "draw the wait-time CDF of each run (per-job outcomes) instead of a metric")
+	fl.StringVar(&f.gantt, "gantt", "", "draw this run's schedule (a Gantt chart: processors × time) instead of a metric; with --from and --to")
+	fl.StringVar(&f.from, "from", "0", "--gantt: start of the window, since the first submission: seconds or a duration (36h, 2d, 1d12h)")
+	fl.StringVar(&f.to, "to", "", "--gantt: end of the window (default: the last end)")
 	fl.Float64Var(&f.width, "width", 12, "width in cm")
 	fl.Float64Var(&f.height, "height", 8, "height in cm")
 	fl.IntVar(&f.dpi, "dpi", 300, "resolution of png, jpg and tif figures")
@@ -74,20 +87,58 @@ func runPlot(cmd *cobra.Command, f *plotFlags, args []string) error {
 	}
 	opt := figure.Options{Metric: f.metric, X: f.x, Errors: f.errors, Title: f.title, LogY: f.logY,
 		Width: vg.Length(f.width) * vg.Centimeter, Height: vg.Length(f.height) * vg.Centimeter, DPI: f.dpi}
-	p, err := figure.Plot(res, opt)
+	var panels figure.Panels
+	what := f.metric
+	switch {
+	case f.cdf && f.gantt != "":
+		return fmt.Errorf("--cdf and --gantt: give one of them")
+	case f.cdf:
+		panels, err = figure.CDF(res, opt)
+		what = "wait CDF"
+	case f.gantt != "":
+		var run *report.Run
+		var labels []string
+		for _, r := range res.Runs {
+			labels = append(labels, r.Label)
+			if r.Label == f.gantt {
+				run = r
+			}
+		}
+		if run == nil {
+			return fmt.Errorf("--gantt %q: no such run (runs: %s)", f.gantt, strings.Join(labels, ", "))
+		}
+		from, err := figure.ParseSeconds(f.from)
+		if err != nil {
+			return fmt.Errorf("--from: %w", err)
+		}
+		var to int64
+		if f.to != "" {
+			if to, err = figure.ParseSeconds(f.to); err != nil {
+				return fmt.Errorf("--to: %w", err)
+			}
+		}
+		p, err := figure.Gantt(run, from, to, opt)
+		if err != nil {
+			return err
+		}
+		panels = figure.Panels{p}
+		what = "Gantt chart of " + run.Label
+	default:
+		panels, err = figure.PlotAll(res, opt)
+	}
 	if err != nil {
 		return err
 	}
 	// draw first, write after: a figure that cannot be drawn leaves no
 	// (empty) file behind
 	var buf bytes.Buffer
-	if err := figure.Write(&buf, p, opt, format); err != nil {
+	if err := figure.WritePanels(&buf, panels, opt, format); err != nil {
 		return fmt.Errorf("%s: %w", f.output, err)
 	}
 	if err := writeFile(f.output, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s of %d runs\n", f.output, f.metric, len(res.Runs))
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s of %d runs, %d panel(s)\n", f.output, what, len(res.Runs), len(panels))
 	return nil
 }
 

@@ -42,35 +42,3 @@ func TestSimulateDeadlines(t *testing.T) {
 		}
 	}
 }
-
-// The reproduction on small subsets of the real traces (when present),
-// and with a directory that lacks them.
-func TestReproduceQoPS(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "traces")
-	if _, err := os.Stat(filepath.Join(dir, "CTC-SP2-1996-3.1-cln.swf.gz")); err != nil {
-		t.Skip("CTC-SP2 not in ../shared/traces")
-	}
-	out, err := run(t, "reproduce", "qops", "--traces", dir, "--jobs", "200", "--offset", "1000",
-		"--loads", "1,1.4", "--stringency", "0.2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"CTC-SP2: 338 processors", "== CTC-SP2, load by duplication: all jobs with deadlines",
-		"== SDSC-SP2, load by duplication: 80 % deadline jobs", "== CTC-SP2, load by expansion: 20 % deadline jobs",
-		"ours: QoPS admits more deadline jobs than MSB", "paper: QoPS admits more than MSB and MRT",
-		"Figure 43 view", "resp R=2", "bsld R=10", "workloads"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	empty := t.TempDir()
-	out, err = run(t, "reproduce", "qops", "--traces", empty, "--jobs", "100", "--loads", "1")
-	if err != nil || !strings.Contains(out, "missing: CTC-SP2-1996-3.1-cln.swf.gz") || strings.Contains(out, "==") {
-		t.Errorf("missing traces: %v\n%s", err, out)
-	}
-	for _, bad := range [][]string{{"--part", "nope"}, {"--loads", "0.5"}, {"--stringency", "1"}, {"--policies", "easy"}, {"--policies", "qops:k=x"}} {
-		if _, err := run(t, append([]string{"reproduce", "qops", "--traces", empty}, bad...)...); err == nil {
-			t.Errorf("%v accepted", bad)
-		}
-	}
-}

@@ -5,15 +5,16 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/backfill-hpc/backfill/internal/pool"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/report"
+	"github.com/backfill-hpc/backfill/simulate"
 )
 
 type reportFlags struct {
@@ -47,7 +48,7 @@ reports on those runs. See docs/report.md.`,
   backfill report out/ -o report.html
 
   # simulate and report in one go, on a real trace
-  backfill report --trace SDSC-BLUE-2000-4.2-cln.swf.gz --policy easy,conservative -o blue.html
+  backfill report --trace ../shared/traces/SDSC-BLUE-2000-4.2-cln.swf.gz --policy easy,conservative -o blue.html
 
   # one schedule from a jobs.csv of another simulator (machine size needed)
   backfill report batsim_jobs.csv --machine-procs 128 -o batsim.html`,
@@ -110,6 +111,7 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	d.Generator = "backfill report, " + toolVersion()
 	if err := writeFile(f.output, func(w io.Writer) error { return report.WriteHTML(w, d) }); err != nil {
 		return err
 	}
@@ -141,11 +143,13 @@ func simulateForReport(f *simulateFlags) (*report.Results, error) {
 		return nil, err
 	}
 	header := runHeader(tr, f)
-	specs, notes, err := resolveAuto(tr, f.policies, f.noKill)
+	specs, note, err := simulate.ResolveAuto(tr.Jobs, tr.Procs, f.policies, f.noKill)
 	if err != nil {
 		return nil, err
 	}
-	header = append(header, notes...)
+	if note != "" {
+		header = append(header, note)
+	}
 	for _, spec := range specs {
 		if _, err := policy.New(spec, tr.Procs); err != nil {
 			return nil, err
@@ -153,18 +157,7 @@ func simulateForReport(f *simulateFlags) (*report.Results, error) {
 	}
 	runs := make([]simRun, len(specs))
 	bar := newProgress(int64(len(tr.Jobs)*len(runs)), "simulating")
-	sem := make(chan struct{}, max(1, f.workers))
-	var wg sync.WaitGroup
-	for i, spec := range specs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			runs[i] = simulateOne(tr, spec, f, bar)
-		}()
-	}
-	wg.Wait()
+	pool.Run(f.workers, len(runs), func(i int) { runs[i] = simulateOne(tr, specs[i], f, bar) })
 	bar.finish()
 	res := &report.Results{Kind: "simulation", Path: tr.Name}
 	header = append(header, extensionNotes(f, runs)...)

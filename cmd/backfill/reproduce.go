@@ -1,7 +1,17 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/backfill-hpc/backfill/reproduce"
 )
 
 // reproductions are the `backfill reproduce` subcommands; each paper's
@@ -11,11 +21,75 @@ var reproductions []func() *cobra.Command
 func newReproduceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reproduce",
-		Short: "Reproduce the experiments of the papers, printed beside the published figures",
-		Args:  cobra.NoArgs,
+		Short: "Reproduce the experiments of the papers, printed beside the published figures with a verdict per claim",
+		Long: `Each subcommand reruns one paper's experiments and prints our figures beside
+the published ones, then one verdict per published claim: reproduced,
+reproduced under a stated setting, or not reproduced (with the evidence).
+docs/reproductions.md argues every verdict. Progress goes to stderr (a bar
+on a terminal, a line per finished cell otherwise); the report to stdout.`,
+		Example: `  backfill reproduce slack        # Talby & Feitelson §5 on the embedded KTH SP2 trace
+  backfill reproduce qops --help  # what an experiment needs (traces) and how long it takes`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("reproduce: unknown reproduction %q (run 'backfill reproduce --help' for the list)", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	for _, f := range reproductions {
 		cmd.AddCommand(f())
 	}
 	return cmd
+}
+
+// defaultTraces is the default of every reproduction's --traces.
+var defaultTraces = filepath.Join("..", "shared", "traces")
+
+// addTracesFlag registers --traces on a reproduction.
+func addTracesFlag(cmd *cobra.Command, dir *string) {
+	cmd.Flags().StringVar(dir, "traces", defaultTraces, "directory of the SWF traces (the Parallel Workloads Archive's cleaned logs)")
+}
+
+// cellProgress reports a reproduction's finished cells on stderr: a bar
+// on a terminal, else one line per cell with the elapsed time.
+func cellProgress(name string) (reproduce.Progress, func()) {
+	t0 := time.Now()
+	if !term.IsTerminal(int(os.Stderr.Fd())) {
+		return func(done, total int, cell string) {
+			fmt.Fprintf(os.Stderr, "reproduce %s: %d/%d %s (%.0f s)\n", name, done, total, cell, time.Since(t0).Seconds())
+		}, func() {}
+	}
+	var mu sync.Mutex
+	var bar *progressbar.ProgressBar
+	lastTotal := -1
+	p := func(done, total int, cell string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if bar == nil || total != lastTotal || done == 1 {
+			if bar != nil {
+				_ = bar.Finish()
+			}
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowCount(),
+				progressbar.OptionSetDescription(name), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+			lastTotal = total
+		}
+		_ = bar.Set(done)
+	}
+	return p, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if bar != nil {
+			_ = bar.Finish()
+		}
+	}
+}
+
+// printReport writes a reproduction's report to the command's output.
+func printReport(cmd *cobra.Command, r *reproduce.Report) error {
+	w := newBufWriter(cmd.OutOrStdout())
+	if err := r.WriteText(w); err != nil {
+		return err
+	}
+	return w.Flush()
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -40,6 +39,13 @@ type serveFlags struct {
 	verbose                                      bool
 	check                                        string
 	acceptLoss                                   bool
+	maxInFlight                                  int
+	// limits
+	maxConns, maxConnsPerClient             int
+	headerTimeout, bodyTimeout, idleTimeout time.Duration
+	// local executor
+	jobDir, runAs, cgroup string
+	runAsMap, jobEnv      []string
 }
 
 func newServe() *cobra.Command {
@@ -87,8 +93,19 @@ user tokens with 'backfill user add NAME'.`,
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (and --tls-key)")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "private key for --tls-cert")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every decision and executor action")
+	fl.IntVar(&f.maxInFlight, "max-in-flight", service.DefaultMaxInFlight, "API requests handled at once; beyond, 503 with Retry-After (backpressure); -1 for no limit")
 	fl.StringVar(&f.check, "check", "", "verify the state directory `STATE` offline (files, high-water mark, log, snapshots, admin user, replay) and exit; changes nothing")
 	fl.BoolVar(&f.acceptLoss, "accept-loss", false, "start from what a damaged state directory still holds, giving up the acknowledged records it lost (logged; a copy of the damaged files is kept in STATE/damaged-TIME/); without it such a directory is refused")
+	fl.IntVar(&f.maxConns, "max-conns", 1024, "most connections held at once; beyond it a connection gets health or 503 within 1 s (keep well below the open-files limit)")
+	fl.IntVar(&f.maxConnsPerClient, "max-conns-per-client", 128, "most connections from one IP address")
+	fl.DurationVar(&f.headerTimeout, "header-timeout", 5*time.Second, "time a client has to send a request's headers")
+	fl.DurationVar(&f.bodyTimeout, "body-timeout", 10*time.Second, "time a client has to send a request's body after its headers (bodies of requests without a valid token are never read)")
+	fl.DurationVar(&f.idleTimeout, "idle-timeout", 60*time.Second, "keep-alive connections idle this long are closed")
+	fl.StringVar(&f.jobDir, "job-dir", "", "local executor: root of the job directories, outside --state (default STATE-jobs)")
+	fl.StringVar(&f.runAs, "run-as", "", "local executor: unprivileged account jobs run as (name or UID[:GID]); required when serve runs as root")
+	fl.StringArrayVar(&f.runAsMap, "run-as-map", nil, "local executor: USER=ACCOUNT, the local account of a service user's jobs (repeatable; overrides --run-as)")
+	fl.StringArrayVar(&f.jobEnv, "job-env", nil, "local executor: pass this variable of serve's environment to jobs (repeatable; the default set is PATH, LANG, LANGUAGE, LC_*, TZ)")
+	fl.StringVar(&f.cgroup, "cgroup", "auto", "local executor: auto (a cgroup v2 per job if the service can create them, else a logged fallback), off, or a delegated cgroup v2 directory")
 	return cmd
 }
 
@@ -107,9 +124,23 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	// everything the service writes is its own (state, tokens, job
+	// bookkeeping); the executor sets job files' owners and modes itself
+	syscall.Umask(0o077)
+	runAsMap, err := executor.ParseAccountMap(f.runAsMap)
+	if err != nil {
+		return fmt.Errorf("--run-as-map: %w", err)
+	}
+	if f.maxConns < 1 || f.maxConnsPerClient < 1 || f.headerTimeout <= 0 || f.bodyTimeout <= 0 || f.idleTimeout <= 0 {
+		return errors.New("--max-conns, --max-conns-per-client and the timeouts must be positive")
+	}
+	if err := checkNofile(f.maxConns, logger); err != nil {
+		return err
+	}
 	cfg := service.Config{Policy: f.policy, Procs: f.procs, StateDir: f.state, Executor: f.executor,
-		Sync: f.sync, MaxBody: f.maxBody, Logger: logger, AcceptLoss: f.acceptLoss,
-		ExecOptions: executor.Options{SbatchArgs: f.sbatchArgs}}
+		Sync: f.sync, MaxBody: f.maxBody, BodyTimeout: f.bodyTimeout, Logger: logger, AcceptLoss: f.acceptLoss, MaxInFlight: f.maxInFlight,
+		ExecOptions: executor.Options{SbatchArgs: f.sbatchArgs, JobRoot: f.jobDir, RunAs: f.runAs, RunAsMap: runAsMap,
+			Env: f.jobEnv, Cgroup: f.cgroup}}
 	switch f.clock {
 	case "wall":
 	case "manual":
@@ -123,6 +154,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 			return err
 		}
 		cfg.AdminToken = strings.TrimSpace(string(b))
+		cfg.AdminTokenFile = f.adminTokenFile
 		if cfg.AdminToken == "" {
 			return fmt.Errorf("%s: empty admin token", f.adminTokenFile)
 		}
@@ -132,11 +164,14 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		return err
 	}
 	defer svc.Close()
-	ln, err := net.Listen("tcp", f.listen)
+	raw, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return err
 	}
-	addr := ln.Addr().(*net.TCPAddr)
+	lim := service.ServerLimits{MaxConns: f.maxConns, MaxConnsPerClient: f.maxConnsPerClient,
+		HeaderTimeout: f.headerTimeout, IdleTimeout: f.idleTimeout}
+	ln := svc.Listener(raw, lim)
+	addr := raw.Addr().(*net.TCPAddr)
 	if !addr.IP.IsLoopback() {
 		logger.Warn("listening on a non-loopback address: anyone who can reach it can try tokens; use --tls-cert, or a firewall", "addr", addr.String())
 	}
@@ -145,11 +180,12 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		scheme = "https"
 	}
 	url := scheme + "://" + addr.String()
-	if err := os.WriteFile(filepath.Join(f.state, "addr"), []byte(url+"\n"), 0o600); err != nil {
+	if err := writeFileAtomic(filepath.Join(f.state, "addr"), []byte(url+"\n")); err != nil {
 		return err
 	}
 	logger.Info("serving", "url", url, "policy", svc.Policy(), "procs", f.procs, "executor", svc.ExecutorName(), "clock", f.clock, "state", f.state)
-	srv := &http.Server{Handler: svc.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	srv := svc.Server(lim)
+	srv.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelDebug)
 	stop := make(chan struct{})
 	go svc.Run(stop)
 	errc := make(chan error, 1)
@@ -181,4 +217,47 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(ctx)
+}
+
+// writeFileAtomic writes file (mode 0600) through a temporary file and a
+// rename: readers never see it half written, and a link at its place is
+// replaced, not followed.
+func writeFileAtomic(file string, data []byte) error {
+	tmp := file + ".tmp"
+	os.Remove(tmp)
+	fd, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := fd.Write(data); err != nil {
+		fd.Close()
+		return err
+	}
+	if err := fd.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
+}
+
+// checkNofile makes sure the open-files limit leaves room for maxConns
+// connections plus the database, the jobs' files and the overflow
+// answers: it raises the soft limit to the hard one if needed (Go does so
+// at start on Linux), and refuses a --max-conns that cannot fit.
+func checkNofile(maxConns int, log *slog.Logger) error {
+	const reserve = 256 // database, job files, overflow answers, logs
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		return nil
+	}
+	need := uint64(maxConns + reserve)
+	if rl.Cur < need && rl.Max >= need {
+		rl.Cur = need
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+			log.Warn("cannot raise the open-files limit", "err", err)
+		}
+	}
+	if rl.Cur < need {
+		return fmt.Errorf("--max-conns %d needs an open-files limit of at least %d (ulimit -n is %d): lower --max-conns or raise the limit", maxConns, need, rl.Cur)
+	}
+	return nil
 }

@@ -5,21 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/pool"
+	"github.com/backfill-hpc/backfill/machine"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	_ "github.com/backfill-hpc/backfill/policy/all" // register every policy
 	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
 	deadlinewl "github.com/backfill-hpc/backfill/workload/deadline"
 )
@@ -41,6 +40,11 @@ type simulateFlags struct {
 	plainCSV bool
 	// deadlines is a deadline-workload spec (package workload/deadline)
 	deadlines string
+	// machine is a machine file (package machine), alloc its rule
+	machine string
+	alloc   string
+	mach    *machine.Machine
+	rule    machine.Rule
 }
 
 func newSimulate() *cobra.Command {
@@ -51,8 +55,14 @@ func newSimulate() *cobra.Command {
 		Example: `  # FCFS vs EASY vs conservative on the embedded KTH SP2 trace
   backfill simulate
 
-  # a real trace, on 128 processors, as JSON
-  backfill simulate --trace CTC-SP2-1996-3.1-cln.swf.gz --policy easy,conservative --format json
+  # a real trace (from the Parallel Workloads Archive, see the README), as JSON
+  backfill simulate --trace ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz --policy easy,conservative --format json
+
+  # the same machine with 128 processors instead of the header's 338
+  backfill simulate --trace ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz --procs 128 --policy easy
+
+  # durations in days and hours instead of seconds
+  backfill simulate --human
 
   # EASY with reservations for the first 4 jobs; per-job CSV and SWF schedules in out/
   backfill simulate --policy easy,easy:depth=4 --out out/
@@ -78,6 +88,8 @@ func newSimulate() *cobra.Command {
 	fl.StringVar(&f.deadlines, "deadlines", "", "make a deadline workload (Islam et al.'s QoPS evaluation) before simulating: key=value pairs s (stringency: deadline = submit + max(runtime, (1−s)·EASY response)), l (load factor), load (dup or expand), frac (share of deadline jobs), offset and n (subset), seed; e.g. s=0.2:l=1.4:load=dup:frac=0.8:n=5000 (use with --estimate exact, as the paper)")
 	fl.BoolVar(&f.plainCSV, "plain-csv", false, "with --out: also write POLICY.plain.csv, the per-job CSV without its '#' provenance lines (for evalys and other readers that do not skip comments), and the provenance in POLICY.provenance.txt")
 	fl.BoolVar(&f.human, "human", false, "table format: durations as days, hours and minutes (4d 02h) instead of seconds")
+	fl.StringVar(&f.machine, "machine", "", "machine file (YAML: nodes × cores, memory, GPUs, partitions; docs/simulator.md): P = its core count, and every started job gets concrete core ids (allocated_resources in jobs.csv)")
+	fl.StringVar(&f.alloc, "alloc", "firstfit", "with --machine, the core selection rule: firstfit (by node index), bestfit (fewest free cores that fit, as Slurm's cons_tres) or contiguous (one interval of core ids when possible)")
 	fl.StringArrayVar(&f.classes, "classes", nil, "also print per-class tables (table format), one per rule QUANTITY:B1,B2,… with QUANTITY runtime, size or estimate, e.g. size:1,8,64 (repeat the flag for several rules)")
 	return cmd
 }
@@ -93,10 +105,11 @@ func checkTau(tau int64) error {
 }
 
 type simRun struct {
-	spec string
-	res  *sim.Result
-	sum  metrics.Summary
-	err  error
+	spec  string
+	res   *sim.Result
+	sum   metrics.Summary
+	alloc *machine.Allocator
+	err   error
 }
 
 func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
@@ -124,9 +137,28 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if len(rules) > 0 && f.format != "table" {
 		return fmt.Errorf("--classes: per-class tables are printed in the table format only")
 	}
+	if f.machine != "" {
+		m, err := machine.Load(f.machine)
+		if err != nil {
+			return err
+		}
+		rule, ok := machine.Rules[f.alloc]
+		if !ok {
+			return fmt.Errorf("--alloc: expected firstfit, bestfit or contiguous, found %q", f.alloc)
+		}
+		if cmd.Flags().Changed("procs") && f.procs != m.Procs() {
+			return fmt.Errorf("--procs %d disagrees with the machine file %s (%d cores)", f.procs, f.machine, m.Procs())
+		}
+		f.procs, f.mach, f.rule = m.Procs(), m, rule
+	} else if cmd.Flags().Changed("alloc") {
+		return fmt.Errorf("--alloc needs --machine")
+	}
 	tr, err := f.load(f.trace)
 	if err != nil {
 		return err
+	}
+	if f.mach != nil {
+		tr.Rules = append(tr.Rules, fmt.Sprintf("machine: %s: %d nodes, %d cores; cores assigned by rule %s", f.machine, len(f.mach.Nodes), f.mach.Procs(), f.rule))
 	}
 	if tr.MemCap > 0 && !cmd.Flags().Changed("policy") {
 		// the default policies schedule processors only
@@ -137,7 +169,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		if err != nil {
 			return fmt.Errorf("--deadlines: %w", err)
 		}
-		b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp)
+		b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp, simulate.EASYResponses)
 		if err != nil {
 			return fmt.Errorf("--deadlines: %w", err)
 		}
@@ -146,11 +178,13 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	}
 	header := runHeader(tr, f)
 	// awt=auto: the mean wait of a conservative run on the same workload
-	specs, notes, err := resolveAuto(tr, f.policies, f.noKill)
+	specs, note, err := simulate.ResolveAuto(tr.Jobs, tr.Procs, f.policies, f.noKill)
 	if err != nil {
 		return err
 	}
-	header = append(header, notes...)
+	if note != "" {
+		header = append(header, note)
+	}
 	f.policies = specs
 	// build every policy first so that a bad spec fails before any work
 	for _, spec := range f.policies {
@@ -160,19 +194,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	}
 	runs := make([]simRun, len(f.policies))
 	bar := newProgress(int64(len(tr.Jobs)*len(runs)), "simulating")
-	workers := max(1, f.workers)
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for i, spec := range f.policies {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			runs[i] = simulateOne(tr, spec, f, bar)
-		}()
-	}
-	wg.Wait()
+	pool.Run(f.workers, len(runs), func(i int) { runs[i] = simulateOne(tr, f.policies[i], f, bar) })
 	bar.finish()
 	for _, r := range runs {
 		if r.err != nil {
@@ -183,6 +205,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	for i, r := range runs {
 		rows[i] = metrics.Row{Label: r.res.Policy, S: r.sum}
 	}
+	header = append(header, allocNotes(runs)...)
 	if f.out != "" {
 		header := append(header, extensionNotes(f, runs)...)
 		if err := writeOutputs(f.out, tr, runs, rows, header, f); err != nil {
@@ -200,30 +223,31 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 }
 
 func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progress) simRun {
-	s, err := policy.NewK(spec, tr.Caps())
-	if err != nil {
-		return simRun{spec: spec, err: err}
-	}
 	last := 0
-	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend", Progress: func(done int) {
-		bar.add(int64(done - last))
-		last = done
-	}})
+	r, err := simulate.Run(tr.Jobs, spec, simulate.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend",
+		NoAudit: f.noAudit, Metrics: metrics.Options{Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain}, Machine: f.mach, Alloc: f.rule,
+		Progress: func(done int) {
+			bar.add(int64(done - last))
+			last = done
+		}})
 	if err != nil {
 		return simRun{spec: spec, err: fmt.Errorf("%s on %s: %w", spec, tr.Name, err)}
 	}
-	if !f.noAudit {
-		_, admits := s.(policy.Admitter)
-		rep := audit.Audit(res.Outcomes, audit.Options{
-			Procs: tr.Procs, Res: tr.ResCaps(), Kill: !f.noKill, KnownRuntime: true,
-			FCFS: spec == "fcfs", Expect: len(tr.Jobs), Deadlines: admits,
-		})
-		if !rep.OK() {
-			return simRun{spec: spec, err: fmt.Errorf("%s on %s: the schedule fails the audit (a bug in the policy or the engine):\n%s", spec, tr.Name, rep.String())}
+	return simRun{spec: spec, res: r.Sim, sum: r.Summary, alloc: r.Alloc}
+}
+
+// allocNotes reports, with --machine, each policy's fragmentation.
+func allocNotes(runs []simRun) []string {
+	var notes []string
+	for _, r := range runs {
+		if r.alloc == nil {
+			continue
 		}
+		st := r.alloc.Stats
+		notes = append(notes, fmt.Sprintf("allocation: %s: %d jobs placed; %d span more nodes than they need (%d extra nodes); %d not one interval of core ids",
+			r.res.Policy, st.Jobs, st.Split, st.ExtraNodes, st.Scattered))
 	}
-	sum := metrics.Summarize(res.Outcomes, metrics.Options{Procs: tr.Procs, Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain})
-	return simRun{spec: spec, res: res, sum: sum}
+	return notes
 }
 
 // runHeader is the provenance written into every output: the trace, the
@@ -346,8 +370,12 @@ func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.
 	for _, r := range runs {
 		stem := filepath.Join(dir, fileName(r.res.Policy))
 		comments := append([]string{"policy: " + r.res.Policy}, header...)
+		var alloc func(int) string
+		if r.alloc != nil {
+			alloc = r.alloc.String
+		}
 		if err := writeFile(stem+".jobs.csv", func(w io.Writer) error {
-			return metrics.WriteJobsCSV(w, r.res.Outcomes, tr.Name, f.tau, comments)
+			return metrics.WriteJobsCSVAlloc(w, r.res.Outcomes, tr.Name, f.tau, comments, alloc)
 		}); err != nil {
 			return err
 		}
@@ -356,7 +384,7 @@ func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.
 			// that do not skip comments (evalys, pandas without
 			// comment='#'); the provenance beside it
 			if err := writeFile(stem+".plain.csv", func(w io.Writer) error {
-				return metrics.WriteJobsCSV(w, r.res.Outcomes, tr.Name, f.tau, nil)
+				return metrics.WriteJobsCSVAlloc(w, r.res.Outcomes, tr.Name, f.tau, nil, alloc)
 			}); err != nil {
 				return err
 			}
@@ -403,35 +431,4 @@ func writeFile(path string, fill func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return fh.Close()
-}
-
-// resolveAuto replaces awt=auto in policy specs by the mean wait of a
-// conservative-backfilling run on the same workload (Talby & Feitelson use
-// the system's average wait time, which for a trace is best estimated this
-// way), and says so in the output header.
-func resolveAuto(tr *workload.Trace, specs []string, noKill bool) ([]string, []string, error) {
-	var notes []string
-	awt := ""
-	out := make([]string, len(specs))
-	for i, spec := range specs {
-		out[i] = spec
-		if !strings.Contains(spec, "awt=auto") {
-			continue
-		}
-		if awt == "" {
-			s, err := policy.New("conservative", tr.Procs)
-			if err != nil {
-				return nil, nil, err
-			}
-			res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, NoKill: noKill})
-			if err != nil {
-				return nil, nil, err
-			}
-			sum := metrics.Summarize(res.Outcomes, metrics.Options{Procs: tr.Procs})
-			awt = strconv.FormatFloat(math.Max(1, math.Round(sum.All.MeanWait)), 'f', 0, 64)
-			notes = append(notes, "awt=auto: AWT = "+awt+" s, the mean wait of conservative backfilling on this workload")
-		}
-		out[i] = strings.ReplaceAll(spec, "awt=auto", "awt="+awt)
-	}
-	return out, notes, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
@@ -45,7 +46,7 @@ func init() {
 func TestGeneralOrderArrivalIsDefault(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 16))
 	n := 60
-	if testing.Short() {
+	if longtest.Short() {
 		n = 20
 	}
 	for i := 0; i < n; i++ {

@@ -25,6 +25,7 @@
 package conservative
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -71,6 +72,9 @@ type Conservative struct {
 	plan *predict.Plan
 	// failed are compress's failed searches since the last move (scratch)
 	failed []query
+	// pend are the releases of the current instant, compressed once all
+	// of them are known (settle)
+	pend policy.Pending
 }
 
 var (
@@ -125,6 +129,8 @@ func (c *Conservative) unplace(e *entry) {
 
 // Insert implements policy.Scheduler.
 func (c *Conservative) Insert(now int64, j *job.Request) {
+	c.catchUp(now)
+	c.settle()
 	c.plan.Submit(now, j)
 	e := &entry{j: j}
 	c.place(now, e)
@@ -145,14 +151,23 @@ func (c *Conservative) Guarantee(j *job.Request) int64 {
 	return -1
 }
 
-// Remove implements policy.Scheduler.
+// Remove implements policy.Scheduler. The capacity a Remove releases is
+// only recorded; the schedule is compressed once, when every release of
+// the instant is known (settle, at the next Insert, pass or query), so
+// that it does not depend on the order in which the ends of one instant
+// are reported, and a job whose hold ends now and whose Remove is still
+// to come is not taken for an overrunning one.
 func (c *Conservative) Remove(now int64, j *job.Request) {
+	if c.pend.Due(now) {
+		c.settle()
+	}
+	c.catchUp(now)
 	start, _ := c.run.Started(j)
 	holdEnd, _ := c.run.HoldEnd(j)
 	if running, early := c.run.End(now, j); running {
 		c.plan.Ended(now, start, j)
 		if early {
-			c.compress(now, now, holdEnd)
+			c.pend.Add(now, now, holdEnd)
 		}
 		return
 	}
@@ -164,7 +179,14 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 	c.unplace(e)
 	i, _ := slices.BinarySearchFunc(c.wait, e, cmpEntry)
 	c.wait = slices.Delete(c.wait, i, i+1)
-	c.compress(now, max(now, e.start), e.start+c.plan.Dur(e.j))
+	c.pend.Add(now, max(now, e.start), e.start+c.plan.Dur(e.j))
+}
+
+// settle compresses the schedule after the pending releases, if any.
+func (c *Conservative) settle() {
+	if now, freed, released, ok := c.pend.Take(); ok {
+		c.compress(now, freed, released)
+	}
 }
 
 // compress re-places the waiting jobs after capacity was freed. Its result
@@ -309,6 +331,9 @@ func (c *Conservative) replan(now int64) {
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
 func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
+	c.catchUp(now)
+	c.settle()
+	c.plan.Flush()
 	c.run.Prof.Forget(now)
 	if c.run.Overrunning(now) {
 		c.replan(now)
@@ -326,10 +351,47 @@ func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
 		n++
 	}
 	c.wait = slices.Delete(c.wait, 0, n)
+	if len(c.wait) > 0 && c.wait[0].start == now+1 && c.run.OverrunUntil(now+1) {
+		// the first reservations wait for overrunning jobs, whose holds
+		// end at now+1 only because they may end at any moment: no pass
+		// at now+1 unless an event happens then (catchUp)
+		i, _ := slices.BinarySearchFunc(c.wait, now+2, func(e *entry, t int64) int {
+			return cmp.Compare(e.start, t)
+		})
+		if i == len(c.wait) {
+			return policy.NoWake
+		}
+		return c.wait[i].start
+	}
 	if len(c.wait) > 0 {
 		return c.wait[0].start
 	}
 	return policy.NoWake
+}
+
+// catchUp brings the schedule to now at the first call of an instant
+// after passes were skipped while jobs ran past their estimates (Tick): the
+// holds of those still running are lengthened to now+1 — they may end at
+// any moment — and, if any was, the reservations are re-placed in order
+// from now. Nothing happens when no such hold ended before now.
+func (c *Conservative) catchUp(now int64) {
+	if !c.run.Stale(now) {
+		return
+	}
+	over := c.run.Overran(now)
+	if len(over) == 0 {
+		return
+	}
+	for _, e := range c.wait {
+		c.unplace(e)
+	}
+	if err := c.run.CatchUp(now, over); err != nil {
+		panic("conservative: " + err.Error()) // unreachable: no reservations held
+	}
+	for _, e := range c.wait {
+		c.place(now, e)
+	}
+	slices.SortFunc(c.wait, cmpEntry)
 }
 
 var _ policy.Planner = (*Conservative)(nil)
@@ -337,6 +399,8 @@ var _ policy.Planner = (*Conservative)(nil)
 // Planned implements policy.Planner: the current reservation of waiting
 // job j.
 func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
+	c.catchUp(now)
+	c.settle()
 	if e, ok := c.byID[j.ID]; ok {
 		return e.start, true
 	}
@@ -345,6 +409,8 @@ func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
 
 // Reservations implements policy.Planner: every waiting job holds one.
 func (c *Conservative) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	c.catchUp(now)
+	c.settle()
 	for _, e := range c.wait {
 		fn(e.j, e.start)
 	}

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/sim"
 )
@@ -13,7 +14,7 @@ import (
 // re-insert in reservation order), job by job, on random workloads.
 func TestFastCompressionEqualsLiteral(t *testing.T) {
 	n := 500
-	if testing.Short() {
+	if longtest.Short() {
 		n = 100
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {

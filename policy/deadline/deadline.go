@@ -49,6 +49,7 @@
 package deadline
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -299,6 +300,9 @@ type Sched struct {
 	// fullSearch makes compress search every waiting job from now (tests
 	// check that the freed bound changes nothing)
 	fullSearch bool
+	// pend are the releases of the current instant, compressed once all
+	// of them are known (settle; policy/conservative, Remove)
+	pend policy.Pending
 }
 
 var (
@@ -459,6 +463,8 @@ func (s *Sched) keyDelete(x *djob) {
 // Insert implements policy.Scheduler: the admission decision. The caller
 // asks Admitted(j) right after.
 func (s *Sched) Insert(now int64, j *job.Request) {
+	s.catchUp(now)
+	s.settle()
 	s.Stats.Decisions++
 	x := &djob{j: j, d: s.Deadline(j)}
 	s.last, s.lastOK, s.lastReason = j, false, ""
@@ -546,6 +552,8 @@ func (s *Sched) Guarantee(j *job.Request) int64 {
 // waiting job. It may move (earlier or later) when later jobs are
 // admitted, but never past the job's deadline − estimate (Guarantee).
 func (s *Sched) Planned(now int64, j *job.Request) (int64, bool) {
+	s.catchUp(now)
+	s.settle()
 	if x, ok := s.byID[j.ID]; ok {
 		return x.te, true
 	}
@@ -555,6 +563,8 @@ func (s *Sched) Planned(now int64, j *job.Request) (int64, bool) {
 // Reservations implements policy.Planner: every admitted waiting job with
 // its reservation, in (start, ID) order.
 func (s *Sched) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	s.catchUp(now)
+	s.settle()
 	for _, x := range s.wait {
 		fn(x.j, x.te)
 	}
@@ -563,11 +573,19 @@ func (s *Sched) Reservations(now int64, fn func(j *job.Request, start int64)) {
 // Remove implements policy.Scheduler. A running job that ends before its
 // estimate, or a waiting job that is cancelled, frees capacity: the
 // schedule is compressed, each waiting job in reservation order moving to
-// its earliest fit, never later (so every deadline still holds).
+// its earliest fit, never later (so every deadline still holds). The
+// compression waits until every release of the instant is known (settle,
+// at the next Insert, pass or query), so that it does not depend on the
+// order of the instant's ends, and a job whose hold ends now and whose
+// Remove is still to come is not taken for an overrunning one.
 func (s *Sched) Remove(now int64, j *job.Request) {
+	if s.pend.Due(now) {
+		s.settle()
+	}
+	s.catchUp(now)
 	if running, early := s.run.End(now, j); running {
 		if early {
-			s.compress(now, now)
+			s.pend.Add(now, now, now)
 		}
 		return
 	}
@@ -580,7 +598,14 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 	s.unhold(x, x.te)
 	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
 	s.wait = slices.Delete(s.wait, i, i+1)
-	s.compress(now, max(now, x.te))
+	s.pend.Add(now, max(now, x.te), max(now, x.te))
+}
+
+// settle compresses the schedule after the pending releases, if any.
+func (s *Sched) settle() {
+	if now, freed, _, ok := s.pend.Take(); ok {
+		s.compress(now, freed)
+	}
 }
 
 // compress moves waiting jobs earlier after capacity was freed, as
@@ -658,6 +683,8 @@ func (s *Sched) replan(now int64) {
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
 func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
+	s.catchUp(now)
+	s.settle()
 	s.run.Prof.Forget(now)
 	if s.run.Overrunning(now) {
 		s.replan(now)
@@ -675,10 +702,40 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		n++
 	}
 	s.wait = slices.Delete(s.wait, 0, n)
-	if len(s.wait) > 0 {
-		return s.wait[0].te
+	i := 0
+	if s.run.OverrunUntil(now + 1) {
+		// reservations at now+1 wait for overrunning jobs: no pass then
+		// unless an event happens (policy/conservative, Tick)
+		i, _ = slices.BinarySearchFunc(s.wait, now+2, func(x *djob, t int64) int { return cmp.Compare(x.te, t) })
+	}
+	if i < len(s.wait) {
+		return s.wait[i].te
 	}
 	return policy.NoWake
+}
+
+// catchUp re-plans at the first call of an instant after passes were
+// skipped while jobs overran: their holds are lengthened to now+1 and the
+// reservations re-placed in order (policy/conservative, catchUp).
+func (s *Sched) catchUp(now int64) {
+	if !s.run.Stale(now) {
+		return
+	}
+	over := s.run.Overran(now)
+	if len(over) == 0 {
+		return
+	}
+	for _, x := range s.wait {
+		s.unhold(x, x.te)
+	}
+	if err := s.run.CatchUp(now, over); err != nil {
+		panic(s.kind + ": " + err.Error()) // unreachable: no reservations held
+	}
+	for _, x := range s.wait {
+		x.te = s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
+		s.hold(x, x.te)
+	}
+	slices.SortFunc(s.wait, cmpWait)
 }
 
 // release records the reservation of each of xs in old and removes its

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
@@ -37,7 +38,7 @@ func randomDeadlineWorkload(seed uint64) (testgen.Spec, []job.Job) {
 // count matches the policy's.
 func TestNoAdmittedJobMisses(t *testing.T) {
 	n := 150
-	if testing.Short() {
+	if longtest.Short() {
 		n = 30
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
@@ -86,7 +87,7 @@ func TestNoAdmittedJobMisses(t *testing.T) {
 // simply has no future).
 func TestDecisionsAreFinal(t *testing.T) {
 	n := 60
-	if testing.Short() {
+	if longtest.Short() {
 		n = 15
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {

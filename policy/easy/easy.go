@@ -322,6 +322,7 @@ func (e *EASY) squeeze() {
 
 // Tick implements policy.Scheduler: one scheduling pass over the queue.
 func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
+	e.plan.Flush()
 	prof := e.run.Prof
 	prof.Forget(now)
 	if e.run.Overrunning(now) {

@@ -1,6 +1,7 @@
 package kresource
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/backfill-hpc/backfill/job"
@@ -26,6 +27,9 @@ type Cons struct {
 	wait []*centry // sorted by (start, ID)
 	byID map[int]*centry
 	pms  []profile.PrefixMax
+	// pend are the releases of the current instant, compressed once all
+	// of them are known (package conservative, Remove)
+	pend policy.Pending
 }
 
 type centry struct {
@@ -89,6 +93,8 @@ func (c *Cons) unplace(x *centry) {
 
 // Insert implements policy.Scheduler.
 func (c *Cons) Insert(now int64, j *job.Request) {
+	c.catchUp(now)
+	c.settle()
 	x := &centry{j: j, need: policy.NeedVector(j, c.k)}
 	c.place(now, x)
 	x.first = x.start
@@ -105,11 +111,16 @@ func (c *Cons) Guarantee(j *job.Request) int64 {
 	return -1
 }
 
-// Remove implements policy.Scheduler.
+// Remove implements policy.Scheduler. As in package conservative, the
+// compression waits until every release of the instant is known (settle).
 func (c *Cons) Remove(now int64, j *job.Request) {
+	if c.pend.Due(now) {
+		c.settle()
+	}
+	c.catchUp(now)
 	if running, early := c.run.End(now, j); running {
 		if early {
-			c.compress(now)
+			c.pend.Add(now, now, now)
 		}
 		return
 	}
@@ -121,7 +132,14 @@ func (c *Cons) Remove(now int64, j *job.Request) {
 	c.unplace(x)
 	i, _ := slices.BinarySearchFunc(c.wait, x, cmpCentry)
 	c.wait = slices.Delete(c.wait, i, i+1)
-	c.compress(now)
+	c.pend.Add(now, now, now)
+}
+
+// settle compresses the schedule after the pending releases, if any.
+func (c *Cons) settle() {
+	if now, _, _, ok := c.pend.Take(); ok {
+		c.compress(now)
+	}
 }
 
 func (c *Cons) resetPMs(now int64) {
@@ -192,6 +210,8 @@ func (c *Cons) replan(now int64) {
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
 func (c *Cons) Tick(now int64, start func(*job.Request)) int64 {
+	c.catchUp(now)
+	c.settle()
 	c.run.Prof.Forget(now)
 	if c.run.Overrunning(now) {
 		c.replan(now)
@@ -208,8 +228,33 @@ func (c *Cons) Tick(now int64, start func(*job.Request)) int64 {
 		n++
 	}
 	c.wait = slices.Delete(c.wait, 0, n)
-	if len(c.wait) > 0 && c.wait[0].start != profile.Infinity {
-		return c.wait[0].start
+	i := 0
+	if c.run.OverrunUntil(now + 1) {
+		// reservations at now+1 wait for overrunning jobs: no pass then
+		// unless an event happens (package conservative, Tick)
+		i, _ = slices.BinarySearchFunc(c.wait, now+2, func(x *centry, t int64) int { return cmp.Compare(x.start, t) })
+	}
+	if i < len(c.wait) && c.wait[i].start != profile.Infinity {
+		return c.wait[i].start
 	}
 	return policy.NoWake
+}
+
+// catchUp re-plans at the first call of an instant after passes were
+// skipped while jobs overran: their holds are lengthened to now+1 and the
+// reservations re-placed in order (package conservative, catchUp).
+func (c *Cons) catchUp(now int64) {
+	if !c.run.Stale(now) {
+		return
+	}
+	for _, x := range c.wait {
+		c.unplace(x)
+	}
+	if _, err := c.run.CatchUp(now); err != nil {
+		panic("kresource: " + err.Error()) // unreachable: no reservations held
+	}
+	for _, x := range c.wait {
+		c.place(now, x)
+	}
+	slices.SortFunc(c.wait, cmpCentry)
 }

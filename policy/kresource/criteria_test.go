@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/sim"
 )
@@ -14,7 +15,7 @@ import (
 // workloads with and without kills.
 func TestCriteriaEqualProfileRoute(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if longtest.Short() {
 		n = 60
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {

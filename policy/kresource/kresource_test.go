@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
@@ -49,7 +50,7 @@ var pairs = [][2]string{{"ff-easy", "easy"}, {"ff-cons", "conservative"}}
 // by job, on random workloads with and without kills.
 func TestK1EqualsScalar(t *testing.T) {
 	n := 400
-	if testing.Short() {
+	if longtest.Short() {
 		n = 80
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
@@ -71,7 +72,7 @@ func TestK1EqualsScalar(t *testing.T) {
 // TestK1EqualsScalarKTH: the same on the embedded KTH SP2 trace (28,476
 // jobs, user estimates, kills).
 func TestK1EqualsScalarKTH(t *testing.T) {
-	if testing.Short() {
+	if longtest.Short() {
 		t.Skip("whole trace")
 	}
 	tr, err := workload.Builtin(workload.Options{})
@@ -94,7 +95,7 @@ var kPolicies = []string{"fcfs", "ff-easy", "bl-easy", "bl-easy:w=all", "bl-easy
 // check; ff-cons keeps its guarantees; fcfs keeps FCFS order.
 func TestPropertiesK(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if longtest.Short() {
 		n = 60
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
@@ -175,7 +176,7 @@ func TestNames(t *testing.T) {
 // exactly the jobs FF starts, job by job, on random K-resource workloads.
 func TestScoredPathEqualsFF(t *testing.T) {
 	n := 200
-	if testing.Short() {
+	if longtest.Short() {
 		n = 40
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/backfill-hpc/backfill/internal/longtest"
 )
 
 // brute is the reference: every subset of items, the largest use within
@@ -38,7 +40,7 @@ func brute(items []Item, free, extra int) (int, uint64) {
 func TestSolveAgainstBruteForce(t *testing.T) {
 	var s Solver
 	n := 4000
-	if testing.Short() {
+	if longtest.Short() {
 		n = 800
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {

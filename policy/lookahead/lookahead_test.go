@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
@@ -108,7 +109,7 @@ func TestReservationKept(t *testing.T) {
 // EASY's two criteria. The schedules are identical job by job.
 func TestDepthOneIsEASY(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if longtest.Short() {
 		n = 60
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {

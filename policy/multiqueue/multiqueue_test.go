@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
@@ -165,7 +166,7 @@ func simulate(t *testing.T, spec string, procs int, jobs []job.Job) []job.Outcom
 // job by job, on random workloads, with and without kills.
 func TestOneQueueIsEASY(t *testing.T) {
 	n := 200
-	if testing.Short() {
+	if longtest.Short() {
 		n = 40
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {

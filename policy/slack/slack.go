@@ -40,6 +40,7 @@
 package slack
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -198,6 +199,9 @@ type Slack struct {
 	// noPrune disables the lower-bound pruning of the search (tests check
 	// that pruning never changes the schedule).
 	noPrune bool
+	// pend are the releases of the current instant, repriced once all of
+	// them are known (settle)
+	pend policy.Pending
 }
 
 // Stats count the work of the search.
@@ -322,6 +326,8 @@ func (s *Slack) unhold(x *sjob, at int64) {
 
 // Insert implements policy.Scheduler: insert(j) of §4.2.
 func (s *Slack) Insert(now int64, j *job.Request) {
+	s.catchUp(now)
+	s.settle()
 	s.Stats.Inserts++
 	x := &sjob{j: j}
 	x.setPriority(0.5, &s.prm)
@@ -349,12 +355,20 @@ func (s *Slack) Insert(now int64, j *job.Request) {
 }
 
 // Remove implements policy.Scheduler: remove(j) of §4.2, for a running job
-// that ended before its estimate or a waiting job that was cancelled.
+// that ended before its estimate or a waiting job that was cancelled. The
+// search of remove runs once for all the releases of an instant, when all
+// are known (settle, at the next Insert, Extend, pass or query), so that
+// the schedule does not depend on the order in which the ends of one
+// instant are reported.
 func (s *Slack) Remove(now int64, j *job.Request) {
+	if s.pend.Due(now) {
+		s.settle()
+	}
+	s.catchUp(now)
 	if running, early := s.run.End(now, j); running {
 		delete(s.runP, j.ID)
 		if early {
-			s.reprice(now)
+			s.pend.Add(now, now, now)
 		}
 		return
 	}
@@ -366,7 +380,14 @@ func (s *Slack) Remove(now int64, j *job.Request) {
 	s.unhold(x, x.te)
 	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
 	s.wait = slices.Delete(s.wait, i, i+1)
-	s.reprice(now)
+	s.pend.Add(now, now, now)
+}
+
+// settle runs remove's search after the pending releases, if any.
+func (s *Slack) settle() {
+	if now, _, _, ok := s.pend.Take(); ok {
+		s.reprice(now)
+	}
 }
 
 // reprice runs the search with the zero dummy and applies the cheapest
@@ -385,6 +406,8 @@ func (s *Slack) reprice(now int64) {
 
 // Tick implements policy.Scheduler: start the jobs whose slot is now.
 func (s *Slack) Tick(now int64, start func(*job.Request)) int64 {
+	s.catchUp(now)
+	s.settle()
 	s.run.Prof.Forget(now)
 	if s.run.Overrunning(now) {
 		s.replanOverrun(now)
@@ -402,10 +425,41 @@ func (s *Slack) Tick(now int64, start func(*job.Request)) int64 {
 		n++
 	}
 	s.wait = slices.Delete(s.wait, 0, n)
-	if len(s.wait) > 0 {
-		return s.wait[0].te
+	i := 0
+	if s.run.OverrunUntil(now + 1) {
+		// slots at now+1 wait for overrunning jobs: no pass then unless an
+		// event happens (policy/conservative, Tick)
+		i, _ = slices.BinarySearchFunc(s.wait, now+2, func(x *sjob, t int64) int { return cmp.Compare(x.te, t) })
+	}
+	if i < len(s.wait) {
+		return s.wait[i].te
 	}
 	return policy.NoWake
+}
+
+// catchUp re-plans at the first call of an instant after passes were
+// skipped while jobs overran: their holds are lengthened to now+1 and the
+// waiting jobs re-placed in the order of their slots, as replanOverrun
+// does (policy/conservative, catchUp).
+func (s *Slack) catchUp(now int64) {
+	if !s.run.Stale(now) {
+		return
+	}
+	over := s.run.Overran(now)
+	if len(over) == 0 {
+		return
+	}
+	for _, x := range s.wait {
+		s.unhold(x, x.te)
+	}
+	if err := s.run.CatchUp(now, over); err != nil {
+		panic("slack: " + err.Error()) // unreachable: no reservations held
+	}
+	for _, x := range s.wait {
+		x.te = s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
+		s.hold(x, x.te)
+	}
+	slices.SortFunc(s.wait, cmpWait)
 }
 
 // replanOverrun handles running jobs past their estimate (only without
@@ -439,6 +493,7 @@ const ExtensionShare = 0.1
 // the schedule is applied, j's hold is lengthened, and the extension is
 // returned; otherwise 0, and j is killed.
 func (s *Slack) Extend(now int64, j *job.Request) int64 {
+	s.settle()
 	p, ok := s.runP[j.ID]
 	if !ok {
 		return 0
@@ -468,6 +523,8 @@ var _ policy.Planner = (*Slack)(nil)
 // Planned implements policy.Planner: the slot te currently scheduled for
 // waiting job j (it may move later within j's slack).
 func (s *Slack) Planned(now int64, j *job.Request) (int64, bool) {
+	s.catchUp(now)
+	s.settle()
 	if x, ok := s.byID[j.ID]; ok {
 		return x.te, true
 	}
@@ -476,6 +533,8 @@ func (s *Slack) Planned(now int64, j *job.Request) (int64, bool) {
 
 // Reservations implements policy.Planner: every waiting job holds a slot.
 func (s *Slack) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	s.catchUp(now)
+	s.settle()
 	for _, x := range s.wait {
 		fn(x.j, x.te)
 	}

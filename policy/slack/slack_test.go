@@ -7,6 +7,7 @@ import (
 	"github.com/backfill-hpc/backfill/audit"
 	"github.com/backfill-hpc/backfill/job"
 
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/policy/conservative"
 	"github.com/backfill-hpc/backfill/sim"
@@ -68,12 +69,16 @@ func TestSF0VersusConservative(t *testing.T) {
 // TestPruningKeepsSchedule: the lower-bound pruning of the search changes
 // no decision, for every heuristic.
 func TestPruningKeepsSchedule(t *testing.T) {
-	for seed := uint64(1); seed <= 120; seed++ {
+	seeds, exhaustive := uint64(120), uint64(25)
+	if longtest.Short() {
+		seeds, exhaustive = 12, 4
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
 		r := rand.New(rand.NewPCG(seed, 29))
 		spec := testgen.Random(r)
 		jobs := testgen.Jobs(r, spec)
 		for h := AST; h <= All; h++ {
-			if h == All && seed > 25 {
+			if h == All && seed > exhaustive {
 				continue // exhaustive: fewer, it is slow
 			}
 			prm := DefaultParams()

@@ -101,24 +101,64 @@
   D.runs.forEach(function (r) { RUN_POLICY_COLOUR[r.policy] = r.colour; });
   function runColour(label) { return RUN[label] ? RUN[label].colour : '#4e79a7'; }
   function runDash(label) { return RUN[label] ? DASHES[RUN[label].dash % DASHES.length] : 'solid'; }
+  // groups: runs of one workload and load (RunInfo.group); a sweep's
+  // charts are small multiples, one per group, named within it by short
+  // labels. VIS: the runs the run selector shows (every chart follows).
+  var GROUPS = [];
+  D.runs.forEach(function (r) {
+    if (!GROUPS[r.group]) GROUPS[r.group] = { id: r.group, name: r.group_name, runs: [] };
+    GROUPS[r.group].runs.push(r.label);
+  });
+  var MULTI = GROUPS.length > 1;
+  var VIS = {};
+  D.runs.forEach(function (r) { VIS[r.label] = true; });
+  function shown(label) { return VIS[label] !== false; }
+  function nameOf(label) { return MULTI && RUN[label] ? RUN[label].short : label; }
+  // groupBlocks makes, in container id, one block per group (a heading when
+  // there are several) holding a chart div per suffix; the first group's
+  // charts keep the plain ids (base + suffix), the others get "-g".
+  function groupBlocks(container, mk) {
+    var el = document.getElementById(container);
+    if (!el) return [];
+    el.innerHTML = '';
+    return GROUPS.map(function (g) {
+      var div = document.createElement('div');
+      if (MULTI) { var h = document.createElement('h3'); h.textContent = g.name; div.appendChild(h); }
+      var inner = document.createElement('div');
+      inner.innerHTML = mk(g.id === 0 ? '' : '-' + g.id);
+      div.appendChild(inner);
+      el.appendChild(div);
+      return g;
+    });
+  }
 
   function compareCharts() {
-    [['mean_wait', 'chart-mean-wait', 'Mean wait (s)'], ['mean_bsld', 'chart-mean-bsld', 'Mean bounded slowdown'],
-      ['utilization', 'chart-util-bar', 'Utilization (%)']].forEach(function (m) {
-      var ci = colIndex(m[0]);
-      var best = D.summary.best[ci] || [];
-      chart(m[1], {
-        title: { text: m[2], left: 'center', textStyle: { fontSize: 13 } },
-        grid: { left: 64, right: 16, top: 36, bottom: labels.length > 4 ? 90 : 40 },
-        xAxis: { type: 'category', data: labels, axisLabel: { interval: 0, rotate: labels.length > 4 ? 30 : 0 } },
-        yAxis: { type: 'value', max: m[0] === 'utilization' ? 100 : null },
-        tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return m[0] === 'mean_wait' ? dur(v) : m[0] === 'utilization' ? num(v, 2) + ' %' : num(v, 2); } },
-        series: [{
-          type: 'bar', data: D.summary.rows.map(function (row, i) {
-            var b = best.indexOf(i) >= 0;
-            return { value: row[ci], best: b, itemStyle: { color: D.runs[i].colour, borderColor: b ? '#1f2328' : null, borderWidth: b ? 2 : 0 } };
-          }), label: { show: labels.length <= 8, position: 'top', formatter: function (p) { return (p.data.best ? '★ ' : '') + num(p.value, D.summary.columns[ci].digits); } }
-        }]
+    groupBlocks('compare-groups', function (sfx) {
+      return '<div class="charts"><div class="chart" id="chart-mean-wait' + sfx + '"></div><div class="chart" id="chart-mean-bsld' + sfx +
+        '"></div><div class="chart" id="chart-util-bar' + sfx + '"></div></div>';
+    }).forEach(function (g) {
+      var sfx = g.id === 0 ? '' : '-' + g.id;
+      var idx = [];
+      D.runs.forEach(function (r, i) { if (r.group === g.id && shown(r.label)) idx.push(i); });
+      var names = idx.map(function (i) { return nameOf(D.runs[i].label); });
+      var rot = names.length > 4 || names.some(function (n) { return n.length > 14; });
+      [['mean_wait', 'chart-mean-wait', 'Mean wait'], ['mean_bsld', 'chart-mean-bsld', 'Mean bounded slowdown'],
+        ['utilization', 'chart-util-bar', 'Utilization (%)']].forEach(function (m) {
+        var ci = colIndex(m[0]);
+        var best = D.summary.best[ci] || [];
+        chart(m[1] + sfx, {
+          title: { text: m[2] + (m[0] === 'mean_wait' ? ' (s)' : ''), left: 'center', textStyle: { fontSize: 13 } },
+          grid: { left: 64, right: 16, top: 36, bottom: rot ? 100 : 40 },
+          xAxis: { type: 'category', data: names, axisLabel: { interval: 0, rotate: rot ? 30 : 0, width: 110, overflow: 'truncate' } },
+          yAxis: { type: 'value', max: m[0] === 'utilization' ? 100 : null },
+          tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return m[0] === 'mean_wait' ? num(v, 1) + ' s (' + dur(v) + ')' : m[0] === 'utilization' ? num(v, 2) + ' %' : num(v, 2); } },
+          series: [{
+            type: 'bar', data: idx.map(function (i) {
+              var b = best.indexOf(i) >= 0;
+              return { value: D.summary.rows[i][ci], best: b, itemStyle: { color: D.runs[i].colour, borderColor: b ? '#1f2328' : null, borderWidth: b ? 2 : 0 } };
+            }), label: { show: names.length <= 8, position: 'top', formatter: function (p) { return (p.data.best ? '★ ' : '') + num(p.value, D.summary.columns[ci].digits); } }
+          }]
+        });
       });
     });
   }
@@ -145,7 +185,7 @@
       var ints = p.lines.every(function (l) { return l.x.every(function (x) { return x === Math.round(x); }); });
       [['mean_wait', 'Mean wait (s)'], ['mean_bsld', 'Mean bounded slowdown'], ['utilization', 'Utilization (%)']].forEach(function (m) {
         var series = [], seen = {};
-        p.lines.forEach(function (l) {
+        p.lines.filter(function (l) { return !l.runs || l.runs.some(shown); }).forEach(function (l) {
           var colour = D.runs.length ? (RUN_POLICY_COLOUR[l.policy] || CAT[0]) : CAT[0];
           seen[l.policy] = (seen[l.policy] || 0) + 1;
           var dash = DASHES[(seen[l.policy] - 1) % DASHES.length];
@@ -167,16 +207,21 @@
 
   function cdfChart() {
     if (!D.cdf || !D.cdf.length) return;
-    chart('chart-cdf', {
-      title: { text: 'Wait time CDF (waits under 1 s drawn at 1 s)', left: 'center', textStyle: { fontSize: 13 } },
-      tooltip: { trigger: 'axis', valueFormatter: function (v) { return (100 * v).toFixed(1) + ' % of jobs'; } },
-      legend: { bottom: 0, type: 'scroll' },
-      grid: { left: 64, right: 24, top: 36, bottom: 60 },
-      xAxis: { type: 'log', name: 'wait (s)', nameLocation: 'middle', nameGap: 26, min: 1, axisLabel: { formatter: function (v) { return dur(v); } } },
-      yAxis: { type: 'value', min: 0, max: 1, name: 'fraction of jobs' },
-      series: D.cdf.map(function (c) {
-        return { type: 'line', name: c.run, showSymbol: false, step: 'end', itemStyle: { color: runColour(c.run) }, lineStyle: { type: runDash(c.run) }, data: c.points.map(function (p) { return [Math.max(1, p[0]), p[1]]; }) };
-      })
+    groupBlocks('cdf-groups', function (sfx) { return '<div class="chart tall" id="chart-cdf' + sfx + '"></div>'; }).forEach(function (g) {
+      var cs = D.cdf.filter(function (c) { return RUN[c.run] && RUN[c.run].group === g.id && shown(c.run); });
+      chart('chart-cdf' + (g.id === 0 ? '' : '-' + g.id), {
+        title: { text: 'Wait time CDF (waits under 1 s drawn at 1 s)', left: 16, top: 4, textStyle: { fontSize: 13 } },
+        tooltip: { trigger: 'axis', valueFormatter: function (v) { return (100 * v).toFixed(1) + ' % of jobs'; },
+          axisPointer: { label: { formatter: function (p) { return p.axisDimension === 'x' ? 'wait ≤ ' + dur(p.value) : (100 * p.value).toFixed(0) + ' %'; } } } },
+        legend: { type: 'scroll', orient: 'vertical', right: 4, top: 36, bottom: 20, textStyle: { width: 150, overflow: 'truncate' } },
+        grid: { left: 64, right: 190, top: 40, bottom: 50 },
+        xAxis: { type: 'log', name: 'wait', nameLocation: 'middle', nameGap: 26, min: 1, axisLabel: { formatter: function (v) { return dur(v); } } },
+        yAxis: { type: 'value', min: 0, max: 1, name: 'fraction of jobs' },
+        series: cs.map(function (c) {
+          return { type: 'line', name: nameOf(c.run), showSymbol: false, step: 'end', itemStyle: { color: runColour(c.run) }, lineStyle: { type: runDash(c.run) },
+            data: c.points.map(function (p) { return [Math.max(1, p[0]), p[1]]; }) };
+        })
+      });
     });
   }
 
@@ -186,9 +231,26 @@
   // curves stop where the run ends.
   var TS = { bin: 0 };
   function timeCharts() {
-    var T = D.time;
-    if (!T || !T.runs.length) return;
-    var nmax = 0;
+    if (!D.time || !D.time.length) return;
+    var first = null;
+    var el = document.getElementById('time-groups');
+    if (!el) return;
+    el.innerHTML = '';
+    D.time.forEach(function (T) {
+      var sfx = T.group === 0 ? '' : '-' + T.group;
+      var div = document.createElement('div');
+      div.innerHTML = (MULTI ? '<h3>' + esc(T.group_name) + '</h3>' : '') + '<div class="chart tall" id="chart-util-time' + sfx +
+        '"></div><div class="chart tall" id="chart-queue-time' + sfx + '" style="margin-top:12px"></div>';
+      el.appendChild(div);
+      var cs = timeGroup(T, sfx);
+      if (!first) first = cs;
+    });
+    TS.charts = first;
+  }
+  function timeGroup(T, sfx) {
+    var runs = T.runs.filter(function (r) { return shown(r.run); });
+    var TB = { bin: 0 };
+    var nmax = 1;
     T.runs.forEach(function (r) { nmax = Math.max(nmax, r.util.length); });
     var maxDay = nmax * T.step / 86400;
     // coarse averages k fine bins into one point, over fine bins [b0, b1)
@@ -204,9 +266,10 @@
     function series(field, scale, d0, d1, width) {
       var b0 = Math.max(0, Math.floor(d0 * 86400 / T.step) - 1), b1 = Math.ceil(d1 * 86400 / T.step) + 1;
       var k = Math.max(1, Math.ceil((b1 - b0) / Math.max(100, width)));
-      TS.bin = k * T.step;
-      return T.runs.map(function (r) {
-        return { type: 'line', name: r.run, showSymbol: false, lineStyle: { width: 1, type: runDash(r.run) }, itemStyle: { color: runColour(r.run) },
+      TB.bin = k * T.step;
+      if (sfx === '') TS.bin = TB.bin;
+      return runs.map(function (r) {
+        return { type: 'line', name: nameOf(r.run), showSymbol: false, lineStyle: { width: 1, type: runDash(r.run) }, itemStyle: { color: runColour(r.run) },
           data: coarse(r[field], k, b0, b1, scale) };
       });
     }
@@ -215,8 +278,8 @@
       queue: function (v) { return v == null ? '—' : v.toFixed(1) + ' waiting jobs'; }
     };
     var title = {
-      util: function () { return 'Utilization over time (mean per bin of ' + dur(TS.bin) + ')'; },
-      queue: function () { return 'Queue length over time (mean waiting jobs per bin of ' + dur(TS.bin) + ')'; }
+      util: function () { return 'Utilization over time (mean per bin of ' + dur(TB.bin) + ')'; },
+      queue: function () { return 'Queue length over time (mean waiting jobs per bin of ' + dur(TB.bin) + ')'; }
     };
     var mk = function (id, field, scale, yname, ymax) {
       var el = document.getElementById(id);
@@ -244,9 +307,8 @@
       });
       return c;
     };
-    var u = mk('chart-util-time', 'util', 100, 'busy %', 100);
-    var q = mk('chart-queue-time', 'queue', 1, 'waiting jobs');
-    TS.charts = [u, q];
+    var u = mk('chart-util-time' + sfx, 'util', 100, 'busy %', 100);
+    var q = mk('chart-queue-time' + sfx, 'queue', 1, 'waiting jobs');
     if (u && q) echarts.connect([u, q]);
     // a click on either curve shows that moment in the Gantt chart (a one-day
     // window, or the current window when already zoomed in)
@@ -256,12 +318,14 @@
         if (!G.g || !c.containPixel('grid', [e.offsetX, e.offsetY])) return;
         var day = c.convertFromPixel({ gridIndex: 0 }, [e.offsetX, e.offsetY])[0];
         var t = T.start + day * 86400 - G.g.t0, v = G.view;
+        if (t < 0 || t > G.g.span) return; // another workload's time axis
         var span = v.t1 - v.t0 >= G.g.span ? 86400 : v.t1 - v.t0;
         G.view = clampView({ t0: t - span / 2, t1: t + span / 2, p0: v.p0, p1: v.p1 });
         draw();
         document.getElementById('gantt').scrollIntoView();
       });
     });
+    return [u, q];
   }
   // the test hook for the time series: the current bin width (s), the
   // number of points of each curve, and a zoom to a window of days
@@ -282,13 +346,169 @@
           xAxis: { type: 'category', data: c.labels, axisLabel: { interval: 0 } }, yAxis: { type: 'value', name: m[0] === 'mean_wait' ? 's' : '' },
           // an empty class has no mean: no bar (null), "—" in the tooltip
           tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return v == null ? '— (no jobs)' : m[0] === 'mean_wait' ? dur(v) : num(v, 2); } },
-          series: c.runs.map(function (r, i) {
-            return { type: 'bar', name: r, itemStyle: { color: runColour(r), decal: RUN[r] && RUN[r].dash ? { symbol: 'rect', dashArrayX: [1, 0], dashArrayY: [2, 4], rotation: RUN[r].dash } : null },
+          series: c.runs.map(function (r, i) { return [r, i]; }).filter(function (x) { return shown(x[0]); }).map(function (x) {
+            var r = x[0], i = x[1];
+            return { type: 'bar', name: nameOf(r), itemStyle: { color: runColour(r), decal: RUN[r] && RUN[r].dash ? { symbol: 'rect', dashArrayX: [1, 0], dashArrayY: [2, 4], rotation: RUN[r].dash } : null },
               data: c.stats[i].map(function (s) { return s.jobs ? s[m[0]] : null; }) };
           })
         });
       });
     });
+  }
+
+  // ---------- run selector ----------
+  // Every chart and the summary table show the runs ticked here; a change
+  // redraws the charts (the Gantt chart has its own run list).
+  function runSelector() {
+    var list = document.getElementById('run-list');
+    if (!list) return;
+    var h = [];
+    GROUPS.forEach(function (g) {
+      if (MULTI) h.push('<div class="grp">' + esc(g.name) + '</div>');
+      g.runs.forEach(function (l) {
+        h.push('<label><input type="checkbox" data-run="' + esc(l) + '" checked> <span class="sw" style="display:inline-block;width:10px;height:10px;background:' +
+          runColour(l) + '"></span> ' + esc(nameOf(l)) + '</label>');
+      });
+    });
+    list.innerHTML = h.join('');
+    var pols = [];
+    D.runs.forEach(function (r) { if (pols.indexOf(r.policy) < 0) pols.push(r.policy); });
+    document.getElementById('runs-policies').innerHTML = pols.length > 1 ? 'only: ' + pols.map(function (p) { return '<button data-policy="' + esc(p) + '">' + esc(p) + '</button>'; }).join(' ') : '';
+    list.addEventListener('change', function (e) { if (e.target.dataset.run !== undefined) { VIS[e.target.dataset.run] = e.target.checked; rerender(); } });
+    document.getElementById('runs-all').addEventListener('click', function () { setVisible(function () { return true; }); });
+    document.getElementById('runs-none').addEventListener('click', function () { setVisible(function () { return false; }); });
+    document.getElementById('runs-policies').addEventListener('click', function (e) {
+      var p = e.target.dataset && e.target.dataset.policy;
+      if (p) setVisible(function (r) { return r.policy === p; });
+    });
+    updateCount();
+  }
+  function setVisible(f) {
+    D.runs.forEach(function (r) { VIS[r.label] = !!f(r); });
+    document.querySelectorAll('#run-list input').forEach(function (i) { i.checked = VIS[i.dataset.run]; });
+    rerender();
+  }
+  function updateCount() {
+    var n = D.runs.filter(function (r) { return shown(r.label); }).length;
+    var el = document.getElementById('run-count');
+    if (el) el.textContent = n + ' of ' + D.runs.length;
+    document.querySelectorAll('#summary-table tbody tr').forEach(function (tr) { tr.classList.toggle('hidden', !shown(tr.dataset.run)); });
+  }
+  function rerender() {
+    charts.forEach(function (c) { c.dispose(); });
+    charts = []; state.charts = 0;
+    [compareCharts, paramCharts, cdfChart, timeCharts, classCharts].forEach(function (f) {
+      try { f(); } catch (e) { state.errors.push(String(e && e.stack || e)); console.error(e); }
+    });
+    updateCount();
+  }
+
+  // ---------- job table ----------
+  // The jobs of the Gantt chart's run: searchable, sortable, exportable;
+  // a click shows the job in the Gantt chart.
+  var JT = { sort: 'id', dir: 1, rows: [], q: '' };
+  function jobState(J, j) { return J.killed[j] ? 'killed' : 'completed'; }
+  function jobField(J, j, k) {
+    switch (k) {
+      case 'id': return J.id[j];
+      case 'user': return J.user[j];
+      case 'size': return J.procs[j];
+      case 'submit': return J.submit[j];
+      case 'wait': return J.start[j] - J.submit[j];
+      case 'runtime': return J.runtime[j];
+      case 'estimate': return J.est[j];
+      case 'state': return jobState(J, j);
+    }
+  }
+  // matches: "123" (job id or user), "user:12", "state:killed", "size:>=64", "wait:>3600"
+  function matcher(q) {
+    var terms = q.trim().split(/\s+/).filter(Boolean);
+    return function (J, j) {
+      return terms.every(function (t) {
+        var m = /^(\w+):(>=|<=|>|<|=)?(.+)$/.exec(t);
+        if (!m) return String(J.id[j]) === t || String(J.user[j]) === t;
+        var v = jobField(J, j, m[1]);
+        if (v === undefined) return false;
+        var op = m[2] || '=', w = m[3];
+        if (typeof v === 'string') return op === '=' && v.indexOf(w) === 0;
+        w = +w;
+        return op === '=' ? v === w : op === '>' ? v > w : op === '<' ? v < w : op === '>=' ? v >= w : v <= w;
+      });
+    };
+  }
+  function jobTable() {
+    var tb = document.querySelector('#jobs-table tbody');
+    if (!tb || !G.g) return;
+    var J = G.g.jobs, n = J.id.length, m = matcher(JT.q), rows = [];
+    for (var j = 0; j < n; j++) if (m(J, j)) rows.push(j);
+    var k = JT.sort, dir = JT.dir;
+    rows.sort(function (a, b) {
+      var x = jobField(J, a, k), y = jobField(J, b, k);
+      return (x < y ? -1 : x > y ? 1 : J.id[a] - J.id[b]) * dir;
+    });
+    JT.rows = rows;
+    var h = [];
+    for (var i = 0; i < Math.min(500, rows.length); i++) {
+      var r = rows[i];
+      h.push('<tr data-j="' + r + '"' + (r === G.selected ? ' class="sel"' : '') + '><td>' + J.id[r] + '</td><td>' + (J.user[r] < 0 ? '—' : J.user[r]) + '</td><td>' + J.procs[r] +
+        '</td><td>' + clock(J.submit[r], true) + '</td><td>' + dur(J.start[r] - J.submit[r]) + '</td><td>' + dur(J.runtime[r]) + '</td><td>' + dur(J.est[r]) + '</td><td>' + jobState(J, r) + '</td></tr>');
+    }
+    tb.innerHTML = h.join('');
+    document.getElementById('jobs-count').textContent = rows.length.toLocaleString('en-US') + ' of ' + n.toLocaleString('en-US') + ' jobs' + (rows.length > 500 ? ' (first 500 shown)' : '');
+    document.getElementById('jobs-title').textContent = 'Jobs of ' + G.g.run;
+  }
+  function jobsCSV() {
+    var J = G.g.jobs, lines = ['job_id,user,procs,submit,start,end,wait,runtime,estimate,state'];
+    JT.rows.forEach(function (j) {
+      lines.push([J.id[j], J.user[j], J.procs[j], J.submit[j] + G.g.t0, J.start[j] + G.g.t0, J.end[j] + G.g.t0, J.start[j] - J.submit[j], J.runtime[j], J.est[j], jobState(J, j)].join(','));
+    });
+    return lines.join('\n') + '\n';
+  }
+  function jobTableInit() {
+    var t = document.getElementById('jobs-table');
+    if (!t) return;
+    t.querySelector('thead').addEventListener('click', function (e) {
+      var k = e.target.dataset && e.target.dataset.k;
+      if (!k) return;
+      JT.dir = JT.sort === k ? -JT.dir : 1; JT.sort = k;
+      jobTable();
+    });
+    t.querySelector('tbody').addEventListener('click', function (e) {
+      var tr = e.target.closest('tr');
+      if (tr) selectJob(+tr.dataset.j, true);
+    });
+    var timer = null;
+    document.getElementById('jobs-search').addEventListener('input', function (e) {
+      clearTimeout(timer);
+      timer = setTimeout(function () { JT.q = e.target.value; jobTable(); }, 150);
+    });
+    document.getElementById('jobs-csv').addEventListener('click', function () {
+      var a = document.createElement('a');
+      a.href = URL.createObjectURL(new Blob([jobsCSV()], { type: 'text/csv' }));
+      a.download = 'jobs-' + G.g.run.replace(/[^\w.=-]+/g, '_') + '.csv';
+      document.body.appendChild(a); a.click(); a.remove();
+    });
+  }
+  // selectJob shows job j (an index into the Gantt's jobs) in the Gantt
+  // chart: a view around it, its rectangles outlined until another job is
+  // chosen.
+  function selectJob(j, move) {
+    G.selected = j;
+    if (move && j >= 0) {
+      var J = G.g.jobs, len = Math.max(J.end[j] - J.submit[j], 600);
+      G.view = clampView({ t0: J.submit[j] - len / 2, t1: J.end[j] + len / 2, p0: 0, p1: G.g.rows });
+      draw();
+      document.getElementById('gantt').scrollIntoView();
+    }
+    markSelected();
+    document.querySelectorAll('#jobs-table tbody tr').forEach(function (tr) { tr.classList.toggle('sel', +tr.dataset.j === j); });
+  }
+  function markSelected() {
+    var j = G.selected;
+    if (j === undefined || j < 0 || !G.first) return;
+    var k0 = G.first[j], k1 = k0;
+    while (k1 + 1 < G.g.rects.job.length && G.g.rects.job[k1 + 1] === j) k1++;
+    highlight(j, k0, k1);
   }
 
   // ---------- Gantt chart ----------
@@ -392,11 +612,15 @@
     G.idx = buildIndex(G.g);
     G.stamp = new Uint32Array(G.g.jobs.id.length);
     G.frame = 0;
+    G.selected = -1;
+    G.first = new Int32Array(G.g.jobs.id.length).fill(-1);
+    for (var r = G.g.rects.job.length - 1; r >= 0; r--) G.first[G.g.rects.job[r]] = r;
     var mk = document.getElementById('gantt-marks');
     mk.disabled = G.g.bounds === 0;
     document.getElementById('gantt-marks-note').textContent = G.g.bounds === 0 ? '(this policy promises no start bound)' : '(' + G.g.bounds.toLocaleString('en-US') + ' jobs with a bound)';
     computeColours();
     reset();
+    jobTable();
   }
 
   function fullView() { return { t0: 0, t1: Math.max(G.g.span, MIN_SPAN), p0: 0, p1: G.g.rows }; }
@@ -547,6 +771,7 @@
     if (G.ink > 0) status += ' · ' + (100 * (1 - G.ink)).toFixed(1) + ' % of the view idle';
     if (wantMarks && nmarks > MAX_MARKS) status += ' · ' + nmarks.toLocaleString('en-US') + ' reservations in view: zoom in to see reservation markers (at most ' + MAX_MARKS.toLocaleString('en-US') + ')';
     document.getElementById('gantt-status').textContent = status;
+    markSelected();
   }
 
   function axes(ctx, v, pw, ph) {
@@ -644,9 +869,9 @@
 
   function tooltip(ev) {
     var a = at(ev), tip = G.tip;
-    if (!a.inside) { tip.style.display = 'none'; highlight(-1); return; }
+    if (!a.inside) { tip.style.display = 'none'; highlight(-1); markSelected(); return; }
     var r = hit(a.t, a.p);
-    if (r < 0) { tip.style.display = 'none'; highlight(-1); return; }
+    if (r < 0) { tip.style.display = 'none'; highlight(-1); markSelected(); return; }
     var g = G.g, j = g.rects.job[r], J = g.jobs, procs = [];
     // the job's rectangles are consecutive in rects
     var k, k0 = r, k1 = r;
@@ -696,7 +921,7 @@
       G.view = clampView({ t0: v.t0 - dt, t1: v.t1 - dt, p0: v.p0 + dp, p1: v.p1 + dp });
       draw();
     });
-    c.addEventListener('mouseleave', function () { G.tip.style.display = 'none'; highlight(-1); });
+    c.addEventListener('mouseleave', function () { G.tip.style.display = 'none'; highlight(-1); markSelected(); });
     c.addEventListener('dblclick', reset);
     window.addEventListener('resize', draw);
     select(0);
@@ -706,7 +931,8 @@
   window.backfillGantt = {
     get drawn() { return G.drawn; }, get frames() { return G.frames; }, get lastDrawMs() { return G.lastDrawMs; },
     get marks() { return G.marksShown; }, get marksInView() { return G.marksInView; }, get highlighted() { return G.highlighted; },
-    get ink() { return G.ink; }, get legendColours() { return G.legendColours || []; },
+    get ink() { return G.ink; }, get selected() { return G.selected; },
+    selectJob: function (j) { selectJob(j, true); }, get legendColours() { return G.legendColours || []; },
     get status() { return document.getElementById('gantt-status').textContent; },
     get view() { return G.view && { t0: G.view.t0, t1: G.view.t1, p0: G.view.p0, p1: G.view.p1 }; },
     get run() { return G.g && G.g.run; },
@@ -716,7 +942,21 @@
     colour: function (m) { G.colour = m; document.getElementById('gantt-colour').value = m; computeColours(); draw(); }
   };
 
-  [compareCharts, paramCharts, cdfChart, timeCharts, classCharts, ganttInit].forEach(function (f) {
+  // the test hook of the job table and the run selector
+  window.backfillJobs = {
+    search: function (q) { JT.q = q; jobTable(); return JT.rows.length; },
+    sort: function (k, dir) { JT.sort = k; JT.dir = dir; jobTable(); },
+    get rows() { return JT.rows.slice(0, 500); }, get count() { return JT.rows.length; },
+    csv: function () { return jobsCSV(); },
+    click: function (i) { document.querySelectorAll('#jobs-table tbody tr')[i].click(); }
+  };
+  window.backfillRuns = {
+    show: function (labels) { setVisible(function (r) { return labels.indexOf(r.label) >= 0; }); },
+    all: function () { setVisible(function () { return true; }); },
+    get groups() { return GROUPS.length; }
+  };
+
+  [runSelector, compareCharts, paramCharts, cdfChart, timeCharts, classCharts, jobTableInit, ganttInit].forEach(function (f) {
     var t = performance.now();
     try { f(); } catch (e) { state.errors.push(String(e && e.stack || e)); console.error(e); }
     state.timings[f.name] = performance.now() - t;

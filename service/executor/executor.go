@@ -12,6 +12,7 @@ package executor
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 )
 
@@ -28,6 +29,8 @@ type Job struct {
 	Command  string
 	User     string
 	Name     string
+	// Workdir is the absolute submit directory ("" if none given).
+	Workdir string
 	// Ref is the handle an earlier Submit or Start returned ("" if none).
 	Ref string
 }
@@ -106,9 +109,29 @@ var Names = []string{"none", "local", "slurm"}
 
 // Options configure New.
 type Options struct {
-	// Dir is the executor's working directory (local: one subdirectory
-	// per job with its output and exit status).
+	// Dir is the service's state directory; the executor keeps its own
+	// files in it (local: DIR/run/ID, the jobs' process ids and exit
+	// statuses).
 	Dir string
+	// Instance identifies the state directory (local: the job directory
+	// and cgroups are bound to it).
+	Instance string
+	// JobRoot is where the local executor makes the job directories
+	// (default DIR-jobs; never inside DIR).
+	JobRoot string
+	// RunAs is the account jobs run as (local: name or UID[:GID]);
+	// RunAsMap maps service users to their own accounts.
+	RunAs    string
+	RunAsMap map[string]string
+	// Env lists further variables passed from the service's environment
+	// to jobs (beyond EnvAllowlist).
+	Env []string
+	// Cgroup is "auto" (default: a cgroup v2 per job where the service
+	// can create them, else a logged fallback), "off", or the absolute
+	// path of a delegated cgroup v2 directory (required to work).
+	Cgroup string
+	// Logger receives warnings (nil: discarded).
+	Logger *slog.Logger
 	// Procs is the machine size (local: processor slots).
 	Procs int
 	// Slurm: extra sbatch arguments (e.g. --partition=debug).

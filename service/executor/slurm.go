@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,9 +30,17 @@ import (
 //
 // The service's machine size must be the cluster's (partition's) number of
 // CPUs, so that a released job starts at once. Jobs run as the service's
-// user. After a restart, jobs are found again by their names (TAG), so a
-// crash between sbatch and the commit of its id loses nothing.
+// user, with a clean environment: sbatch itself runs with only PATH,
+// SLURM_CONF, HOME, LANG and TZ of the service's environment, and the job
+// gets only PATH and the BF_* variables (--export without ALL; Slurm adds
+// its SLURM_* ones). After a restart, a job is found again by the Slurm
+// job id stored with it, and only if that Slurm job has the job's name
+// (TAG) and belongs to the service's user; a job whose id was not stored
+// yet (a crash between sbatch and the commit of its id) is found by name
+// and owner, so nothing is lost or run twice, and a job another Slurm user
+// names after ours is never adopted.
 type Slurm struct {
+	uid  int // the service's user: the owner of our Slurm jobs
 	ev   Events
 	dir  string
 	args []string
@@ -67,7 +76,7 @@ func NewSlurm(ev Events, opt Options) (*Slurm, error) {
 	if opt.PollMillis > 0 {
 		poll = time.Duration(opt.PollMillis) * time.Millisecond
 	}
-	s := &Slurm{ev: ev, dir: opt.Dir, args: opt.SbatchArgs, poll: poll,
+	s := &Slurm{uid: os.Getuid(), ev: ev, dir: opt.Dir, args: opt.SbatchArgs, poll: poll,
 		ids: map[int64]string{}, running: map[int64]bool{}, killed: map[int64]bool{}, quit: make(chan struct{})}
 	s.wg.Add(1)
 	go s.watch()
@@ -77,10 +86,23 @@ func NewSlurm(ev Events, opt Options) (*Slurm, error) {
 // Name implements Executor.
 func (s *Slurm) Name() string { return "slurm" }
 
+// slurmEnv is the environment of the Slurm commands: what they need of
+// the service's, nothing else (no tokens, no SBATCH_* surprises).
+func slurmEnv() []string {
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	for _, k := range []string{"SLURM_CONF", "HOME", "LANG", "TZ"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
 func run(name string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = slurmEnv()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -101,9 +123,16 @@ func (s *Slurm) Submit(j Job) (string, error) {
 		cmd = ":"
 	}
 	minutes := (j.Estimate+59)/60 + 1 // the service kills at the estimate; Slurm's limit is a backstop
+	wd := d
+	if j.Workdir != "" && !strings.ContainsAny(j.Workdir, ",\n") {
+		wd = j.Workdir // the submit directory, as sbatch does
+	}
+	// --export without ALL: only these (and Slurm's SLURM_*) reach the job
+	export := "PATH=/usr/local/bin:/usr/bin:/bin,BF_JOB_ID=" + strconv.FormatInt(j.ID, 10) + ",BF_JOB_TAG=" + j.Tag +
+		",BF_PROCS=" + strconv.Itoa(j.Procs) + ",BF_JOB_DIR=" + d
 	args := []string{"--parsable", "--hold", "--job-name=" + j.Tag, "--ntasks=" + strconv.Itoa(j.Procs),
-		"--time=" + strconv.FormatInt(minutes, 10), "--output=" + filepath.Join(d, "slurm.out"), "--chdir=" + d,
-		"--export=ALL,BACKFILL_JOB_ID=" + strconv.FormatInt(j.ID, 10) + ",BACKFILL_JOB_TAG=" + j.Tag + ",BACKFILL_PROCS=" + strconv.Itoa(j.Procs)}
+		"--time=" + strconv.FormatInt(minutes, 10), "--output=" + filepath.Join(d, "slurm.out"), "--chdir=" + wd,
+		"--export=" + export}
 	args = append(args, s.args...)
 	args = append(args, "--wrap="+cmd)
 	out, err := run("sbatch", args...)
@@ -171,6 +200,7 @@ func (s *Slurm) cancel(j Job) error {
 // slurmJob is one job as scontrol shows it.
 type slurmJob struct {
 	ID, Name, State string
+	UID             int // owner (-1 unknown)
 	Exit            *int
 	Signal          int
 }
@@ -182,7 +212,7 @@ func parseShowJob(out string) []slurmJob {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		var j slurmJob
+		j := slurmJob{UID: -1}
 		for _, f := range strings.Fields(line) {
 			k, v, ok := strings.Cut(f, "=")
 			if !ok {
@@ -195,6 +225,12 @@ func parseShowJob(out string) []slurmJob {
 				j.Name = v
 			case "JobState":
 				j.State = v
+			case "UserId": // name(uid)
+				if i := strings.LastIndexByte(v, '('); i >= 0 && strings.HasSuffix(v, ")") {
+					if n, err := strconv.Atoi(v[i+1 : len(v)-1]); err == nil {
+						j.UID = n
+					}
+				}
 			case "ExitCode":
 				code, sig, _ := strings.Cut(v, ":")
 				if n, err := strconv.Atoi(code); err == nil {
@@ -247,14 +283,17 @@ func sacctJob(id string) (slurmJob, bool) {
 	if _, err := exec.LookPath("sacct"); err != nil {
 		return slurmJob{}, false
 	}
-	out, err := run("sacct", "-n", "-X", "-P", "-j", id, "-o", "JobID,JobName,State,ExitCode")
+	out, err := run("sacct", "-n", "-X", "-P", "-j", id, "-o", "JobID,JobName,State,ExitCode,UID")
 	if err != nil {
 		return slurmJob{}, false
 	}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Split(strings.TrimSpace(line), "|")
-		if len(f) == 4 && f[0] == id {
-			j := slurmJob{ID: f[0], Name: f[1], State: strings.Fields(f[2] + " ")[0]}
+		if len(f) == 5 && f[0] == id {
+			j := slurmJob{ID: f[0], Name: f[1], State: strings.Fields(f[2] + " ")[0], UID: -1}
+			if n, err := strconv.Atoi(f[4]); err == nil {
+				j.UID = n
+			}
 			code, sig, _ := strings.Cut(f[3], ":")
 			if n, err := strconv.Atoi(code); err == nil {
 				j.Exit = &n
@@ -319,26 +358,19 @@ func (s *Slurm) watch() {
 	}
 }
 
-// Reconcile implements Executor: jobs are found by name; a running job
-// that finished meanwhile reports its status; a waiting job without a held
-// Slurm job gets one.
+// Reconcile implements Executor: a job is found by its stored Slurm id
+// (checked: same name, our user), or, without one, by name among our
+// user's Slurm jobs; a running job that finished meanwhile reports its
+// status; a waiting job without a held Slurm job gets one.
 func (s *Slurm) Reconcile(running, waiting []Job) (map[int64]Status, error) {
 	known, err := s.show()
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string]slurmJob{}
-	for _, j := range known {
-		if prev, ok := byName[j.Name]; !ok || finished(prev.State) {
-			byName[j.Name] = j
-		}
-	}
+	find := func(j Job) (slurmJob, bool) { return s.match(j, known) }
 	out := map[int64]Status{}
 	for _, j := range running {
-		sj, ok := byName[j.Tag]
-		if !ok && j.Ref != "" {
-			sj, ok = sacctJob(j.Ref)
-		}
+		sj, ok := find(j)
 		switch {
 		case !ok:
 			out[j.ID] = Status{Note: "lost: Slurm does not know the job after the service restarted"}
@@ -356,7 +388,7 @@ func (s *Slurm) Reconcile(running, waiting []Job) (map[int64]Status, error) {
 		}
 	}
 	for _, j := range waiting {
-		if sj, ok := byName[j.Tag]; ok && !finished(sj.State) {
+		if sj, ok := find(j); ok && !finished(sj.State) {
 			s.mu.Lock()
 			s.ids[j.ID] = sj.ID
 			s.mu.Unlock()
@@ -367,6 +399,49 @@ func (s *Slurm) Reconcile(running, waiting []Job) (map[int64]Status, error) {
 		}
 	}
 	return out, nil
+}
+
+// match finds job j's Slurm job: the one with its stored id, if that one
+// has j's name and our owner (a recycled or foreign id is not j's); else,
+// for a job whose id was never stored, the unfinished (else the latest)
+// job of j's name and our owner. Duplicates of ours (a crash between
+// sbatch and the commit, then a resubmission) are cancelled.
+func (s *Slurm) match(j Job, known map[string]slurmJob) (slurmJob, bool) {
+	ours := func(sj slurmJob) bool { return sj.Name == j.Tag && sj.UID == s.uid }
+	if j.Ref != "" {
+		sj, ok := known[j.Ref]
+		if !ok {
+			sj, ok = sacctJob(j.Ref)
+		}
+		return sj, ok && ours(sj)
+	}
+	var cands []slurmJob
+	for _, sj := range known {
+		if ours(sj) {
+			cands = append(cands, sj)
+		}
+	}
+	if len(cands) == 0 {
+		return slurmJob{}, false
+	}
+	// unfinished first, then by id
+	slices.SortFunc(cands, func(a, b slurmJob) int {
+		if fa, fb := finished(a.State), finished(b.State); fa != fb {
+			if fa {
+				return 1
+			}
+			return -1
+		}
+		ia, _ := strconv.ParseInt(a.ID, 10, 64)
+		ib, _ := strconv.ParseInt(b.ID, 10, 64)
+		return int(ia - ib)
+	})
+	for _, dup := range cands[1:] {
+		if !finished(dup.State) {
+			_, _ = run("scancel", dup.ID)
+		}
+	}
+	return cands[0], true
 }
 
 // Close implements Executor.

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -28,9 +29,12 @@ type Record struct {
 	Data []byte
 }
 
-// User is an API user: a name, the SHA-256 of its token, whether it is an
+// User is an API user: an id, a name, the SHA-256 of its token, whether it is an
 // administrator, its political priority and quota.
 type User struct {
+	// ID is the user's number, given at creation and never reused (a
+	// user created later with a deleted user's name gets a new ID).
+	ID        int64
 	Name      string
 	TokenHash string
 	Admin     bool
@@ -152,6 +156,11 @@ func OpenWith(dir string, o Options) (*Store, error) {
 	} else if !in.HasMark && in.HasState {
 		s.Notes = append(s.Notes, fmt.Sprintf("%s had no high-water mark (%s); created at record %d", in.DB, filepath.Join(dir, MarkFile), in.MaxSeq))
 	}
+	// the database holds commands, names and token hashes: owner only
+	// (SQLite gives the -wal and -shm files the database file's mode)
+	if err := ownerOnly(in.DB); err != nil {
+		return nil, err
+	}
 	dsn := "file:" + in.DB + "?_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -216,6 +225,9 @@ func OpenWith(dir string, o Options) (*Store, error) {
 	if err := syncDir(dir); err != nil && sync == "full" {
 		return fail(err)
 	}
+	if err := migrateUsers(db); err != nil {
+		return fail(err)
+	}
 	ins, err := db.Prepare("INSERT INTO events(seq, kind, t, data) VALUES (?, ?, ?, ?)")
 	if err != nil {
 		return fail(err)
@@ -256,6 +268,70 @@ func OpenReadOnly(dir string) (*Store, *Inspection, error) {
 	}
 	db.SetMaxOpenConns(1)
 	return &Store{db: db, Path: in.DB, Dir: dir, base: in.Base, last: in.Contiguous, ro: in}, in, nil
+}
+
+// ownerOnly creates the database file with mode 0600 if it is missing
+// and makes it and its -wal and -shm files 0600.
+func ownerOnly(db string) error {
+	fd, err := os.OpenFile(db, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	fd.Close()
+	for _, f := range []string{db, db + "-wal", db + "-shm"} {
+		if err := os.Chmod(f, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("store: %w", err)
+		}
+	}
+	return nil
+}
+
+// migrateUsers adds the users' id column to databases created before it
+// and numbers their users (in name order).
+func migrateUsers(db *sql.DB) error {
+	rows, err := db.Query("SELECT name FROM pragma_table_info('users') WHERE name = 'uid'")
+	if err != nil {
+		return err
+	}
+	has := rows.Next()
+	rows.Close()
+	if !has {
+		if _, err := db.Exec("ALTER TABLE users ADD COLUMN uid INTEGER NOT NULL DEFAULT 0"); err != nil {
+			return err
+		}
+	}
+	var names []string
+	rows, err = db.Query("SELECT name FROM users WHERE uid = 0 ORDER BY name")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	for _, n := range names {
+		id, err := nextUID(db)
+		if err != nil {
+			return err
+		}
+		if _, err := db.Exec("UPDATE users SET uid = ? WHERE name = ?", id, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nextUID takes the next user id (meta next_uid, starting at 1).
+func nextUID(db *sql.DB) (int64, error) {
+	var id int64
+	err := db.QueryRow(`INSERT INTO meta(k, v) VALUES ('next_uid', '2')
+		ON CONFLICT(k) DO UPDATE SET v = CAST(v AS INTEGER) + 1 RETURNING CAST(v AS INTEGER) - 1`).Scan(&id)
+	return id, err
 }
 
 // Close closes the database.
@@ -368,7 +444,7 @@ func (s *Store) SetMeta(k, v string) error {
 
 // Users returns every user, sorted by name.
 func (s *Store) Users() ([]User, error) {
-	rows, err := s.db.Query("SELECT name, token_hash, admin, pp, quota, created FROM users ORDER BY name")
+	rows, err := s.db.Query("SELECT uid, name, token_hash, admin, pp, quota, created FROM users ORDER BY name")
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -377,7 +453,7 @@ func (s *Store) Users() ([]User, error) {
 	for rows.Next() {
 		var u User
 		var admin int
-		if err := rows.Scan(&u.Name, &u.TokenHash, &admin, &u.PP, &u.Quota, &u.Created); err != nil {
+		if err := rows.Scan(&u.ID, &u.Name, &u.TokenHash, &admin, &u.PP, &u.Quota, &u.Created); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 		u.Admin = admin != 0
@@ -386,15 +462,25 @@ func (s *Store) Users() ([]User, error) {
 	return out, rows.Err()
 }
 
-// PutUser creates or replaces user u.
+// NextUserID takes a new user id (1, 2, …; never given twice).
+func (s *Store) NextUserID() (int64, error) {
+	id, err := nextUID(s.db)
+	if err != nil {
+		return 0, fmt.Errorf("store: new user id: %w", err)
+	}
+	return id, nil
+}
+
+// PutUser creates or replaces user u (a new user's ID comes from
+// NextUserID).
 func (s *Store) PutUser(u User) error {
 	admin := 0
 	if u.Admin {
 		admin = 1
 	}
-	_, err := s.db.Exec(`INSERT INTO users(name, token_hash, admin, pp, quota, created) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash, admin = excluded.admin, pp = excluded.pp, quota = excluded.quota`,
-		u.Name, u.TokenHash, admin, u.PP, u.Quota, u.Created)
+	_, err := s.db.Exec(`INSERT INTO users(uid, name, token_hash, admin, pp, quota, created) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(name) DO UPDATE SET uid = excluded.uid, token_hash = excluded.token_hash, admin = excluded.admin, pp = excluded.pp, quota = excluded.quota`,
+		u.ID, u.Name, u.TokenHash, admin, u.PP, u.Quota, u.Created)
 	if err != nil {
 		return fmt.Errorf("store: user %s: %w", u.Name, err)
 	}

@@ -40,9 +40,6 @@ import (
 	"strings"
 
 	"github.com/backfill-hpc/backfill/job"
-	"github.com/backfill-hpc/backfill/policy"
-	_ "github.com/backfill-hpc/backfill/policy/easy" // the EASY run that sets deadlines
-	"github.com/backfill-hpc/backfill/sim"
 )
 
 // Subset returns the jobs offset … offset+n−1 (in submission order) with
@@ -144,24 +141,12 @@ func Expand(jobs []job.Job, l float64) ([]job.Job, error) {
 	return out, nil
 }
 
-// EASYResponses simulates EASY backfilling (jobs killed at their
-// estimates) on jobs and returns each job's response time (end − submit),
-// by ID.
-func EASYResponses(jobs []job.Job, procs int) ([]int64, error) {
-	s, err := policy.New("easy", procs)
-	if err != nil {
-		return nil, err
-	}
-	res, err := sim.Run(jobs, s, sim.Options{Procs: procs})
-	if err != nil {
-		return nil, fmt.Errorf("deadline workload: the EASY run: %w", err)
-	}
-	out := make([]int64, len(jobs))
-	for i, o := range res.Outcomes {
-		out[i] = o.Response()
-	}
-	return out, nil
-}
+// Responses returns each job's response time (end − submit) by ID under
+// EASY backfilling with jobs killed at their estimates, on a machine of
+// procs processors; simulate.EASYResponses is the one the CLI, the
+// workbench and the reproduction pass to Build. It is a parameter so that
+// this package builds workloads without depending on the simulator.
+type Responses func(jobs []job.Job, procs int) ([]int64, error)
 
 // Assign sets every job's deadline from its EASY response time resp[ID]
 // and the stringency factor s ∈ [0, 1): deadline = submit + max(runtime,
@@ -325,10 +310,10 @@ type Built struct {
 }
 
 // Build applies sp to jobs on a machine of procs processors, in the
-// paper's order: subset, load (duplication or expansion), an EASY run of
-// the result, deadlines with the stringency factor, then the share of
-// deadline jobs. The input is not modified.
-func Build(jobs []job.Job, procs int, sp Spec) (*Built, error) {
+// paper's order: subset, load (duplication or expansion), the EASY
+// response times of the result (easy), deadlines with the stringency
+// factor, then the share of deadline jobs. The input is not modified.
+func Build(jobs []job.Job, procs int, sp Spec, easy Responses) (*Built, error) {
 	b := &Built{}
 	js, err := Subset(jobs, sp.Offset, sp.Count)
 	if err != nil {
@@ -357,9 +342,9 @@ func Build(jobs []job.Job, procs int, sp Spec) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.EASY, err = EASYResponses(js, procs)
+	b.EASY, err = easy(js, procs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("deadline workload: %w", err)
 	}
 	if err := Assign(js, b.EASY, sp.Stringency); err != nil {
 		return nil, err

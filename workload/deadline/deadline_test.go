@@ -8,6 +8,8 @@ import (
 
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
+	_ "github.com/backfill-hpc/backfill/policy/easy"
+	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
 )
 
@@ -185,7 +187,7 @@ func FuzzParseSpec(f *testing.F) {
 // job a deadline job, the EASY schedule itself meets every deadline.
 func TestBuild(t *testing.T) {
 	js := base(300)
-	b, err := Build(js, 16, Spec{Offset: 50, Count: 200, Load: 1.4, Method: MethodDup, Stringency: 0, Fraction: 1, Seed: 2})
+	b, err := Build(js, 16, Spec{Offset: 50, Count: 200, Load: 1.4, Method: MethodDup, Stringency: 0, Fraction: 1, Seed: 2}, simulate.EASYResponses)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +199,7 @@ func TestBuild(t *testing.T) {
 			t.Fatalf("job %d: deadline %d, submit %d, EASY response %d", i, j.Deadline, j.Submit, b.EASY[i])
 		}
 	}
-	b, err = Build(js, 16, Spec{Load: 1.2, Method: MethodExpand, Stringency: 0.5, Fraction: 0.2, Seed: 2})
+	b, err = Build(js, 16, Spec{Load: 1.2, Method: MethodExpand, Stringency: 0.5, Fraction: 0.2, Seed: 2}, simulate.EASYResponses)
 	if err != nil || len(b.Jobs) != 300 || b.Deadlines != 60 || len(b.Notes) != 3 {
 		t.Fatalf("expansion: %d jobs, %d deadlines, notes %q, %v", len(b.Jobs), b.Deadlines, b.Notes, err)
 	}
@@ -210,7 +212,7 @@ func TestBuildRealTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Build(tr.Jobs, tr.Procs, Spec{Offset: 1000, Count: 500, Load: 1.6, Method: MethodDup, Stringency: 0.2, Fraction: 0.8, Seed: 1})
+	b, err := Build(tr.Jobs, tr.Procs, Spec{Offset: 1000, Count: 500, Load: 1.6, Method: MethodDup, Stringency: 0.2, Fraction: 0.8, Seed: 1}, simulate.EASYResponses)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,14 +20,21 @@ type Calibration struct {
 //
 //  1. bracket: from rate0, the rate is doubled (or halved) until the
 //     queue is above (below) the target;
-//  2. bisection on log(rate) within the bracket until |queue − target| ≤
-//     tol · target, or the bracket is narrower than 1e-6 relative, or
-//     maxSteps evaluations were made; the evaluated rate whose queue is
-//     closest to the target is returned.
+//  2. within the bracket [lo, hi], the next rate interpolates log(queue)
+//     linearly in log(rate) between the bracket's ends (regula falsi,
+//     kept at least a tenth of the bracket's width from either end so that
+//     the bracket shrinks; the geometric midpoint when a queue is 0),
+//     until |queue − target| ≤ tol · target, or the bracket is narrower
+//     than 1e-6 relative, or maxSteps evaluations were made; the
+//     evaluated rate whose queue is closest to the target is returned.
+//
+// The queue grows steeply as the rate nears saturation, roughly as a
+// power of the rate in between: the interpolation in log-log space needs
+// about half the evaluations of a bisection on log(rate).
 //
 // A queue measured on a finite random workload is not exactly monotone
 // in the rate; with common random numbers (Arrivals) it is nearly so, and
-// the bisection keeps the best point seen either way.
+// the search keeps the best point seen either way.
 func Calibrate(target, rate0, tol float64, maxSteps int, queue func(rate float64) (float64, error)) (Calibration, error) {
 	if target <= 0 || rate0 <= 0 || tol <= 0 {
 		return Calibration{}, fmt.Errorf("calibrate: target, initial rate and tolerance must be positive")
@@ -51,34 +58,43 @@ func Calibrate(target, rate0, tol float64, maxSteps int, queue func(rate float64
 		return best, err
 	}
 	lo, hi := rate0, rate0
+	qlo, qhi := q, q
 	for !done() {
 		if q < target {
-			lo, hi = hi, hi*2
+			lo, qlo, hi = hi, q, hi*2
 			if q, err = eval(hi); err != nil {
 				return best, err
 			}
+			qhi = q
 			if q >= target {
 				break
 			}
 		} else {
-			hi, lo = lo, lo/2
+			hi, qhi, lo = lo, q, lo/2
 			if q, err = eval(lo); err != nil {
 				return best, err
 			}
+			qlo = q
 			if q < target {
 				break
 			}
 		}
 	}
 	for !done() && hi/lo > 1+1e-6 {
-		mid := math.Sqrt(lo * hi)
+		a, b := math.Log(lo), math.Log(hi)
+		x := (a + b) / 2
+		if qlo > 0 && qhi > qlo {
+			x = a + (math.Log(target)-math.Log(qlo))*(b-a)/(math.Log(qhi)-math.Log(qlo))
+			x = min(max(x, a+(b-a)/10), b-(b-a)/10)
+		}
+		mid := math.Exp(x)
 		if q, err = eval(mid); err != nil {
 			return best, err
 		}
 		if q < target {
-			lo = mid
+			lo, qlo = mid, q
 		} else {
-			hi = mid
+			hi, qhi = mid, q
 		}
 	}
 	best.Steps = steps

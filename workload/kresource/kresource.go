@@ -66,14 +66,15 @@ func ParseDist(s string) (Dist, error) {
 // ExpMean is the mean of the exponential before truncation to (0, 1].
 const ExpMean = 0.5
 
-// factor draws one requirement factor in (0, 1].
-func factor(r *rand.Rand, d Dist) float64 {
+// factor draws one requirement factor in (0, 1]; mu is the exponential's
+// mean before truncation.
+func factor(r *rand.Rand, d Dist, mu float64) float64 {
 	u := 1 - r.Float64() // (0, 1]
 	if d == Uniform {
 		return u
 	}
 	// inversion of the exponential truncated to [0, 1]: F(x) = (1−e^{−x/μ}) / (1−e^{−1/μ})
-	x := -ExpMean * math.Log(1-u*(1-math.Exp(-1/ExpMean)))
+	x := -mu * math.Log(1-u*(1-math.Exp(-1/mu)))
 	return min(max(x, math.SmallestNonzeroFloat64), 1)
 }
 
@@ -81,14 +82,25 @@ func factor(r *rand.Rand, d Dist) float64 {
 // (see the package comment): Procs becomes r_0 and Res r_1..r_{K−1}. The
 // draws depend on seed only, in job order.
 func Vectors(jobs []job.Job, k int, d Dist, seed uint64) error {
+	return VectorsMean(jobs, k, d, ExpMean, seed)
+}
+
+// VectorsMean is Vectors with the exponential's mean (before truncation
+// to (0, 1]) given: smaller means give more skewed, smaller requirements
+// (the paper does not state its parameter; ExpMean is ours). The uniform
+// distribution ignores mu.
+func VectorsMean(jobs []job.Job, k int, d Dist, mu float64, seed uint64) error {
 	if k < 1 {
 		return fmt.Errorf("kresource: K must be at least 1, got %d", k)
+	}
+	if !(mu > 0 && mu <= 100) {
+		return fmt.Errorf("kresource: exponential mean %g is not in (0, 100]", mu)
 	}
 	r := rand.New(rand.NewPCG(seed, 0x6b726573)) // stream "kres"
 	for i := range jobs {
 		j := &jobs[i]
 		n := float64(j.Procs)
-		need := func() int { return max(1, int(math.Ceil(factor(r, d)*n))) }
+		need := func() int { return max(1, int(math.Ceil(factor(r, d, mu)*n))) }
 		j.Procs = need()
 		j.Res = nil
 		if k > 1 {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/workload"
 	"github.com/backfill-hpc/backfill/workload/model"
 )
@@ -16,7 +17,7 @@ func relClose(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(mat
 // TestFittedMatchesCTC refits the model on the CTC SP2 log and checks the
 // embedded parameters.
 func TestFittedMatchesCTC(t *testing.T) {
-	if testing.Short() {
+	if longtest.Short() {
 		t.Skip("reads the CTC SP2 log")
 	}
 	tr, err := workload.Load(ctc, workload.Options{})

@@ -25,6 +25,7 @@ package lublin
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -131,6 +132,21 @@ func New(args map[string]string) (model.Model, error) {
 	add("batch.", &m.Batch)
 	add("inter.", &m.Interactive)
 	add("", &m.Typeless)
+	// arar=false: arrivals without the rush-to-all ratio (ARAR = 1 in
+	// every class), the reading under which the archive's lublin_256
+	// file's mean gap is matched (docs/workload.md); arar=true keeps the
+	// model's values. A number is the ratio itself (one class).
+	ararOff := false
+	switch args["arar"] {
+	case "false", "off":
+		ararOff = true
+		m.Batch.ARAR, m.Interactive.ARAR, m.Typeless.ARAR = 1, 1, 1
+		args = maps.Clone(args)
+		delete(args, "arar")
+	case "true", "on":
+		args = maps.Clone(args)
+		delete(args, "arar")
+	}
 	keys, err := model.ApplyOverrides("lublin", args, table)
 	if err != nil {
 		return nil, err
@@ -155,6 +171,9 @@ func New(args map[string]string) (model.Model, error) {
 		}
 	}
 	m.spec = model.CanonicalSpec("lublin", keys, args)
+	if ararOff {
+		m.spec += ":arar=false"
+	}
 	return m, nil
 }
 

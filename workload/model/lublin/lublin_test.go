@@ -256,3 +256,29 @@ func TestMeanGap(t *testing.T) {
 	}
 	t.Logf("mean inter-arrival %.0f s (model %.0f s)", got, want)
 }
+
+// arar=false sets the rush-to-all ratio of every class to 1 (arrivals
+// without it), keeps it in the spec, and changes the gaps; arar=true is
+// the default.
+func TestArarFalse(t *testing.T) {
+	off, err := model.New("lublin:arar=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := off.(*Model)
+	if m.Batch.ARAR != 1 || m.Interactive.ARAR != 1 || m.Typeless.ARAR != 1 || m.Spec() != "lublin:arar=false" {
+		t.Errorf("arar=false: %v %v %v %q", m.Batch.ARAR, m.Interactive.ARAR, m.Typeless.ARAR, m.Spec())
+	}
+	on, err := model.New("lublin:arar=true")
+	if err != nil || on.(*Model).Batch.ARAR != Batch.ARAR || on.Spec() != "lublin" {
+		t.Errorf("arar=true: %v %v", on, err)
+	}
+	a, _ := off.Generate(model.Config{Jobs: 2000, Seed: 1})
+	b, _ := on.Generate(model.Config{Jobs: 2000, Seed: 1})
+	if a.Jobs[len(a.Jobs)-1].Submit == b.Jobs[len(b.Jobs)-1].Submit {
+		t.Error("arar=false does not change the arrivals")
+	}
+	if _, err := model.New("lublin:arar=maybe"); err == nil {
+		t.Error("arar=maybe accepted")
+	}
+}

@@ -1,0 +1,431 @@
+package machine
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+)
+
+// Rule is a core selection rule.
+type Rule int
+
+// The selection rules. Each gives a started job of k cores k free cores
+// (jobs ask for cores and may span nodes, so any job that fits the free
+// core count can be placed: the policies' counts stay exact).
+const (
+	// FirstFit takes free cores in node index order, lowest core first
+	// (each node's free cores before the next node's).
+	FirstFit Rule = iota
+	// BestFit follows Slurm's select/cons_tres: if some node has k free
+	// cores, the node with the fewest free cores that still holds the
+	// whole job (ties: the lowest index); else nodes with the most free
+	// cores first (ties: the lowest index), all their free cores, until
+	// the rest fits on one node, which is chosen by the single-node rule.
+	BestFit
+	// Contiguous takes the lowest run of k consecutive free core ids (the
+	// job's cores form one interval), else falls back to FirstFit.
+	Contiguous
+)
+
+// Rules names the rules for flags and documents.
+var Rules = map[string]Rule{"firstfit": FirstFit, "bestfit": BestFit, "contiguous": Contiguous}
+
+func (r Rule) String() string {
+	switch r {
+	case FirstFit:
+		return "firstfit"
+	case BestFit:
+		return "bestfit"
+	case Contiguous:
+		return "contiguous"
+	}
+	return "rule(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Allocator assigns core ids to jobs on a machine. Not safe for concurrent
+// use.
+type Allocator struct {
+	m     *Machine
+	rule  Rule
+	node  []int32  // node of each core
+	free  []int32  // free cores per node
+	core  []uint64 // bit set: core free
+	avail bitset   // nodes with a free core
+	byF   []bitset // byF[f]: nodes with exactly f free cores (BestFit)
+	nfree int
+
+	// allocations: job id → [start, end) into ivs (pairs lo, hi of core
+	// ids, inclusive)
+	first, last []int32
+	ivs         []int32
+	// stats
+	Stats Stats
+}
+
+// Stats are the fragmentation figures of the jobs placed so far.
+type Stats struct {
+	// Jobs placed.
+	Jobs int
+	// Split is the number of jobs that span more nodes than they need
+	// (⌈k / the largest node⌉), and ExtraNodes the nodes beyond that need,
+	// summed.
+	Split, ExtraNodes int
+	// Scattered is the number of jobs whose cores are not one interval.
+	Scattered int
+}
+
+// NewAllocator returns an allocator for m under rule, for jobs with ids
+// below jobs (a capacity hint; larger ids grow the tables).
+func NewAllocator(m *Machine, rule Rule, jobs int) *Allocator {
+	P := m.Procs()
+	a := &Allocator{m: m, rule: rule, node: make([]int32, P), free: make([]int32, len(m.Nodes)),
+		core: make([]uint64, (P+63)/64), avail: newBitset(len(m.Nodes)), nfree: P}
+	for i, n := range m.Nodes {
+		a.free[i] = int32(n.Cores)
+		for c := m.offset[i]; c < m.offset[i+1]; c++ {
+			a.node[c] = int32(i)
+		}
+		a.avail.set(i)
+	}
+	for c := 0; c < P; c++ {
+		a.core[c>>6] |= 1 << (c & 63)
+	}
+	if rule == BestFit {
+		a.byF = make([]bitset, m.MaxCores()+1)
+		for f := range a.byF {
+			a.byF[f] = newBitset(len(m.Nodes))
+		}
+		for i := range m.Nodes {
+			a.byF[a.free[i]].set(i)
+		}
+	}
+	a.first = make([]int32, 0, jobs)
+	a.last = make([]int32, 0, jobs)
+	a.ivs = make([]int32, 0, 2*jobs)
+	return a
+}
+
+// Free is the number of free cores.
+func (a *Allocator) Free() int { return a.nfree }
+
+// Place gives job id k free cores by the allocator's rule. It fails only
+// when fewer than k cores are free or the job holds cores already.
+func (a *Allocator) Place(id, k int) error {
+	if k < 1 || k > a.nfree {
+		return fmt.Errorf("machine: job %d needs %d cores, %d free", id, k, a.nfree)
+	}
+	for len(a.first) <= id {
+		a.first = append(a.first, -1)
+		a.last = append(a.last, -1)
+	}
+	if a.first[id] >= 0 && a.last[id] > a.first[id] {
+		return fmt.Errorf("machine: job %d placed twice", id)
+	}
+	a.first[id] = int32(len(a.ivs))
+	nodes0 := a.countNodesStart()
+	switch a.rule {
+	case Contiguous:
+		if lo := a.findRun(k); lo >= 0 {
+			a.takeRange(lo, lo+k)
+			break
+		}
+		a.firstFit(k)
+	case BestFit:
+		a.bestFit(k)
+	default:
+		a.firstFit(k)
+	}
+	a.last[id] = int32(len(a.ivs))
+	a.nfree -= k
+	// stats
+	a.Stats.Jobs++
+	if a.last[id]-a.first[id] > 2 {
+		a.Stats.Scattered++
+	}
+	need := (k + a.m.MaxCores() - 1) / a.m.MaxCores()
+	if used := a.countNodesEnd(nodes0); used > need {
+		a.Stats.Split++
+		a.Stats.ExtraNodes += used - need
+	}
+	return nil
+}
+
+// countNodesStart/End count the distinct nodes of the intervals appended
+// since the start mark.
+func (a *Allocator) countNodesStart() int { return len(a.ivs) }
+
+func (a *Allocator) countNodesEnd(from int) int {
+	n, prev := 0, int32(-1)
+	for i := from; i < len(a.ivs); i += 2 {
+		lo, hi := a.node[a.ivs[i]], a.node[a.ivs[i+1]]
+		n += int(hi - lo + 1)
+		if lo == prev {
+			n--
+		}
+		prev = hi
+	}
+	return n
+}
+
+// Release frees the cores of job id.
+func (a *Allocator) Release(id int) error {
+	if id < 0 || id >= len(a.first) || a.first[id] < 0 || a.last[id] <= a.first[id] {
+		return fmt.Errorf("machine: job %d holds no cores", id)
+	}
+	for i := a.first[id]; i < a.last[id]; i += 2 {
+		for c := a.ivs[i]; c <= a.ivs[i+1]; c++ {
+			a.core[c>>6] |= 1 << (c & 63)
+			a.setFree(int(a.node[c]), a.free[a.node[c]]+1)
+		}
+		a.nfree += int(a.ivs[i+1] - a.ivs[i] + 1)
+	}
+	// keep the intervals (Intervals still answers); mark released
+	a.first[id] = -1 - a.first[id]
+	return nil
+}
+
+// Intervals returns the core intervals [lo, hi] (inclusive, increasing) of
+// job id, released or not; nil for a job never placed.
+func (a *Allocator) Intervals(id int) [][2]int {
+	if id < 0 || id >= len(a.first) {
+		return nil
+	}
+	f := a.first[id]
+	if f < 0 {
+		f = -1 - f
+	}
+	var out [][2]int
+	for i := f; i < a.last[id]; i += 2 {
+		out = append(out, [2]int{int(a.ivs[i]), int(a.ivs[i+1])})
+	}
+	return out
+}
+
+// String formats job id's cores as Batsim's interval set: "0-3 8-11 15"
+// (intervals separated by spaces, a single core without dash).
+func (a *Allocator) String(id int) string {
+	return FormatIntervals(a.Intervals(id))
+}
+
+// FormatIntervals formats inclusive intervals as "0-3 8-11 15".
+func FormatIntervals(iv [][2]int) string {
+	var b []byte
+	for i, x := range iv {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(x[0]), 10)
+		if x[1] != x[0] {
+			b = append(b, '-')
+			b = strconv.AppendInt(b, int64(x[1]), 10)
+		}
+	}
+	return string(b)
+}
+
+func (a *Allocator) setFree(n int, f int32) {
+	if a.byF != nil {
+		a.byF[a.free[n]].clear(n)
+		a.byF[f].set(n)
+	}
+	a.free[n] = f
+	if f > 0 {
+		a.avail.set(n)
+	} else {
+		a.avail.clear(n)
+	}
+}
+
+// appendCore adds core c to the job being placed, merging with the last
+// interval when adjacent.
+func (a *Allocator) appendCore(c int32, start int) {
+	if n := len(a.ivs); n > start && a.ivs[n-1] == c-1 {
+		a.ivs[n-1] = c
+		return
+	}
+	a.ivs = append(a.ivs, c, c)
+}
+
+// takeNode takes up to k free cores of node n, lowest first; returns how
+// many.
+func (a *Allocator) takeNode(n, k, start int) int {
+	lo, hi := a.m.offset[n], a.m.offset[n+1]
+	got := 0
+	for w := lo >> 6; w <= (hi-1)>>6 && got < k; w++ {
+		word := a.core[w]
+		// mask to the node's cores
+		if w == lo>>6 {
+			word &= ^uint64(0) << (lo & 63)
+		}
+		if w == (hi-1)>>6 && hi&63 != 0 {
+			word &= ^uint64(0) >> (64 - hi&63)
+		}
+		for word != 0 && got < k {
+			b := bits.TrailingZeros64(word)
+			word &= word - 1
+			c := w<<6 | b
+			a.core[w] &^= 1 << b
+			a.appendCore(int32(c), start)
+			got++
+		}
+	}
+	a.setFree(n, a.free[n]-int32(got))
+	return got
+}
+
+func (a *Allocator) firstFit(k int) {
+	start := len(a.ivs)
+	for n := a.avail.next(0); k > 0; n = a.avail.next(n + 1) {
+		k -= a.takeNode(n, k, start)
+	}
+}
+
+// bestNode is the node with the fewest free cores >= k (lowest index), or -1.
+func (a *Allocator) bestNode(k int) int {
+	for f := k; f < len(a.byF); f++ {
+		if n := a.byF[f].next(0); n >= 0 {
+			return n
+		}
+	}
+	return -1
+}
+
+func (a *Allocator) bestFit(k int) {
+	start := len(a.ivs)
+	for k > 0 {
+		if n := a.bestNode(k); n >= 0 {
+			a.takeNode(n, k, start)
+			break
+		}
+		// no node holds the rest: the node with the most free cores
+		for f := len(a.byF) - 1; f > 0; f-- {
+			if n := a.byF[f].next(0); n >= 0 {
+				k -= a.takeNode(n, k, start)
+				break
+			}
+		}
+	}
+	a.sortLast(start)
+}
+
+// sortLast sorts the intervals appended since start by core id (BestFit
+// takes nodes out of index order) and merges adjacent ones.
+func (a *Allocator) sortLast(start int) {
+	iv := a.ivs[start:]
+	n := len(iv) / 2
+	for i := 1; i < n; i++ { // insertion sort: few intervals
+		for j := i; j > 0 && iv[2*j] < iv[2*j-2]; j-- {
+			iv[2*j], iv[2*j-2] = iv[2*j-2], iv[2*j]
+			iv[2*j+1], iv[2*j-1] = iv[2*j-1], iv[2*j+1]
+		}
+	}
+	out := start
+	for i := start; i < len(a.ivs); i += 2 {
+		if out > start && a.ivs[out-1] == a.ivs[i]-1 {
+			a.ivs[out-1] = a.ivs[i+1]
+			continue
+		}
+		a.ivs[out], a.ivs[out+1] = a.ivs[i], a.ivs[i+1]
+		out += 2
+	}
+	a.ivs = a.ivs[:out]
+}
+
+// findRun returns the lowest core id starting k consecutive free cores, or -1.
+func (a *Allocator) findRun(k int) int {
+	P := len(a.node)
+	run, startC := 0, 0
+	for w := 0; w < len(a.core); w++ {
+		word := a.core[w]
+		if word == 0 {
+			run = 0
+			continue
+		}
+		if word == ^uint64(0) && w<<6+64 <= P {
+			if run == 0 {
+				startC = w << 6
+			}
+			run += 64
+			if run >= k {
+				return startC
+			}
+			continue
+		}
+		for b := 0; b < 64 && w<<6+b < P; b++ {
+			if word&(1<<b) != 0 {
+				if run == 0 {
+					startC = w<<6 + b
+				}
+				run++
+				if run >= k {
+					return startC
+				}
+			} else {
+				run = 0
+			}
+		}
+	}
+	return -1
+}
+
+// takeRange takes the free cores [lo, hi).
+func (a *Allocator) takeRange(lo, hi int) {
+	start := len(a.ivs)
+	for c := lo; c < hi; c++ {
+		a.core[c>>6] &^= 1 << (c & 63)
+		n := int(a.node[c])
+		a.setFree(n, a.free[n]-1)
+		a.appendCore(int32(c), start)
+	}
+}
+
+// bitset is a set of small integers with a summary word per 64 words, for
+// a fast "next member at or after i".
+type bitset struct {
+	w   []uint64
+	sum []uint64
+}
+
+func newBitset(n int) bitset {
+	nw := (n + 63) / 64
+	return bitset{w: make([]uint64, nw), sum: make([]uint64, (nw+63)/64)}
+}
+
+func (s bitset) set(i int) {
+	s.w[i>>6] |= 1 << (i & 63)
+	s.sum[i>>12] |= 1 << ((i >> 6) & 63)
+}
+
+func (s bitset) clear(i int) {
+	s.w[i>>6] &^= 1 << (i & 63)
+	if s.w[i>>6] == 0 {
+		s.sum[i>>12] &^= 1 << ((i >> 6) & 63)
+	}
+}
+
+// next returns the smallest member >= i, or -1.
+func (s bitset) next(i int) int {
+	if i < 0 {
+		i = 0
+	}
+	w := i >> 6
+	if w >= len(s.w) {
+		return -1
+	}
+	if word := s.w[w] &^ (1<<(i&63) - 1); word != 0 {
+		return w<<6 | bits.TrailingZeros64(word)
+	}
+	// the summary: words after w
+	w++
+	for sw := w >> 6; sw < len(s.sum); sw++ {
+		word := s.sum[sw]
+		if sw == w>>6 {
+			word &^= 1<<(w&63) - 1
+		}
+		if word != 0 {
+			ww := sw<<6 | bits.TrailingZeros64(word)
+			return ww<<6 | bits.TrailingZeros64(s.w[ww])
+		}
+	}
+	return -1
+}

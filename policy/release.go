@@ -1,0 +1,51 @@
+package policy
+
+// Pending collects the capacity released at one instant — running jobs
+// that ended before the end of their hold, waiting jobs cancelled — so
+// that a reservation-based policy reacts once, after it has seen every
+// release of the instant, and not after each in turn.
+//
+// Why: the caller reports the ends of an instant one by one (the
+// simulator in job-ID order), but they happen together. A policy that
+// compressed its schedule at each Remove would see the jobs not yet
+// removed as still running: one whose hold ends exactly now looks
+// overrunning (its hold would be extended and reservations moved later),
+// and the compressions' result would depend on the order of the ends.
+// Deferring the reaction to the next call that needs the schedule (the
+// next Insert, the pass, a query, or a Remove at a later instant) makes
+// the schedule a function of the set of the instant's ends, which the
+// protocol of Scheduler delivers before any submission and before the
+// pass.
+type Pending struct {
+	on            bool
+	now           int64
+	freed, relEnd int64
+}
+
+// Add records a release at now of capacity from freed to relEnd (the
+// start and end of the released interval: now and the hold's end for an
+// early end, the reservation for a cancellation). Releases already
+// pending at an earlier instant must have been taken first (Due).
+func (p *Pending) Add(now, freed, relEnd int64) {
+	if !p.on {
+		*p = Pending{on: true, now: now, freed: freed, relEnd: relEnd}
+		return
+	}
+	p.freed = min(p.freed, freed)
+	p.relEnd = max(p.relEnd, relEnd)
+}
+
+// Due reports whether releases are pending from an instant before now
+// (a Remove at a new instant must first settle those of the previous one).
+func (p *Pending) Due(now int64) bool { return p.on && p.now < now }
+
+// Take returns the pending releases, merged — the instant, the earliest
+// freed start and the latest released end — and clears them; ok is false
+// when none are pending.
+func (p *Pending) Take() (now, freed, relEnd int64, ok bool) {
+	if !p.on {
+		return 0, 0, 0, false
+	}
+	p.on = false
+	return p.now, p.freed, p.relEnd, true
+}
