@@ -91,3 +91,19 @@ func RunLimit(a *Assoc, q *QOS, user string, cpus int64) string {
 	}
 	return ""
 }
+
+// Refuses reports whether some association or QOS of t has a limit that
+// refuses jobs at submission (MaxSubmit, MaxSubmitJobsPerUser, GrpTRES).
+func Refuses(t *Tree) bool {
+	for _, a := range append(t.Assocs(), t.Root) {
+		if a.MaxSubmit > 0 || a.GrpCPUs > 0 {
+			return true
+		}
+	}
+	for _, q := range t.QOS {
+		if q.MaxSubmitPerUser > 0 || q.GrpCPUs > 0 {
+			return true
+		}
+	}
+	return false
+}

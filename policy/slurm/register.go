@@ -59,7 +59,7 @@ func init() {
 			}
 			s := New(procs, c, t, o)
 			s.spec = slurm.Spec(p)
-			return s, nil
+			return s.Scheduler(), nil
 		},
 	})
 }

@@ -101,8 +101,37 @@ const noReq = int64(1<<63 - 1)
 
 var (
 	_ policy.Scheduler = (*Sched)(nil)
-	_ policy.Admitter  = (*Sched)(nil)
+	_ policy.Admitter  = admitting{}
 )
+
+// admitting is a Sched with admission control, for configurations with
+// limits that refuse jobs at submission (Scheduler).
+type admitting struct{ *Sched }
+
+// Admitted implements policy.Admitter.
+func (a admitting) Admitted(j *job.Request) (bool, string) { return a.Sched.admitted(j) }
+
+// Scheduler is s as the engine should see it: with admission control
+// (policy.Admitter) when the configuration has a limit that refuses jobs
+// at submission (a partition's MaxTime or MaxNodes, a MaxSubmit, a
+// GrpTRES=cpu), without otherwise.
+func (s *Sched) Scheduler() policy.Scheduler {
+	if s.refuses() {
+		return admitting{s}
+	}
+	return s
+}
+
+// refuses reports whether the configuration has a limit that refuses jobs
+// at submission.
+func (s *Sched) refuses() bool {
+	for _, p := range s.c.Partitions {
+		if p.MaxTime != slurm.Infinite || p.MaxNodes != slurm.Infinite {
+			return true
+		}
+	}
+	return slurm.Refuses(s.mf.Tree())
+}
 
 // Options are the parts of a Sched not in slurm.conf.
 type Options struct {
@@ -234,8 +263,8 @@ func (s *Sched) admit(j *job.Request) string {
 	return ""
 }
 
-// Admitted implements policy.Admitter.
-func (s *Sched) Admitted(j *job.Request) (bool, string) {
+// admitted is Admitted of the admitting Sched.
+func (s *Sched) admitted(j *job.Request) (bool, string) {
 	if r, ok := s.rej[j.ID]; ok {
 		delete(s.rej, j.ID)
 		return false, r

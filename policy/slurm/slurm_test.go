@@ -81,7 +81,14 @@ func TestLimitsByHand(t *testing.T) {
 	u := tr.User("1", "1")
 	u.MaxJobs, u.MaxSubmit = 1, 2
 	js := jobsOf([][4]int64{{0, 1, 100, 100}, {0, 1, 100, 100}, {0, 1, 7200, 10}, {1, 1, 100, 100}})
-	res, err := sim.Run(js, New(10, c, tr, Options{}), sim.Options{Procs: 10})
+	s := New(10, c, tr, Options{})
+	if _, ok := s.Scheduler().(policy.Admitter); !ok {
+		t.Fatal("limits that refuse jobs need admission control")
+	}
+	if _, ok := New(10, slurm.DefaultConf(), nil, Options{}).Scheduler().(policy.Admitter); ok {
+		t.Error("no admission control without such limits")
+	}
+	res, err := sim.Run(js, s.Scheduler(), sim.Options{Procs: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
