@@ -144,7 +144,7 @@ func register(name, doc, order, pred string) {
 			var prio policy.Order
 			ord, err := ParseOrder(o)
 			if err != nil {
-				if prio, err = policy.NewOrder(p, order); err != nil {
+				if prio, err = policy.NewOrder(p, order, procs); err != nil {
 					return nil, fmt.Errorf("%s: %w", name, err)
 				}
 			}

@@ -116,7 +116,7 @@ func init() {
 			case "sjf":
 				c.Order = SJF
 			default:
-				if c.Prio, err = policy.NewOrder(p, "fcfs"); err != nil {
+				if c.Prio, err = policy.NewOrder(p, "fcfs", procs); err != nil {
 					return nil, fmt.Errorf("lookahead: %w", err)
 				}
 			}

@@ -122,7 +122,7 @@ func init() {
 				c.Order = SJF
 			default:
 				var err error
-				if c.Prio, err = policy.NewOrder(p, "fcfs"); err != nil {
+				if c.Prio, err = policy.NewOrder(p, "fcfs", procs); err != nil {
 					return nil, fmt.Errorf("multiqueue: %w", err)
 				}
 			}
