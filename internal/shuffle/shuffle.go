@@ -1,7 +1,9 @@
-// Package shuffle drives a scheduling policy through a workload exactly
-// as package sim does — through package engine, which checks every start —
-// except that the ends of each instant are reported to the policy in a
-// random order instead of increasing job ID. Tests use
+// Package shuffle drives a policy like package sim, with each instant's ends in random order.
+//
+// It drives a scheduling policy through a workload exactly as package sim
+// does — through package engine, which checks every start — except that
+// the ends of each instant are reported to the policy in a random order
+// instead of increasing job ID. Tests use
 // it to check that a policy's schedule does not depend on that order
 // (docs/simulator.md, "Same-instant events"): the ends of an instant
 // happen together, and the protocol of policy.Scheduler delivers them
