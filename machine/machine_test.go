@@ -3,6 +3,8 @@ package machine
 import (
 	"strings"
 	"testing"
+
+	"github.com/backfill-hpc/backfill/job"
 )
 
 func TestParse(t *testing.T) {
@@ -183,5 +185,20 @@ func TestNeverTwice(t *testing.T) {
 				t.Fatalf("%v: %d held + %d free != %d", rule, held, a.Free(), m.Procs())
 			}
 		}
+	}
+}
+
+// TestIdleWhileWaiting: 4 cores; job 0 (3 cores) runs 0-10; job 1 (2
+// cores) is submitted at 2 and waits until 10: 1 core idle for 8 s; job 2
+// (1 core) submitted at 4 starts at once, leaving 0 idle from 4 to 10.
+func TestIdleWhileWaiting(t *testing.T) {
+	mk := func(id int, submit, start, end int64, procs int) job.Outcome {
+		return job.Outcome{Job: job.Job{Request: job.Request{ID: id, Submit: submit, Procs: procs}}, Start: start, End: end}
+	}
+	outs := []job.Outcome{mk(0, 0, 0, 10, 3), mk(1, 2, 10, 20, 2), mk(2, 4, 4, 10, 1)}
+	got := IdleWhileWaiting(outs, 4)
+	// waiting from 2 to 10 (8 s); idle 1 core from 2 to 4 (2 core-s), 0 from 4 to 10
+	if got.Waiting != 8 || got.CoreSeconds != 2 {
+		t.Errorf("%+v, want waiting 8, 2 core-seconds", got)
 	}
 }
