@@ -57,6 +57,9 @@ type Allocator struct {
 	byF     []bitset // byF[f]: nodes with exactly f free cores (BestFit)
 	nfree   int
 	maxC    int // the largest node's cores
+	// sameEnd[n]: the last node of the run of equal-size nodes holding n
+	// (BestFit)
+	sameEnd []int32
 
 	// allocations: job id → [start, end) into ivs (pairs lo, hi of core
 	// ids, inclusive)
@@ -99,6 +102,13 @@ func NewAllocator(m *Machine, rule Rule, jobs int) *Allocator {
 		a.wsum.set(w)
 	}
 	if rule == BestFit {
+		a.sameEnd = make([]int32, len(m.Nodes))
+		for n := len(m.Nodes) - 1; n >= 0; n-- {
+			a.sameEnd[n] = int32(n)
+			if n+1 < len(m.Nodes) && m.Nodes[n+1].Cores == m.Nodes[n].Cores {
+				a.sameEnd[n] = a.sameEnd[n+1]
+			}
+		}
 		a.byF = make([]bitset, m.MaxCores()+1)
 		for f := range a.byF {
 			a.byF[f] = newBitset(len(m.Nodes))
@@ -208,10 +218,11 @@ func (a *Allocator) releaseNodes(lo, hi int) {
 		}
 		// whole nodes n..m of n's size
 		size := a.m.Nodes[n].Cores
-		m := n
-		for m+1 < len(a.m.Nodes) && a.m.Nodes[m+1].Cores == size && a.m.offset[m+2]-1 <= hi {
-			m++
+		last := int(a.node[hi]) // the last node wholly inside ..hi
+		if a.m.offset[last+1]-1 != hi {
+			last--
 		}
+		m := min(int(a.sameEnd[n]), last)
 		for x := n; x <= m; x++ {
 			a.free[x] = int32(size)
 		}
@@ -451,10 +462,10 @@ func (a *Allocator) bestFit(k int) {
 			}
 			// whole free nodes in runs of consecutive indices, in bulk
 			for n >= 0 && k > f && a.m.Nodes[n].Cores == f {
-				m := n
-				for m+1 < len(a.m.Nodes) && (m+1-n+1)*f < k && a.m.Nodes[m+1].Cores == f && a.byF[f].has(m+1) {
-					m++
-				}
+				// n..m: free whole nodes of size f, as many as the rest
+				// needs while it exceeds f ((k-1)/f of them)
+				limit := min(int(a.sameEnd[n]), n+(k-1)/f-1)
+				m := a.byF[f].runEnd(n, limit)
 				a.takeWhole(n, m, f, start)
 				k -= (m - n + 1) * f
 				n = a.byF[f].next(m + 1)
@@ -572,7 +583,27 @@ func (s bitset) clear(i int) {
 	}
 }
 
-func (s bitset) has(i int) bool { return s.w[i>>6]>>(i&63)&1 != 0 }
+// runEnd returns the last m in i..limit such that i..m are all members
+// (i must be a member).
+func (s bitset) runEnd(i, limit int) int {
+	m := i
+	for m < limit {
+		w := (m + 1) >> 6
+		word := s.w[w] >> ((m + 1) & 63)
+		ones := bits.TrailingZeros64(^word) // members from m+1 in this word
+		if ones > 64-(m+1)&63 {
+			ones = 64 - (m+1)&63
+		}
+		if ones == 0 {
+			break
+		}
+		m = min(m+ones, limit)
+		if (m+1)&63 != 0 && m < limit {
+			break // the run ended inside the word
+		}
+	}
+	return m
+}
 
 // setRange adds lo..hi (inclusive).
 func (s bitset) setRange(lo, hi int) {
