@@ -174,6 +174,21 @@ func LoadSweepDir(dir string, opt LoadOptions) (*Results, error) {
 			}
 		}
 	}
+	// the trace file says nothing the workload's name does not, when each
+	// workload has one trace: left out of the labels
+	if vary["trace"] && vary["workload"] {
+		traceOf, functional := map[string]string{}, true
+		for _, it := range items {
+			w, tr := it.coords["workload"], it.coords["trace"]
+			if prev, ok := traceOf[w]; ok && prev != tr {
+				functional = false
+			}
+			traceOf[w] = tr
+		}
+		if functional {
+			delete(vary, "trace")
+		}
+	}
 	for _, it := range items {
 		var names []string
 		for k := range vary {
