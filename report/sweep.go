@@ -71,8 +71,10 @@ type sweepJob struct {
 	Rejected  bool  `parquet:"rejected"`
 }
 
-// DefaultMaxSweepJobs bounds the per-job outcomes a sweep loader reads.
-const DefaultMaxSweepJobs = 2_000_000
+// DefaultMaxSweepJobs bounds the per-job outcomes a sweep's report reads
+// (one run in memory at a time, so this bounds the time, about 1 CPU-second
+// per million jobs, not the memory).
+const DefaultMaxSweepJobs = 5_000_000
 
 // isSweepDir reports whether dir looks like a workbench results directory.
 func isSweepDir(dir string) bool {
