@@ -851,7 +851,7 @@ func (p *parser) policy(n *yaml.Node, path string) PolicySpec {
 		return ps
 	}
 	for _, g := range ps.Params {
-		if !slices.ContainsFunc(info.Params, func(x policy.Param) bool { return x.Name == g.Key }) {
+		if !policy.Accepts(info, g.Key) {
 			names := make([]string, len(info.Params))
 			for i, x := range info.Params {
 				names[i] = x.Name

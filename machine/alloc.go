@@ -45,14 +45,18 @@ func (r Rule) String() string {
 // Allocator assigns core ids to jobs on a machine. Not safe for concurrent
 // use.
 type Allocator struct {
-	m     *Machine
-	rule  Rule
-	node  []int32  // node of each core
-	free  []int32  // free cores per node
-	core  []uint64 // bit set: core free
-	avail bitset   // nodes with a free core
-	byF   []bitset // byF[f]: nodes with exactly f free cores (BestFit)
-	nfree int
+	m    *Machine
+	rule Rule
+	node []int32  // node of each core
+	free []int32  // free cores per node
+	core []uint64 // bit set: core free
+	wsum bitset   // words of core with a free core
+	// per node (BestFit only): free counts, nodes with a free core
+	perNode bool
+	avail   bitset
+	byF     []bitset // byF[f]: nodes with exactly f free cores (BestFit)
+	nfree   int
+	maxC    int // the largest node's cores
 
 	// allocations: job id → [start, end) into ivs (pairs lo, hi of core
 	// ids, inclusive)
@@ -79,7 +83,8 @@ type Stats struct {
 func NewAllocator(m *Machine, rule Rule, jobs int) *Allocator {
 	P := m.Procs()
 	a := &Allocator{m: m, rule: rule, node: make([]int32, P), free: make([]int32, len(m.Nodes)),
-		core: make([]uint64, (P+63)/64), avail: newBitset(len(m.Nodes)), nfree: P}
+		core: make([]uint64, (P+63)/64), wsum: newBitset((P + 63) / 64), avail: newBitset(len(m.Nodes)), nfree: P,
+		maxC: m.MaxCores(), perNode: rule == BestFit}
 	for i, n := range m.Nodes {
 		a.free[i] = int32(n.Cores)
 		for c := m.offset[i]; c < m.offset[i+1]; c++ {
@@ -89,6 +94,9 @@ func NewAllocator(m *Machine, rule Rule, jobs int) *Allocator {
 	}
 	for c := 0; c < P; c++ {
 		a.core[c>>6] |= 1 << (c & 63)
+	}
+	for w := range a.core {
+		a.wsum.set(w)
 	}
 	if rule == BestFit {
 		a.byF = make([]bitset, m.MaxCores()+1)
@@ -142,7 +150,7 @@ func (a *Allocator) Place(id, k int) error {
 	if a.last[id]-a.first[id] > 2 {
 		a.Stats.Scattered++
 	}
-	need := (k + a.m.MaxCores() - 1) / a.m.MaxCores()
+	need := (k + a.maxC - 1) / a.maxC
 	if used := a.countNodesEnd(nodes0); used > need {
 		a.Stats.Split++
 		a.Stats.ExtraNodes += used - need
@@ -173,15 +181,50 @@ func (a *Allocator) Release(id int) error {
 		return fmt.Errorf("machine: job %d holds no cores", id)
 	}
 	for i := a.first[id]; i < a.last[id]; i += 2 {
-		for c := a.ivs[i]; c <= a.ivs[i+1]; c++ {
-			a.core[c>>6] |= 1 << (c & 63)
-			a.setFree(int(a.node[c]), a.free[a.node[c]]+1)
+		lo, hi := int(a.ivs[i]), int(a.ivs[i+1])
+		a.setBits(lo, hi)
+		// one free-count update per node of the interval
+		for c := lo; c <= hi && a.perNode; {
+			n := int(a.node[c])
+			end := min(hi, a.m.offset[n+1]-1)
+			a.setFree(n, a.free[n]+int32(end-c+1))
+			c = end + 1
 		}
-		a.nfree += int(a.ivs[i+1] - a.ivs[i] + 1)
+		a.nfree += hi - lo + 1
 	}
 	// keep the intervals (Intervals still answers); mark released
 	a.first[id] = -1 - a.first[id]
 	return nil
+}
+
+// setBits marks the cores lo..hi (inclusive) free.
+func (a *Allocator) setBits(lo, hi int) {
+	for w := lo >> 6; w <= hi>>6; w++ {
+		a.core[w] |= rangeMask(w, lo, hi)
+		a.wsum.set(w)
+	}
+}
+
+// clearBits marks the cores lo..hi (inclusive) taken.
+func (a *Allocator) clearBits(lo, hi int) {
+	for w := lo >> 6; w <= hi>>6; w++ {
+		a.core[w] &^= rangeMask(w, lo, hi)
+		if a.core[w] == 0 {
+			a.wsum.clear(w)
+		}
+	}
+}
+
+// rangeMask is the bits of word w within cores lo..hi (inclusive).
+func rangeMask(w, lo, hi int) uint64 {
+	m := ^uint64(0)
+	if w == lo>>6 {
+		m &= ^uint64(0) << (lo & 63)
+	}
+	if w == hi>>6 {
+		m &= ^uint64(0) >> (63 - hi&63)
+	}
+	return m
 }
 
 // Intervals returns the core intervals [lo, hi] (inclusive, increasing) of
@@ -224,6 +267,9 @@ func FormatIntervals(iv [][2]int) string {
 }
 
 func (a *Allocator) setFree(n int, f int32) {
+	if !a.perNode {
+		return
+	}
 	if a.byF != nil {
 		a.byF[a.free[n]].clear(n)
 		a.byF[f].set(n)
@@ -261,22 +307,74 @@ func (a *Allocator) takeNode(n, k, start int) int {
 			word &= ^uint64(0) >> (64 - hi&63)
 		}
 		for word != 0 && got < k {
+			// the run of free cores starting at the lowest free one
 			b := bits.TrailingZeros64(word)
-			word &= word - 1
-			c := w<<6 | b
-			a.core[w] &^= 1 << b
-			a.appendCore(int32(c), start)
-			got++
+			r := bits.TrailingZeros64(^(word >> b)) // 64 when all ones from b
+			if r > 64-b {
+				r = 64 - b
+			}
+			t := min(r, k-got)
+			var mask uint64
+			if t == 64 {
+				mask = ^uint64(0)
+			} else {
+				mask = (uint64(1)<<t - 1) << b
+			}
+			a.core[w] &^= mask
+			if a.core[w] == 0 {
+				a.wsum.clear(w)
+			}
+			word &^= mask
+			c := int32(w<<6 | b)
+			if m := len(a.ivs); m > start && a.ivs[m-1] == c-1 {
+				a.ivs[m-1] = c + int32(t) - 1
+			} else {
+				a.ivs = append(a.ivs, c, c+int32(t)-1)
+			}
+			got += t
 		}
 	}
 	a.setFree(n, a.free[n]-int32(got))
 	return got
 }
 
+// firstFit takes the k lowest free core ids: nodes are numbered in core
+// order, so this is node index order, lowest core first.
 func (a *Allocator) firstFit(k int) {
 	start := len(a.ivs)
-	for n := a.avail.next(0); k > 0; n = a.avail.next(n + 1) {
-		k -= a.takeNode(n, k, start)
+	for w := a.wsum.next(0); k > 0; w = a.wsum.next(w + 1) {
+		word := a.core[w]
+		for word != 0 && k > 0 {
+			b := bits.TrailingZeros64(word)
+			r := bits.TrailingZeros64(^(word >> b))
+			t := min(r, k)
+			c := w<<6 | b
+			if a.perNode {
+				for x := c; x < c+t; {
+					n := int(a.node[x])
+					end := min(c+t, a.m.offset[n+1])
+					a.setFree(n, a.free[n]-int32(end-x))
+					x = end
+				}
+			}
+			var mask uint64
+			if t == 64 {
+				mask = ^uint64(0)
+			} else {
+				mask = (uint64(1)<<t - 1) << b
+			}
+			word &^= mask
+			a.core[w] &^= mask
+			if m := len(a.ivs); m > start && a.ivs[m-1] == int32(c)-1 {
+				a.ivs[m-1] = int32(c + t - 1)
+			} else {
+				a.ivs = append(a.ivs, int32(c), int32(c+t-1))
+			}
+			k -= t
+		}
+		if a.core[w] == 0 {
+			a.wsum.clear(w)
+		}
 	}
 }
 
@@ -334,13 +432,13 @@ func (a *Allocator) sortLast(start int) {
 // findRun returns the lowest core id starting k consecutive free cores, or -1.
 func (a *Allocator) findRun(k int) int {
 	P := len(a.node)
-	run, startC := 0, 0
-	for w := 0; w < len(a.core); w++ {
-		word := a.core[w]
-		if word == 0 {
-			run = 0
-			continue
+	run, startC, prev := 0, 0, -2
+	for w := a.wsum.next(0); w >= 0; w = a.wsum.next(w + 1) {
+		if w != prev+1 {
+			run = 0 // words without a free core in between
 		}
+		prev = w
+		word := a.core[w]
 		if word == ^uint64(0) && w<<6+64 <= P {
 			if run == 0 {
 				startC = w << 6
@@ -351,18 +449,29 @@ func (a *Allocator) findRun(k int) int {
 			}
 			continue
 		}
-		for b := 0; b < 64 && w<<6+b < P; b++ {
-			if word&(1<<b) != 0 {
-				if run == 0 {
-					startC = w<<6 + b
-				}
-				run++
-				if run >= k {
-					return startC
-				}
-			} else {
+		for b := 0; b < 64 && w<<6+b < P; {
+			if word>>b&1 == 0 {
 				run = 0
+				// skip the taken cores
+				z := bits.TrailingZeros64(word >> b)
+				if z == 64 {
+					break
+				}
+				b += z
+				continue
 			}
+			if run == 0 {
+				startC = w<<6 + b
+			}
+			o := bits.TrailingZeros64(^(word >> b)) // free cores from b
+			if w<<6+b+o > P {
+				o = P - (w<<6 + b)
+			}
+			run += o
+			if run >= k {
+				return startC
+			}
+			b += o
 		}
 	}
 	return -1
@@ -370,13 +479,14 @@ func (a *Allocator) findRun(k int) int {
 
 // takeRange takes the free cores [lo, hi).
 func (a *Allocator) takeRange(lo, hi int) {
-	start := len(a.ivs)
-	for c := lo; c < hi; c++ {
-		a.core[c>>6] &^= 1 << (c & 63)
+	a.clearBits(lo, hi-1)
+	for c := lo; c < hi && a.perNode; {
 		n := int(a.node[c])
-		a.setFree(n, a.free[n]-1)
-		a.appendCore(int32(c), start)
+		end := min(hi, a.m.offset[n+1])
+		a.setFree(n, a.free[n]-int32(end-c))
+		c = end
 	}
+	a.ivs = append(a.ivs, int32(lo), int32(hi-1))
 }
 
 // bitset is a set of small integers with a summary word per 64 words, for

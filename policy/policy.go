@@ -213,16 +213,8 @@ func lookup(spec string) (Info, Params, error) {
 		}
 		return Info{}, nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(names, ", "))
 	}
-	takesOrder := false
-	for _, pp := range info.Params {
-		takesOrder = takesOrder || pp.Name == "order"
-	}
 	for k := range params {
-		known := takesOrder && orderOwning(k) != ""
-		for _, pp := range info.Params {
-			known = known || pp.Name == k
-		}
-		if !known {
+		if !Accepts(info, k) {
 			return Info{}, nil, fmt.Errorf("policy %s has no parameter %q", name, k)
 		}
 	}

@@ -793,7 +793,10 @@ func peakUse(outs []job.Outcome) int {
 }
 
 func buildGantt(r *Run, outs []job.Outcome) Gantt {
-	pl := Assign(outs, r.Procs)
+	pl, ok := FromAlloc(outs, r.Alloc, r.Procs)
+	if !ok {
+		pl = Assign(outs, r.Procs)
+	}
 	g := Gantt{Run: r.Label, Procs: r.Procs, Rows: pl.Rows, Drawn: pl.Placed, Skipped: len(outs) - pl.Placed}
 	if len(outs) > 0 {
 		g.T0 = outs[0].Submit

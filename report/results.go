@@ -53,6 +53,11 @@ type Run struct {
 	Outcomes []job.Outcome
 	// Summary is the run's summary.
 	Summary metrics.Summary
+	// Alloc is each job's allocated_resources (the cores it held, Batsim's
+	// interval-set syntax "0-3 8-11"), parallel to Outcomes; nil when the
+	// jobs.csv has none (a simulation without --machine). The Gantt chart
+	// then draws these ids instead of its own packing.
+	Alloc []string
 	// Source is the file the run was read from.
 	Source string
 	// lazy, when set, reads the per-job outcomes on demand (a sweep's

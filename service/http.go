@@ -616,6 +616,9 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 	jobs := s.eng.jobs
 	for i := range jobs {
 		j := jobs[i]
+		if j == nil { // finished: in the archive
+			continue
+		}
 		if who != "" && !owns(whoUser, j) {
 			continue
 		}
@@ -625,6 +628,18 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 		out.Jobs = append(out.Jobs, s.view(j))
 	}
 	s.mu.Unlock()
+	// the finished jobs, from the archive (archive.go)
+	var owners []string
+	keep := func(*Job) bool { return true }
+	if who != "" {
+		owners = []string{OwnerKey(whoUser.ID, whoUser.Name), whoUser.Name}
+		keep = func(j *Job) bool { return owns(whoUser, j) }
+	}
+	arch, err := s.archivedViews(owners, keep, states, limit)
+	if err != nil {
+		return err
+	}
+	out.Jobs = mergeViews(out.Jobs, arch)
 	if limit > 0 && len(out.Jobs) > limit {
 		out.Jobs = out.Jobs[len(out.Jobs)-limit:]
 	}
@@ -789,7 +804,7 @@ func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User)
 	}
 	planned := map[int]bool{}
 	for _, j := range e.jobs {
-		if j.State == Running {
+		if j != nil && j.State == Running {
 			out.Bars = append(out.Bars, bar(j, j.Start, "running"))
 		}
 	}
@@ -798,7 +813,7 @@ func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User)
 		out.Bars = append(out.Bars, bar(j, start, "reserved"))
 	})
 	for _, j := range e.jobs {
-		if j.State == Waiting && !planned[j.Req.ID] && (u.Admin || owns(u, j)) {
+		if j != nil && j.State == Waiting && !planned[j.Req.ID] && (u.Admin || owns(u, j)) {
 			out.Unplaced = append(out.Unplaced, s.view(j))
 		}
 	}
@@ -1080,7 +1095,7 @@ func (s *Service) deleteUser(w http.ResponseWriter, r *http.Request, admin store
 	err := s.do(func(e *Engine) error {
 		note := fmt.Sprintf("owner %s (user id %d) deleted", gone.Name, gone.ID)
 		for _, j := range e.jobs {
-			if j.State.Final() || !owns(gone, j) {
+			if j == nil || j.State.Final() || !owns(gone, j) {
 				continue
 			}
 			mine = append(mine, j.ID())

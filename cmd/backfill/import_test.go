@@ -45,6 +45,10 @@ func TestImportSimulate(t *testing.T) {
 	if !strings.Contains(lines[1], ",0-3,") { // job 1: 4 CPUs, first fit from core 0
 		t.Errorf("first job: %s", lines[1])
 	}
+	// the report draws the real core ids (report.FromAlloc)
+	if res, err := run(t, "report", out, "-o", filepath.Join(dir, "r.html")); err != nil {
+		t.Errorf("report: %v\n%s", err, res)
+	}
 	// the documented evalys format, read with Python's csv module when
 	// Python is here (evalys parses allocated_resources with procset:
 	// space-separated intervals "a-b" or "a")
