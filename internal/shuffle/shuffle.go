@@ -1,4 +1,6 @@
-// Package shuffle drives a scheduling policy through a workload exactly
+// Package shuffle drives a policy like package sim, with each instant's ends in random order.
+//
+// It drives a scheduling policy through a workload exactly
 // as package sim does, except that the ends of each instant are reported
 // to the policy in a random order instead of increasing job ID. Tests use
 // it to check that a policy's schedule does not depend on that order
