@@ -18,8 +18,8 @@ import (
 	"github.com/backfill-hpc/backfill/machine"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
-	"github.com/backfill-hpc/backfill/report"
 	_ "github.com/backfill-hpc/backfill/policy/all" // register every policy
+	"github.com/backfill-hpc/backfill/report"
 	"github.com/backfill-hpc/backfill/sim"
 	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
