@@ -532,6 +532,7 @@ func init() {
 		Params: []policy.Param{
 			{Name: "slurmconf", Default: "", Doc: "slurm.conf excerpt with the Priority* settings (and, for the slurm policy, SchedulerParameters and partitions); none: Slurm's defaults (every weight 0: arrival order)"},
 			{Name: "shares", Default: "", Doc: "association file: account/user/qos lines with shares, priorities and limits, or `sshare -a -P` output; none: every account and user gets one share when first seen"},
+			{Name: "sidecar", Default: "", Doc: "the sidecar CSV of `backfill import slurm`: each job's user, account, partition and QOS names (none: the trace's user, group, partition and queue numbers)"},
 		},
 		New: func(procs int, p policy.Params) (policy.Order, error) {
 			return FromParams(procs, p)
@@ -546,15 +547,32 @@ func FromParams(procs int, p policy.Params) (*Multifactor, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := NewMultifactor(c, t, procs, nil, 0)
+	res, err := LoadResolver(p["sidecar"])
+	if err != nil {
+		return nil, err
+	}
+	m := NewMultifactor(c, t, procs, res, 0)
 	m.spec = Spec(p)
 	return m, nil
+}
+
+// LoadResolver reads a sidecar file (ReadSidecar); an empty path gives
+// nil (DefaultResolver).
+func LoadResolver(path string) (Resolver, error) {
+	if path == "" {
+		return nil, nil
+	}
+	r, err := ReadSidecar(path)
+	if err != nil {
+		return nil, fmt.Errorf("sidecar: %w", err)
+	}
+	return r, nil
 }
 
 // Spec is the slurmconf and shares parameters of p as a spec suffix.
 func Spec(p policy.Params) string {
 	s := ""
-	for _, k := range []string{"slurmconf", "shares"} {
+	for _, k := range []string{"slurmconf", "shares", "sidecar"} {
 		if v := p[k]; v != "" {
 			s += ":" + k + "=" + v
 		}
