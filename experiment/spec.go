@@ -1,4 +1,6 @@
-// Package experiment is the experiment workbench: a sweep described in a
+// Package experiment runs sweeps of simulations described in YAML files.
+//
+// It is the experiment workbench: a sweep described in a
 // YAML file (workloads × transformations × policies × parameter grids ×
 // seeds) is parsed with strict validation (Parse), expanded into runs each
 // identified by a hash of its full configuration (Expand), partitioned

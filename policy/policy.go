@@ -1,4 +1,6 @@
-// Package policy defines the small interface every scheduling policy
+// Package policy defines the scheduling-policy interface and the registry of policies.
+//
+// It defines the small interface every scheduling policy
 // implements, mirroring the event-driven scheduler of the papers (Talby &
 // Feitelson §2.1: Insert(j), Remove(j), Tick()), and a registry through
 // which the CLI, experiments and the live service find policies by name.

@@ -1,4 +1,6 @@
-// Package report turns simulation results into an interactive, self-contained
+// Package report builds the self-contained HTML report of simulation results.
+//
+// It turns simulation results into an interactive, self-contained
 // HTML report (summary table, comparison plots, wait-time CDFs, utilization
 // and queue length over time, per-class breakdowns, and a canvas Gantt chart
 // of each schedule), see docs/report.md.

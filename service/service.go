@@ -1,4 +1,6 @@
-// Package service is the live scheduler: the policies of package policy
+// Package service is the live scheduler behind an HTTP/JSON API.
+//
+// It is the live scheduler: the policies of package policy
 // deciding for real jobs, behind an HTTP/JSON API (see openapi.json and
 // docs/service.md).
 //

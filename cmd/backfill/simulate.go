@@ -43,6 +43,7 @@ type simulateFlags struct {
 	// machine is a machine file (package machine), alloc its rule
 	machine string
 	alloc   string
+	cpn     int
 	mach    *machine.Machine
 	rule    machine.Rule
 }
@@ -89,6 +90,7 @@ func newSimulate() *cobra.Command {
 	fl.BoolVar(&f.plainCSV, "plain-csv", false, "with --out: also write POLICY.plain.csv, the per-job CSV without its '#' provenance lines (for evalys and other readers that do not skip comments), and the provenance in POLICY.provenance.txt")
 	fl.BoolVar(&f.human, "human", false, "table format: durations as days, hours and minutes (4d 02h) instead of seconds")
 	fl.StringVar(&f.machine, "machine", "", "machine file (YAML: nodes × cores, memory, GPUs, partitions; docs/simulator.md): P = its core count, and every started job gets concrete core ids (allocated_resources in jobs.csv)")
+	fl.IntVar(&f.cpn, "cores-per-node", 0, "the uniform case without a machine file: nodes of this many cores (P, from --procs or the trace, must be a multiple)")
 	fl.StringVar(&f.alloc, "alloc", "firstfit", "with --machine, the core selection rule: firstfit (by node index), bestfit (fewest free cores that fit, as Slurm's cons_tres) or contiguous (one interval of core ids when possible)")
 	fl.StringArrayVar(&f.classes, "classes", nil, "also print per-class tables (table format), one per rule QUANTITY:B1,B2,… with QUANTITY runtime, size or estimate, e.g. size:1,8,64 (repeat the flag for several rules)")
 	return cmd
@@ -150,12 +152,30 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 			return fmt.Errorf("--procs %d disagrees with the machine file %s (%d cores)", f.procs, f.machine, m.Procs())
 		}
 		f.procs, f.mach, f.rule = m.Procs(), m, rule
+		if f.cpn > 0 {
+			return fmt.Errorf("--cores-per-node and --machine: give one")
+		}
+	} else if f.cpn > 0 {
+		rule, ok := machine.Rules[f.alloc]
+		if !ok {
+			return fmt.Errorf("--alloc: expected firstfit, bestfit or contiguous, found %q", f.alloc)
+		}
+		f.rule = rule
 	} else if cmd.Flags().Changed("alloc") {
-		return fmt.Errorf("--alloc needs --machine")
+		return fmt.Errorf("--alloc needs --machine or --cores-per-node")
 	}
 	tr, err := f.load(f.trace)
 	if err != nil {
 		return err
+	}
+	if f.cpn > 0 {
+		if tr.Procs%f.cpn != 0 {
+			return fmt.Errorf("--cores-per-node %d: the machine's %d processors are not a whole number of nodes", f.cpn, tr.Procs)
+		}
+		if f.mach, err = machine.Uniform(tr.Procs/f.cpn, f.cpn); err != nil {
+			return err
+		}
+		f.machine = fmt.Sprintf("--cores-per-node %d", f.cpn)
 	}
 	if f.mach != nil {
 		tr.Rules = append(tr.Rules, fmt.Sprintf("machine: %s: %d nodes, %d cores; cores assigned by rule %s", f.machine, len(f.mach.Nodes), f.mach.Procs(), f.rule))
@@ -244,8 +264,13 @@ func allocNotes(runs []simRun) []string {
 			continue
 		}
 		st := r.alloc.Stats
-		notes = append(notes, fmt.Sprintf("allocation: %s: %d jobs placed; %d span more nodes than they need (%d extra nodes); %d not one interval of core ids",
-			r.res.Policy, st.Jobs, st.Split, st.ExtraNodes, st.Scattered))
+		idle := machine.IdleWhileWaiting(r.res.Outcomes, r.res.Procs)
+		share := 0.0
+		if idle.Waiting > 0 {
+			share = 100 * float64(idle.CoreSeconds) / (float64(idle.Waiting) * float64(r.res.Procs))
+		}
+		notes = append(notes, fmt.Sprintf("allocation: %s: %d jobs placed; %d span more nodes than they need (%d extra nodes); %d not one interval of core ids; while jobs waited (%d s) %.1f %% of the cores were idle (%d core-seconds)",
+			r.res.Policy, st.Jobs, st.Split, st.ExtraNodes, st.Scattered, idle.Waiting, share, idle.CoreSeconds))
 	}
 	return notes
 }

@@ -1,4 +1,6 @@
-// Package deadline is deadline scheduling with admission control, after
+// Package deadline is deadline scheduling with admission control: QoPS, MSB and MRT.
+//
+// It is deadline scheduling with admission control, after
 // Islam, Balaji, Sadayappan & Panda, "QoPS: A QoS based scheme for
 // parallel job scheduling" (OSU-CISRC-4/03-TR21): the QoPS scheduler
 // (§3, Figure 3) and the two schemes the paper adapts for comparison, the

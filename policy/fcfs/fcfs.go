@@ -1,4 +1,6 @@
-// Package fcfs is first-come first-served scheduling: jobs start strictly
+// Package fcfs is first-come first-served scheduling.
+//
+// It is first-come first-served scheduling: jobs start strictly
 // in arrival order; the first waiting job that does not fit blocks every
 // job behind it, however small.
 package fcfs

@@ -1,4 +1,6 @@
-// Package lookahead is lookahead backfilling: at each scheduling pass,
+// Package lookahead is lookahead backfilling (LOS).
+//
+// It is lookahead backfilling: at each scheduling pass,
 // the set of waiting jobs started is the one that uses the most free
 // processors, found by dynamic programming over (jobs × free processors)
 // — the matrix of the seed paper (Rajaei & Dadfar 2006) — and, in the

@@ -1,4 +1,6 @@
-// Package slack is slack-based priority backfilling (Talby & Feitelson,
+// Package slack is slack-based priority backfilling (Talby & Feitelson).
+//
+// It is slack-based priority backfilling (Talby & Feitelson,
 // "Supporting priorities and improving utilization of the IBM SP2
 // scheduler using slack-based backfilling", §4).
 //

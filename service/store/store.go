@@ -1,4 +1,6 @@
-// Package store is the durable state of the live scheduler service: an
+// Package store is the live service's durable state, in SQLite.
+//
+// It is the durable state of the live scheduler service: an
 // embedded SQLite database (the pure-Go driver modernc.org/sqlite) in WAL
 // mode, holding the event log from which the service rebuilds its
 // policy's state after a restart, the users and their token hashes, and a

@@ -1,4 +1,6 @@
-// Package model is the home of the synthetic workload models: a small
+// Package model is the interface and registry of synthetic workload models.
+//
+// It is the home of the synthetic workload models: a small
 // interface that every model implements, a registry of models by name, and
 // the helpers they share (seeded random streams, arrival processes, load
 // calibration).
