@@ -57,6 +57,9 @@ type Allocator struct {
 	byF     []bitset // byF[f]: nodes with exactly f free cores (BestFit)
 	nfree   int
 	maxC    int // the largest node's cores
+	// sameEnd[n]: the last node of the run of equal-size nodes holding n
+	// (BestFit)
+	sameEnd []int32
 
 	// allocations: job id → [start, end) into ivs (pairs lo, hi of core
 	// ids, inclusive)
@@ -99,6 +102,13 @@ func NewAllocator(m *Machine, rule Rule, jobs int) *Allocator {
 		a.wsum.set(w)
 	}
 	if rule == BestFit {
+		a.sameEnd = make([]int32, len(m.Nodes))
+		for n := len(m.Nodes) - 1; n >= 0; n-- {
+			a.sameEnd[n] = int32(n)
+			if n+1 < len(m.Nodes) && m.Nodes[n+1].Cores == m.Nodes[n].Cores {
+				a.sameEnd[n] = a.sameEnd[n+1]
+			}
+		}
 		a.byF = make([]bitset, m.MaxCores()+1)
 		for f := range a.byF {
 			a.byF[f] = newBitset(len(m.Nodes))
@@ -183,18 +193,62 @@ func (a *Allocator) Release(id int) error {
 	for i := a.first[id]; i < a.last[id]; i += 2 {
 		lo, hi := int(a.ivs[i]), int(a.ivs[i+1])
 		a.setBits(lo, hi)
-		// one free-count update per node of the interval
-		for c := lo; c <= hi && a.perNode; {
-			n := int(a.node[c])
-			end := min(hi, a.m.offset[n+1]-1)
-			a.setFree(n, a.free[n]+int32(end-c+1))
-			c = end + 1
+		if a.perNode {
+			a.releaseNodes(lo, hi)
 		}
 		a.nfree += hi - lo + 1
 	}
 	// keep the intervals (Intervals still answers); mark released
 	a.first[id] = -1 - a.first[id]
 	return nil
+}
+
+// releaseNodes updates the per-node counts for the cores lo..hi
+// (inclusive) just freed: partial nodes one by one; runs of whole nodes of
+// the same size (held entirely, so free 0 before) in bulk.
+func (a *Allocator) releaseNodes(lo, hi int) {
+	for c := lo; c <= hi; {
+		n := int(a.node[c])
+		end := a.m.offset[n+1] - 1
+		if c != a.m.offset[n] || end > hi {
+			end = min(end, hi)
+			a.setFree(n, a.free[n]+int32(end-c+1))
+			c = end + 1
+			continue
+		}
+		// whole nodes n..m of n's size
+		size := a.m.Nodes[n].Cores
+		last := int(a.node[hi]) // the last node wholly inside ..hi
+		if a.m.offset[last+1]-1 != hi {
+			last--
+		}
+		m := min(int(a.sameEnd[n]), last)
+		for x := n; x <= m; x++ {
+			a.free[x] = int32(size)
+		}
+		a.byF[0].clearRange(n, m)
+		a.byF[size].setRange(n, m)
+		a.avail.setRange(n, m)
+		c = a.m.offset[m+1]
+	}
+}
+
+// takeWhole takes the whole free nodes n..m (all of size f): cores, counts
+// and sets in bulk.
+func (a *Allocator) takeWhole(n, m, f, start int) {
+	lo, hi := a.m.offset[n], a.m.offset[m+1]-1
+	a.clearBits(lo, hi)
+	if k := len(a.ivs); k > start && int(a.ivs[k-1]) == lo-1 {
+		a.ivs[k-1] = int32(hi)
+	} else {
+		a.ivs = append(a.ivs, int32(lo), int32(hi))
+	}
+	for x := n; x <= m; x++ {
+		a.free[x] = 0
+	}
+	a.byF[f].clearRange(n, m)
+	a.byF[0].setRange(n, m)
+	a.avail.clearRange(n, m)
 }
 
 // setBits marks the cores lo..hi (inclusive) free.
@@ -395,12 +449,28 @@ func (a *Allocator) bestFit(k int) {
 			a.takeNode(n, k, start)
 			break
 		}
-		// no node holds the rest: the node with the most free cores
+		// no node holds the rest: the nodes with the most free cores,
+		// lowest index first, while the rest exceeds f
 		for f := len(a.byF) - 1; f > 0; f-- {
-			if n := a.byF[f].next(0); n >= 0 {
+			n := a.byF[f].next(0)
+			if n < 0 {
+				continue
+			}
+			if a.m.Nodes[n].Cores != f {
 				k -= a.takeNode(n, k, start)
 				break
 			}
+			// whole free nodes in runs of consecutive indices, in bulk
+			for n >= 0 && k > f && a.m.Nodes[n].Cores == f {
+				// n..m: free whole nodes of size f, as many as the rest
+				// needs while it exceeds f ((k-1)/f of them)
+				limit := min(int(a.sameEnd[n]), n+(k-1)/f-1)
+				m := a.byF[f].runEnd(n, limit)
+				a.takeWhole(n, m, f, start)
+				k -= (m - n + 1) * f
+				n = a.byF[f].next(m + 1)
+			}
+			break
 		}
 	}
 	a.sortLast(start)
@@ -510,6 +580,46 @@ func (s bitset) clear(i int) {
 	s.w[i>>6] &^= 1 << (i & 63)
 	if s.w[i>>6] == 0 {
 		s.sum[i>>12] &^= 1 << ((i >> 6) & 63)
+	}
+}
+
+// runEnd returns the last m in i..limit such that i..m are all members
+// (i must be a member).
+func (s bitset) runEnd(i, limit int) int {
+	m := i
+	for m < limit {
+		w := (m + 1) >> 6
+		word := s.w[w] >> ((m + 1) & 63)
+		ones := bits.TrailingZeros64(^word) // members from m+1 in this word
+		if ones > 64-(m+1)&63 {
+			ones = 64 - (m+1)&63
+		}
+		if ones == 0 {
+			break
+		}
+		m = min(m+ones, limit)
+		if (m+1)&63 != 0 && m < limit {
+			break // the run ended inside the word
+		}
+	}
+	return m
+}
+
+// setRange adds lo..hi (inclusive).
+func (s bitset) setRange(lo, hi int) {
+	for w := lo >> 6; w <= hi>>6; w++ {
+		s.w[w] |= rangeMask(w, lo, hi)
+		s.sum[w>>6] |= 1 << (w & 63)
+	}
+}
+
+// clearRange removes lo..hi (inclusive).
+func (s bitset) clearRange(lo, hi int) {
+	for w := lo >> 6; w <= hi>>6; w++ {
+		s.w[w] &^= rangeMask(w, lo, hi)
+		if s.w[w] == 0 {
+			s.sum[w>>6] &^= 1 << (w & 63)
+		}
 	}
 }
 
