@@ -631,6 +631,9 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 	jobs := s.eng.jobs
 	for i := range jobs {
 		j := jobs[i]
+		if j == nil { // finished: in the archive
+			continue
+		}
 		if who != "" && !owns(whoUser, j) {
 			continue
 		}
@@ -640,6 +643,18 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 		out.Jobs = append(out.Jobs, s.view(j))
 	}
 	s.mu.Unlock()
+	// the finished jobs, from the archive (archive.go)
+	var owners []string
+	keep := func(*Job) bool { return true }
+	if who != "" {
+		owners = []string{OwnerKey(whoUser.ID, whoUser.Name), whoUser.Name}
+		keep = func(j *Job) bool { return owns(whoUser, j) }
+	}
+	arch, err := s.archivedViews(owners, keep, states, limit)
+	if err != nil {
+		return err
+	}
+	out.Jobs = mergeViews(out.Jobs, arch)
 	if limit > 0 && len(out.Jobs) > limit {
 		out.Jobs = out.Jobs[len(out.Jobs)-limit:]
 	}
@@ -672,6 +687,13 @@ func (s *Service) jobOf(r *http.Request, u store.User) (*Job, error) {
 }
 
 func (s *Service) get(w http.ResponseWriter, r *http.Request, u store.User) error {
+	// a finished job is read from the archive outside the engine lock
+	// (archive.go); authentication still takes that lock, so reads can
+	// still wait behind a slow write
+	if j := s.archivedNoLock(r.PathValue("id")); j != nil && (u.Admin || owns(u, j)) {
+		writeJSON(w, 200, s.view(j))
+		return nil
+	}
 	s.mu.Lock()
 	j, err := s.jobOf(r, u)
 	var v JobView
@@ -804,7 +826,7 @@ func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User)
 	}
 	planned := map[int]bool{}
 	for _, j := range e.jobs {
-		if j.State == Running {
+		if j != nil && j.State == Running {
 			out.Bars = append(out.Bars, bar(j, j.Start, "running"))
 		}
 	}
@@ -813,7 +835,7 @@ func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User)
 		out.Bars = append(out.Bars, bar(j, start, "reserved"))
 	})
 	for _, j := range e.jobs {
-		if j.State == Waiting && !planned[j.Req.ID] && (u.Admin || owns(u, j)) {
+		if j != nil && j.State == Waiting && !planned[j.Req.ID] && (u.Admin || owns(u, j)) {
 			out.Unplaced = append(out.Unplaced, s.view(j))
 		}
 	}
@@ -1095,7 +1117,7 @@ func (s *Service) deleteUser(w http.ResponseWriter, r *http.Request, admin store
 	err := s.do(func(e *Engine) error {
 		note := fmt.Sprintf("owner %s (user id %d) deleted", gone.Name, gone.ID)
 		for _, j := range e.jobs {
-			if j.State.Final() || !owns(gone, j) {
+			if j == nil || j.State.Final() || !owns(gone, j) {
 				continue
 			}
 			mine = append(mine, j.ID())

@@ -58,8 +58,8 @@ type entry struct {
 	first int64 // reservation given at submission (the guarantee)
 }
 
-// Conservative is conservative backfilling with compression.
-type Conservative struct {
+// Policy is conservative backfilling with compression.
+type Policy struct {
 	run  *policy.Running
 	wait []*entry // sorted by (start, ID)
 	// guarantee of the last inserted jobs, looked up by Guarantee
@@ -78,30 +78,30 @@ type Conservative struct {
 }
 
 var (
-	_ policy.Scheduler  = (*Conservative)(nil)
-	_ policy.Guarantor  = (*Conservative)(nil)
-	_ policy.Predicting = (*Conservative)(nil)
+	_ policy.Scheduler  = (*Policy)(nil)
+	_ policy.Guarantor  = (*Policy)(nil)
+	_ policy.Predicting = (*Policy)(nil)
 )
 
 // New returns conservative backfilling for a machine of procs processors.
-func New(procs int) *Conservative {
+func New(procs int) *Policy {
 	return NewPlan(procs, nil)
 }
 
 // NewPlan returns conservative backfilling that plans with the durations
 // of plan (nil: the estimates).
-func NewPlan(procs int, plan *predict.Plan) *Conservative {
+func NewPlan(procs int, plan *predict.Plan) *Policy {
 	if plan == nil {
 		plan = predict.Default()
 	}
-	return &Conservative{run: policy.NewRunning(procs), byID: make(map[int]*entry), plan: plan}
+	return &Policy{run: policy.NewRunning(procs), byID: make(map[int]*entry), plan: plan}
 }
 
 // Name implements policy.Scheduler.
-func (c *Conservative) Name() string { return "conservative" + c.plan.Params() }
+func (c *Policy) Name() string { return "conservative" + c.plan.Params() }
 
 // Prediction implements policy.Predicting.
-func (c *Conservative) Prediction(j *job.Request) (int64, int, bool) { return c.plan.Prediction(j) }
+func (c *Policy) Prediction(j *job.Request) (int64, int, bool) { return c.plan.Prediction(j) }
 
 func cmpEntry(a, b *entry) int {
 	if a.start != b.start {
@@ -114,7 +114,7 @@ func cmpEntry(a, b *entry) int {
 }
 
 // place puts e at its earliest fit from now and holds it in the profile.
-func (c *Conservative) place(now int64, e *entry) {
+func (c *Policy) place(now int64, e *entry) {
 	prof := c.run.Prof
 	d := c.plan.Dur(e.j)
 	e.start = prof.EarliestFit(now, d, e.j.Procs)
@@ -123,12 +123,12 @@ func (c *Conservative) place(now int64, e *entry) {
 	}
 }
 
-func (c *Conservative) unplace(e *entry) {
+func (c *Policy) unplace(e *entry) {
 	_ = c.run.Prof.Remove(e.start, e.start+c.plan.Dur(e.j), e.j.Procs)
 }
 
 // Insert implements policy.Scheduler.
-func (c *Conservative) Insert(now int64, j *job.Request) {
+func (c *Policy) Insert(now int64, j *job.Request) {
 	c.catchUp(now)
 	c.settle()
 	c.plan.Submit(now, j)
@@ -141,7 +141,7 @@ func (c *Conservative) Insert(now int64, j *job.Request) {
 }
 
 // Guarantee implements policy.Guarantor.
-func (c *Conservative) Guarantee(j *job.Request) int64 {
+func (c *Policy) Guarantee(j *job.Request) int64 {
 	if !c.plan.Exact() {
 		return -1 // reservations for predictions may move later
 	}
@@ -157,7 +157,7 @@ func (c *Conservative) Guarantee(j *job.Request) int64 {
 // that it does not depend on the order in which the ends of one instant
 // are reported, and a job whose hold ends now and whose Remove is still
 // to come is not taken for an overrunning one.
-func (c *Conservative) Remove(now int64, j *job.Request) {
+func (c *Policy) Remove(now int64, j *job.Request) {
 	if c.pend.Due(now) {
 		c.settle()
 	}
@@ -183,7 +183,7 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 }
 
 // settle compresses the schedule after the pending releases, if any.
-func (c *Conservative) settle() {
+func (c *Policy) settle() {
 	if now, freed, released, ok := c.pend.Take(); ok {
 		c.compress(now, freed, released)
 	}
@@ -224,7 +224,7 @@ func (c *Conservative) settle() {
 // end, the cancelled reservation's end, or the end of a moved job's old
 // slot): the search stops there instead of at the job's own reservation,
 // which near saturation is far in the future.
-func (c *Conservative) compress(now, freed, released int64) {
+func (c *Policy) compress(now, freed, released int64) {
 	if c.literal || c.run.Overrunning(now) {
 		c.replan(now)
 		return
@@ -289,7 +289,7 @@ const maxFailed = 16
 // either, being later still) fails at every such t; so with after' ≥ after
 // and limit' ≤ limit it fails everywhere. Reservations are visited in
 // order, so own' ≥ own holds; the list is cleared whenever a job moves.
-func (c *Conservative) dominated(q query) bool {
+func (c *Policy) dominated(q query) bool {
 	for _, f := range c.failed {
 		if f.n <= q.n && f.d <= q.d && f.after <= q.after && f.limit >= q.limit {
 			return true
@@ -299,7 +299,7 @@ func (c *Conservative) dominated(q query) bool {
 }
 
 // remember records a failed search, replacing the oldest beyond maxFailed.
-func (c *Conservative) remember(q query) {
+func (c *Policy) remember(q query) {
 	if len(c.failed) < maxFailed {
 		c.failed = append(c.failed, q)
 		return
@@ -313,7 +313,7 @@ func (c *Conservative) remember(q query) {
 // when running jobs overran their estimate (possible only without kills)
 // or their prediction, since their holds must first be extended, and then
 // jobs may move later.
-func (c *Conservative) replan(now int64) {
+func (c *Policy) replan(now int64) {
 	for _, e := range c.wait {
 		c.unplace(e)
 	}
@@ -330,7 +330,7 @@ func (c *Conservative) replan(now int64) {
 
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
-func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
+func (c *Policy) Tick(now int64, start func(*job.Request)) int64 {
 	c.catchUp(now)
 	c.settle()
 	c.plan.Flush()
@@ -374,7 +374,7 @@ func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
 // holds of those still running are lengthened to now+1 — they may end at
 // any moment — and, if any was, the reservations are re-placed in order
 // from now. Nothing happens when no such hold ended before now.
-func (c *Conservative) catchUp(now int64) {
+func (c *Policy) catchUp(now int64) {
 	if !c.run.Stale(now) {
 		return
 	}
@@ -394,11 +394,11 @@ func (c *Conservative) catchUp(now int64) {
 	slices.SortFunc(c.wait, cmpEntry)
 }
 
-var _ policy.Planner = (*Conservative)(nil)
+var _ policy.Planner = (*Policy)(nil)
 
 // Planned implements policy.Planner: the current reservation of waiting
 // job j.
-func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
+func (c *Policy) Planned(now int64, j *job.Request) (int64, bool) {
 	c.catchUp(now)
 	c.settle()
 	if e, ok := c.byID[j.ID]; ok {
@@ -408,7 +408,7 @@ func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
 }
 
 // Reservations implements policy.Planner: every waiting job holds one.
-func (c *Conservative) Reservations(now int64, fn func(j *job.Request, start int64)) {
+func (c *Policy) Reservations(now int64, fn func(j *job.Request, start int64)) {
 	c.catchUp(now)
 	c.settle()
 	for _, e := range c.wait {
