@@ -84,10 +84,10 @@ var sacctStates = map[string]stateInfo{
 
 // sacctReader holds the state of one ReadSacct call.
 type sacctReader struct {
-	im     *Import
-	name   string
-	col    [nCols]int // column index of each field, -1 absent
-	ncols  int
+	im    *Import
+	name  string
+	col   [nCols]int // column index of each field, -1 absent
+	ncols int
 	// The latest record of each job id, for its steps and components:
 	// index in im.Jobs, or -1 for a record dropped. sacct prints steps
 	// right after their job, so the last record answers almost always

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"os"
 	"strings"
@@ -355,5 +356,28 @@ func TestSacctStepsAnywhere(t *testing.T) {
 		if a.Steps != b.Steps {
 			t.Errorf("job %s: %d steps, want %d", b.ID, b.Steps, a.Steps)
 		}
+	}
+}
+
+// TestSidecarCSV: the sidecar reads back with encoding/csv, odd names
+// (commas, quotes) included, one row per job with the header's columns.
+func TestSidecarCSV(t *testing.T) {
+	in := "JobID|State|Submit|Start|End|User|Account|AllocTRES\n" +
+		"1|COMPLETED|2024-01-01T00:00:00|2024-01-01T00:00:01|2024-01-01T00:00:05|a,b|\"q\" x| cpu=2\n"
+	in = strings.Replace(in, "| cpu=2", "|cpu=2", 1)
+	im, err := ReadSacct(strings.NewReader(in), "odd", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteSidecar(&b, im.Prepare()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || len(rows[1]) != len(SidecarHeader) || rows[1][3] != "a,b" || rows[1][5] != `"q" x` || rows[1][13] != "2" || rows[1][21] != "odd:2" {
+		t.Errorf("%q", rows)
 	}
 }
