@@ -158,7 +158,12 @@ func WriteSidecar(w io.Writer, o *Output) error {
 			j.ReqCPUs, j.AllocCPUs, j.ReqNodes, j.AllocNodes, j.GPUs, j.ReqMemKB, int64(j.Components), int64(j.Steps)} {
 			line = strconv.AppendInt(append(line, ','), v, 10)
 		}
-		line = appendCSV(append(line, ','), loc(j.File, j.Line))
+		if needsQuote(j.File) {
+			line = appendCSV(append(line, ','), loc(j.File, j.Line))
+		} else {
+			line = append(append(line, ','), j.File...)
+			line = strconv.AppendInt(append(line, ':'), int64(j.Line), 10)
+		}
 		line = append(line, '\n')
 		if _, err := bw.Write(line); err != nil {
 			return err
@@ -167,11 +172,28 @@ func WriteSidecar(w io.Writer, o *Output) error {
 	return bw.Flush()
 }
 
+// needsQuote reports whether s must be quoted in CSV.
+func needsQuote(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] == ' ' || s[0] == '\t' || s[len(s)-1] == ' ' {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ',', '"', '\r', '\n':
+			return true
+		}
+	}
+	return false
+}
+
 // appendCSV appends s as one CSV field (RFC 4180: quoted, with quotes
 // doubled, when it holds a comma, a quote, a line break or leading or
 // trailing space — as encoding/csv writes it).
 func appendCSV(b []byte, s string) []byte {
-	if s == "" || (!strings.ContainsAny(s, ",\"\r\n") && s[0] != ' ' && s[0] != '\t' && s[len(s)-1] != ' ') {
+	if !needsQuote(s) {
 		return append(b, s...)
 	}
 	b = append(b, '"')
