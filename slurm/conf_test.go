@@ -3,6 +3,8 @@ package slurm
 import (
 	"strings"
 	"testing"
+
+	"github.com/backfill-hpc/backfill/job"
 )
 
 func TestParseDuration(t *testing.T) {
@@ -140,3 +142,29 @@ root|||0.000000|600||1.000000
 }
 
 func near(a, b float64) bool { d := a - b; return d < 1e-9 && d > -1e-9 }
+
+func TestParseSidecar(t *testing.T) {
+	text := "job_number,job_id,state,user,group,account,partition,queue,submit\n1,100,COMPLETED,alice,g,phys,batch,high,0\n2,101,COMPLETED,bob,g,,batch,,5\n"
+	res, err := ParseSidecar(strings.NewReader(text), "s.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		swf  int64
+		want Info
+	}{
+		{1, Info{User: "alice", Account: "phys", QOS: "high", Partition: "batch"}},
+		{2, Info{User: "bob", Account: "none", QOS: "normal", Partition: "batch"}},
+		{3, Info{User: "7", Account: "3", QOS: "normal"}}, // not in the file: the trace's numbers
+	} {
+		if got := res(&job.Request{SWFID: c.swf, User: 7, Group: 3, Queue: -1, Partition: -1}); got != c.want {
+			t.Errorf("job %d: %+v, want %+v", c.swf, got, c.want)
+		}
+	}
+	if _, err := ParseSidecar(strings.NewReader("job_number,user\n"), "s.csv"); err == nil || !strings.Contains(err.Error(), `s.csv:1: the header has no column "account"`) {
+		t.Errorf("error %v", err)
+	}
+	if _, err := ParseSidecar(strings.NewReader(text+"x,1,C,u,g,a,p,q,0\n"), "s.csv"); err == nil || !strings.Contains(err.Error(), "s.csv:4: job_number") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -107,3 +107,19 @@ func Refuses(t *Tree) bool {
 	}
 	return false
 }
+
+// Holds reports whether some association or QOS of t has a limit that
+// holds waiting jobs (MaxJobs, MaxJobsPerUser, GrpTRES).
+func Holds(t *Tree) bool {
+	for _, a := range append(t.Assocs(), t.Root) {
+		if a.MaxJobs > 0 || a.GrpCPUs > 0 {
+			return true
+		}
+	}
+	for _, q := range t.QOS {
+		if q.MaxJobsPerUser > 0 || q.GrpCPUs > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -92,7 +92,8 @@ type Multifactor struct {
 	epoch         int // calculations done
 	// the fair-share factor of each association at the current calculation
 	fsCache map[*Assoc]float64
-	live    []*mfJob // scratch of a calculation
+	ecount  int     // effective usages computed at ecount are current
+	powP    float64 // decay^PriorityCalcPeriod (0: not yet computed)
 }
 
 type mfJob struct {
@@ -105,7 +106,6 @@ type mfJob struct {
 	start  int64
 	prio   uint32
 	f      Factors
-	pos    int
 }
 
 var (
@@ -186,7 +186,12 @@ func (m *Multifactor) job(j *job.Request) *mfJob {
 }
 
 // Info is j's resolved association, QOS and partition.
-func (m *Multifactor) Info(j *job.Request) Info { return m.resolve(j) }
+func (m *Multifactor) Info(j *job.Request) Info {
+	if x := m.job(j); x != nil {
+		return x.in
+	}
+	return m.resolve(j)
+}
 
 // Tree is the association tree (with its limits and usage).
 func (m *Multifactor) Tree() *Tree { return m.tree }
@@ -250,18 +255,25 @@ func (m *Multifactor) Submitted(now int64, j *job.Request) {
 	m.set(now, x)
 }
 
+// push inserts x into l, kept in job-id order.
 func push(l []*mfJob, x *mfJob) []*mfJob {
-	x.pos = len(l)
-	return append(l, x)
+	if n := len(l); n == 0 || l[n-1].j.ID < x.j.ID {
+		return append(l, x)
+	}
+	i, _ := slices.BinarySearchFunc(l, x, byID)
+	return slices.Insert(l, i, x)
 }
 
+// pull removes x from l.
 func pull(l []*mfJob, x *mfJob) []*mfJob {
-	last := l[len(l)-1]
-	l[x.pos] = last
-	last.pos = x.pos
-	l[len(l)-1] = nil
-	return l[:len(l)-1]
+	i, ok := slices.BinarySearchFunc(l, x, byID)
+	if !ok {
+		return l
+	}
+	return slices.Delete(l, i, i+1)
 }
+
+func byID(a, b *mfJob) int { return a.j.ID - b.j.ID }
 
 // Started implements policy.OrderObserver.
 func (m *Multifactor) Started(now int64, j *job.Request) {
@@ -333,12 +345,8 @@ func (m *Multifactor) calc(t int64) {
 	// (the decay thread computes it first)
 	m.setEfctv()
 	{
-		if d := t - m.lastCalc; d > 0 && m.decay != 1 {
-			f := math.Pow(m.decay, float64(d))
-			for _, a := range m.tree.Assocs() {
-				a.usageRaw *= f
-			}
-			m.tree.Root.usageRaw *= f
+		if d := t - m.lastCalc; d > 0 && m.decay != 1 && m.c.WeightFairshare > 0 {
+			m.tree.decay(m.pow(d))
 		}
 		clear(m.fsCache)
 		if m.c.FairTree {
@@ -356,16 +364,17 @@ func (m *Multifactor) calc(t int64) {
 			// usage, a waiting job gets its priority; a user's effective
 			// usage is computed at its first waiting job, from the usage
 			// added so far
-			m.live = append(append(m.live[:0], m.runs...), m.waiting...)
-			slices.SortFunc(m.live, func(a, b *mfJob) int { return a.j.ID - b.j.ID })
-			for _, x := range m.live {
-				if x.start >= 0 {
-					m.addUsage(x, t)
+			// (both lists are kept in job-id order: merge them)
+			r, w := m.runs, m.waiting
+			for len(r) > 0 || len(w) > 0 {
+				if len(w) == 0 || (len(r) > 0 && r[0].j.ID < w[0].j.ID) {
+					m.addUsage(r[0], t)
+					r = r[1:]
 				} else {
-					m.set(t, x)
+					m.set(t, w[0])
+					w = w[1:]
 				}
 			}
-			clear(m.live)
 		}
 		m.epoch++
 	}
@@ -383,35 +392,34 @@ func (m *Multifactor) addUsage(x *mfJob, t int64) {
 	if d <= 0 {
 		return
 	}
-	u := d * math.Pow(m.decay, d) * float64(x.j.Procs)
+	u := d * m.pow(t-from) * float64(x.j.Procs) / m.tree.scale
 	for a := x.assoc; a != nil; a = a.Parent {
 		a.usageRaw += u
 	}
 }
 
+// pow is decay^d, cached for the calculation period.
+func (m *Multifactor) pow(d int64) float64 {
+	if d == m.c.CalcPeriod {
+		if m.powP == 0 {
+			m.powP = math.Pow(m.decay, float64(d))
+		}
+		return m.powP
+	}
+	return math.Pow(m.decay, float64(d))
+}
+
 // setEfctv computes the classic effective usage of the accounts, top
 // down, and invalidates that of the users (computed when first needed).
 func (m *Multifactor) setEfctv() {
-	root := m.tree.Root
-	for _, a := range m.tree.Assocs() {
-		a.efctvValid = false
+	m.ecount++ // every effective usage is now stale
+	for _, a := range m.tree.Accounts() {
+		m.efctv(a) // parents before children
 	}
-	var walk func(a *Assoc)
-	walk = func(a *Assoc) {
-		for _, c := range a.Children {
-			if c.User != "" {
-				c.efctvValid = false
-				continue
-			}
-			m.efctv(c)
-			walk(c)
-		}
-	}
-	walk(root)
 }
 
 func (m *Multifactor) efctv(a *Assoc) float64 {
-	if a.efctvValid {
+	if a.efctvAt == m.ecount {
 		return a.usageEfctv
 	}
 	root := m.tree.Root
@@ -427,7 +435,7 @@ func (m *Multifactor) efctv(a *Assoc) float64 {
 	default:
 		a.usageEfctv = norm + (a.Parent.usageEfctv-norm)*float64(a.Shares)/float64(a.levelShares)
 	}
-	a.efctvValid = true
+	a.efctvAt = m.ecount
 	return a.usageEfctv
 }
 
@@ -532,6 +540,7 @@ func init() {
 		Params: []policy.Param{
 			{Name: "slurmconf", Default: "", Doc: "slurm.conf excerpt with the Priority* settings (and, for the slurm policy, SchedulerParameters and partitions); none: Slurm's defaults (every weight 0: arrival order)"},
 			{Name: "shares", Default: "", Doc: "association file: account/user/qos lines with shares, priorities and limits, or `sshare -a -P` output; none: every account and user gets one share when first seen"},
+			{Name: "sidecar", Default: "", Doc: "the sidecar CSV of `backfill import slurm`: each job's user, account, partition and QOS names (none: the trace's user, group, partition and queue numbers)"},
 		},
 		New: func(procs int, p policy.Params) (policy.Order, error) {
 			return FromParams(procs, p)
@@ -546,15 +555,32 @@ func FromParams(procs int, p policy.Params) (*Multifactor, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := NewMultifactor(c, t, procs, nil, 0)
+	res, err := LoadResolver(p["sidecar"])
+	if err != nil {
+		return nil, err
+	}
+	m := NewMultifactor(c, t, procs, res, 0)
 	m.spec = Spec(p)
 	return m, nil
+}
+
+// LoadResolver reads a sidecar file (ReadSidecar); an empty path gives
+// nil (DefaultResolver).
+func LoadResolver(path string) (Resolver, error) {
+	if path == "" {
+		return nil, nil
+	}
+	r, err := ReadSidecar(path)
+	if err != nil {
+		return nil, fmt.Errorf("sidecar: %w", err)
+	}
+	return r, nil
 }
 
 // Spec is the slurmconf and shares parameters of p as a spec suffix.
 func Spec(p policy.Params) string {
 	s := ""
-	for _, k := range []string{"slurmconf", "shares"} {
+	for _, k := range []string{"slurmconf", "shares", "sidecar"} {
 		if v := p[k]; v != "" {
 			s += ":" + k + "=" + v
 		}

@@ -17,6 +17,7 @@ type Assoc struct {
 	Shares        int64
 	Parent        *Assoc
 	Children      []*Assoc
+	tree          *Tree
 	// Limits (0: none): MaxJobs running and MaxSubmit queued-or-running
 	// jobs of this association (for an account, over its users), and
 	// GrpCPUs, the CPUs its running jobs may hold together (GrpTRES=cpu=N).
@@ -24,11 +25,11 @@ type Assoc struct {
 	GrpCPUs            int64
 
 	// state of the priority computation
-	usageRaw    float64 // decayed CPU-seconds, this association and below
+	usageRaw    float64 // decayed CPU-seconds, this association and below, over Tree.scale
 	levelShares int64   // sum of the shares of the siblings, itself included
 	sharesNorm  float64 // product of shares/levelShares up to the root
 	usageEfctv  float64 // classic fair-share: effective usage
-	efctvValid  bool
+	efctvAt     int     // the Multifactor.ecount usageEfctv was computed at
 	fsFactor    float64 // Fair Tree: the user's fair-share factor
 	// running and submitted jobs, for the limits
 	running, submitted int
@@ -57,12 +58,35 @@ type Tree struct {
 	users    map[[2]string]*Assoc // by (user, account)
 	QOS      map[string]*QOS
 	all      []*Assoc // Assocs, rebuilt after a change (nil)
+	accts    []*Assoc // the accounts of all, in the same order
+	// scale multiplies every usageRaw: a decay of all the usage is one
+	// multiplication (renormalized before it underflows)
+	scale float64
+}
+
+// decay multiplies all the usage by f.
+func (t *Tree) decay(f float64) {
+	t.scale *= f
+	if t.scale < 1e-200 {
+		for _, a := range append(t.Assocs(), t.Root) {
+			a.usageRaw *= t.scale
+		}
+		t.scale = 1
+	}
+}
+
+// Accounts returns the accounts but the root in Assocs order (parents
+// before their children).
+func (t *Tree) Accounts() []*Assoc {
+	t.Assocs()
+	return t.accts
 }
 
 // NewTree returns a tree with only the root and the QOS "normal".
 func NewTree() *Tree {
-	t := &Tree{Root: &Assoc{Account: "root", Shares: 1}, accounts: map[string]*Assoc{}, users: map[[2]string]*Assoc{}, QOS: map[string]*QOS{}}
+	t := &Tree{Root: &Assoc{Account: "root", Shares: 1}, accounts: map[string]*Assoc{}, users: map[[2]string]*Assoc{}, QOS: map[string]*QOS{}, scale: 1}
 	t.accounts["root"] = t.Root
+	t.Root.tree = t
 	t.QOS["normal"] = &QOS{Name: "normal"}
 	return t
 }
@@ -94,7 +118,7 @@ func (t *Tree) AddAccount(name, parent string, shares int64) (*Assoc, error) {
 		return nil, fmt.Errorf("account %s defined twice", name)
 	}
 	p := t.Account(parent)
-	a := &Assoc{Account: name, Shares: shares, Parent: p}
+	a := &Assoc{Account: name, Shares: shares, Parent: p, tree: t}
 	p.Children = append(p.Children, a)
 	t.accounts[name] = a
 	t.renorm()
@@ -108,7 +132,7 @@ func (t *Tree) AddUser(user, account string, shares int64) (*Assoc, error) {
 		return nil, fmt.Errorf("user %s in account %s defined twice", user, account)
 	}
 	p := t.Account(account)
-	u := &Assoc{Account: account, User: user, Shares: shares, Parent: p}
+	u := &Assoc{Account: account, User: user, Shares: shares, Parent: p, tree: t}
 	p.Children = append(p.Children, u)
 	t.users[k] = u
 	t.renorm()
@@ -166,6 +190,12 @@ func (t *Tree) Assocs() []*Assoc {
 	}
 	walk(t.Root)
 	t.all = out
+	t.accts = nil
+	for _, a := range out {
+		if a.User == "" {
+			t.accts = append(t.accts, a)
+		}
+	}
 	return out
 }
 
@@ -173,7 +203,7 @@ func (t *Tree) Assocs() []*Assoc {
 func (a *Assoc) SharesNorm() float64 { return a.sharesNorm }
 
 // UsageRaw is the association's decayed usage in CPU-seconds.
-func (a *Assoc) UsageRaw() float64 { return a.usageRaw }
+func (a *Assoc) UsageRaw() float64 { return a.usageRaw * a.tree.scale }
 
 // ReadShares reads an association file from path (see ParseShares).
 func ReadShares(path string) (*Tree, error) {
@@ -333,7 +363,7 @@ func (t *Tree) sshareLine(text string, cols []string, stack *[]level) error {
 				return fmt.Errorf("RawUsage: expected a non-negative number, found %q", ru)
 			}
 			for a := u; a != nil; a = a.Parent {
-				a.usageRaw += x
+				a.usageRaw += x / t.scale
 			}
 		}
 		return nil

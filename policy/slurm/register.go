@@ -52,6 +52,9 @@ func init() {
 				return nil, fmt.Errorf("slurm: bf_max_job_user must be a non-negative integer (%v)", err)
 			}
 			var o Options
+			if o.Resolver, err = slurm.LoadResolver(p["sidecar"]); err != nil {
+				return nil, fmt.Errorf("slurm: %w", err)
+			}
 			if name, ok := p["order"]; ok && name != "multifactor" {
 				if o.Order, err = policy.NewOrder(p, "multifactor", procs); err != nil {
 					return nil, fmt.Errorf("slurm: %w", err)

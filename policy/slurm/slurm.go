@@ -59,9 +59,12 @@ type Sched struct {
 	// recalculated, since the last backfill cycle (without a change a
 	// cycle would start nothing)
 	changed bool
-	parts   int // partitions (a pass may stop once all are blocked)
-	suffix  []int
-	bfEpoch int // the multifactor epoch of the last backfill cycle
+	parts   int            // partitions (a pass may stop once all are blocked)
+	limited bool           // some limit may hold a waiting job
+	dynamic bool           // an order other than multifactor that changes with time
+	suffix  []int          // the smallest job from each position of the queue on
+	longest []int64        // the longest estimate from each position on
+	prev    []*job.Request // scratch of sorted
 	// scratch of a pass
 	blocked map[string]bool
 	started []int
@@ -170,6 +173,8 @@ func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
 		s.ord = policy.NewOrdering(s.mf)
 	}
 	s.node = c.Nodes == 1 && c.CPUs == procs && procs > 1
+	s.limited = slurm.Holds(s.mf.Tree())
+	s.dynamic = s.ord.Dynamic && s.ord.O != policy.Order(s.mf)
 	s.lastBf, s.lastSched, s.lastFull = o.BfStart, o.BfStart, o.BfStart
 	s.endLag = o.EndLag
 	if o.SchedStart != 0 {
@@ -228,7 +233,7 @@ func (s *Sched) Insert(now int64, j *job.Request) {
 	}
 	slurm.CountQOSSubmit(q, in.User, 1)
 	s.changed = true
-	if !s.stale && !s.ord.Dynamic && (s.ord.O != policy.Order(s.mf) || s.mf.Epoch() == s.epoch) {
+	if !s.stale && !s.dynamic && (s.ord.O != policy.Order(s.mf) || s.mf.Epoch() == s.epoch) {
 		// the list is in order: insert at j's place
 		i, _ := slices.BinarySearchFunc(s.wait, j, func(a, b *job.Request) int {
 			if s.ord.O.Less(now, a, b) {
@@ -369,13 +374,17 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 
 // sorted is the waiting jobs in priority order at now.
 func (s *Sched) sorted(now int64) []*job.Request {
-	if s.ord.Dynamic || (s.ord.O == policy.Order(s.mf) && s.mf.Epoch() != s.epoch) {
+	if s.dynamic || (s.ord.O == policy.Order(s.mf) && s.mf.Epoch() != s.epoch) {
 		s.stale = true
 	}
 	if s.stale {
+		s.prev = append(s.prev[:0], s.wait...)
 		policy.SortWaiting(now, s.ord.O, s.wait)
 		s.stale = false
 		s.epoch = s.mf.Epoch()
+		if !slices.Equal(s.prev, s.wait) {
+			s.changed = true // a new order may start other jobs
+		}
 	}
 	return s.wait
 }
@@ -401,6 +410,9 @@ func (s *Sched) drop(idx []int) {
 
 // runnable reports whether j's running limits let it start now.
 func (s *Sched) runnable(j *job.Request) bool {
+	if !s.limited {
+		return true
+	}
 	a, q := s.mf.Job(j)
 	return slurm.RunLimit(a, q, s.mf.Info(j).User, int64(j.Procs)) == ""
 }
@@ -432,9 +444,7 @@ func (s *Sched) mainPass(now int64, launch func(*job.Request)) {
 
 // backfill is one cycle of sched/backfill.
 func (s *Sched) backfill(now int64, launch func(*job.Request)) {
-	if e := s.mf.Epoch(); e != s.bfEpoch {
-		s.changed, s.bfEpoch = true, e
-	}
+	q := s.sorted(now) // sets changed when the order changed
 	if !s.changed {
 		return // the same state as the last cycle, which started nothing more
 	}
@@ -448,15 +458,19 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 	tested := 0
 	windowEnd := now + s.c.BfWindow
 	free := prof.FreeAt(now)
-	q := s.sorted(now)
 	// the smallest job from each position on: once it exceeds the free
 	// processors, no later job can start in this cycle, and reservations
 	// only matter to later jobs
 	s.suffix = slices.Grow(s.suffix[:0], len(q))[:len(q)]
+	s.longest = slices.Grow(s.longest[:0], len(q)+1)[:len(q)+1]
 	small := int(^uint(0) >> 1)
+	var long int64
+	s.longest[len(q)] = 0
 	for i := len(q) - 1; i >= 0; i-- {
 		small = min(small, q[i].Procs)
 		s.suffix[i] = small
+		long = max(long, q[i].Estimate)
+		s.longest[i] = long
 	}
 	for i, j := range q {
 		if tested >= s.c.BfMaxJobTest || s.suffix[i] > free {
@@ -489,6 +503,11 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 			if b.end > b.start {
 				s.blocks = append(s.blocks, b)
 			}
+			continue
+		}
+		if t >= now+s.longest[i+1] {
+			// no later job that starts now can run into it: the hold
+			// would change nothing in this cycle
 			continue
 		}
 		e := max(t+1, end/res*res)
