@@ -658,4 +658,14 @@ func attackJobs(t *testing.T, cgroup string) {
 	if _, err := alice2.Job(ctx, a1.ID); err == nil {
 		t.Errorf("a new user named alice sees the deleted alice's job")
 	}
+	// the CLI: delete with --reassign gives the jobs to the admin
+	carol := p.user(t, "carol")
+	c1 := submit(carol, "sleep 1", 8, 60)
+	out2, err := run(t, "user", "delete", "carol", "--reassign", "--server", p.url, "--token-file", filepath.Join(state, "admin.token"))
+	if err != nil || !strings.Contains(out2, "given to admin") {
+		t.Fatalf("user delete --reassign: %v %s", err, out2)
+	}
+	if v, err := p.admin.Job(ctx, c1.ID); err != nil || v.User != "admin" || v.State == service.Cancelled {
+		t.Errorf("carol's job after user delete --reassign: %+v %v", v, err)
+	}
 }
