@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/backfill-hpc/backfill/service/store"
 )
@@ -185,4 +186,23 @@ func mergeViews(active, arch []JobView) []JobView {
 	out = append(out, arch...)
 	slices.SortFunc(out, func(a, b JobView) int { return int(a.ID - b.ID) })
 	return out
+}
+
+// archivedNoLock reads the job of public id (a decimal string) from the
+// committed archive, without the engine lock; nil when it is not there
+// (not finished, finished but not yet committed, or no such job).
+func (s *Service) archivedNoLock(id string) *Job {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n < 1 {
+		return nil
+	}
+	a, ok, err := s.st.ArchivedJob(n)
+	if err != nil || !ok {
+		return nil
+	}
+	j, err := decodeArchived(a)
+	if err != nil {
+		return nil
+	}
+	return j
 }

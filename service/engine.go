@@ -114,7 +114,7 @@ type submitData struct {
 
 type endData struct {
 	ID     int64  `json:"id"`
-	Reason string `json:"reason"` // completed, timeout
+	Reason string `json:"reason"` // completed, failed, timeout
 	Exit   *int   `json:"exit,omitempty"`
 	Note   string `json:"note,omitempty"`
 }

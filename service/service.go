@@ -150,11 +150,14 @@ type Service struct {
 	exec  executor.Executor
 	inst  string // instance tag of the state directory
 
-	mu      sync.Mutex     // guards eng, users, pending
+	mu      sync.Mutex     // guards eng, pending
 	pending pendingArchive // finished jobs whose archive rows are not yet committed
 	eng     *Engine
-	users   map[string]*store.User // by token hash
-	names   map[string]*store.User // by name
+	// umu guards users and names (apart from mu: authentication must not
+	// wait for the engine)
+	umu   sync.Mutex
+	users map[string]*store.User // by token hash
+	names map[string]*store.User // by name
 
 	// group commit
 	qmu     sync.Mutex

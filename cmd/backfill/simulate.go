@@ -8,15 +8,18 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/backfill-hpc/backfill/internal/pool"
+	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/machine"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	_ "github.com/backfill-hpc/backfill/policy/all" // register every policy
+	"github.com/backfill-hpc/backfill/report"
 	"github.com/backfill-hpc/backfill/sim"
 	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
@@ -407,14 +410,21 @@ func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.
 		if f.plainCSV {
 			// the same rows without the comment lines, for CSV readers
 			// that do not skip comments (evalys, pandas without
-			// comment='#'); the provenance beside it
+			// comment='#'); the provenance beside it. Without a machine,
+			// allocated_resources holds the processors of the report's
+			// drawing rule (report.Assign), which evalys needs to draw.
+			palloc, pcomments := alloc, comments
+			if palloc == nil {
+				palloc = assignedProcs(r.res.Outcomes, tr.Procs)
+				pcomments = append(slices.Clone(comments), "allocated_resources: processor numbers by the report's drawing rule (report.Assign: lowest-numbered free processors, first fit); the simulator itself counts processors")
+			}
 			if err := writeFile(stem+".plain.csv", func(w io.Writer) error {
-				return metrics.WriteJobsCSVAlloc(w, r.res.Outcomes, tr.Name, f.tau, nil, alloc)
+				return metrics.WriteJobsCSVAlloc(w, r.res.Outcomes, tr.Name, f.tau, nil, palloc)
 			}); err != nil {
 				return err
 			}
 			if err := writeFile(stem+".provenance.txt", func(w io.Writer) error {
-				for _, c := range comments {
+				for _, c := range pcomments {
 					if _, err := fmt.Fprintln(w, c); err != nil {
 						return err
 					}
@@ -439,6 +449,22 @@ func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.
 		}
 	}
 	return nil
+}
+
+// assignedProcs numbers the processors of a schedule by the report's
+// drawing rule and returns each job's as a Batsim interval set ("0-3 8").
+func assignedProcs(outs []job.Outcome, procs int) func(id int) string {
+	pl := report.Assign(outs, procs)
+	byJob := map[int][][2]int{}
+	for _, rc := range pl.Rects {
+		id := outs[rc.Job].ID
+		byJob[id] = append(byJob[id], [2]int{int(rc.Lo), int(rc.Lo + rc.N - 1)})
+	}
+	return func(id int) string {
+		iv := byJob[id]
+		slices.SortFunc(iv, func(a, b [2]int) int { return a[0] - b[0] })
+		return machine.FormatIntervals(iv)
+	}
 }
 
 func writeFile(path string, fill func(io.Writer) error) error {

@@ -194,31 +194,25 @@ func parseParams(kind string, p policy.Params) (Params, error) {
 		}
 		prm.H = Heuristic(i)
 	}
-	if v, ok := p["r"]; ok {
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(x) || x < 0 || x > 1e6 {
-			return prm, fmt.Errorf("%s: parameter r: expected a number in [0, 1e6], found %q", kind, v)
-		}
-		prm.R = x
+	var err error
+	if prm.R, err = p.Float("r", prm.R, 0, 1e6); err != nil {
+		return prm, fmt.Errorf("%s: %w", kind, err)
 	}
-	if v, ok := p["new"]; ok {
-		switch v {
-		case "first":
-			prm.Sorted = false
-		case "sorted":
-			prm.Sorted = true
-		default:
-			return prm, fmt.Errorf("%s: parameter new: expected first or sorted, found %q", kind, v)
+	if _, ok := p["new"]; ok {
+		v, err := p.Enum("new", "", "first", "sorted")
+		if err != nil {
+			return prm, fmt.Errorf("%s: %w", kind, err)
 		}
+		prm.Sorted = v == "sorted"
 	}
-	if v, ok := p["nd"]; ok {
-		switch v {
-		case "admit":
-			prm.ND = Admit
-		case "reject":
+	if _, ok := p["nd"]; ok {
+		v, err := p.Enum("nd", "", "admit", "reject")
+		if err != nil {
+			return prm, fmt.Errorf("%s: %w", kind, err)
+		}
+		prm.ND = Admit
+		if v == "reject" {
 			prm.ND = Reject
-		default:
-			return prm, fmt.Errorf("%s: parameter nd: expected admit or reject, found %q", kind, v)
 		}
 	}
 	for _, f := range []struct {
@@ -239,13 +233,9 @@ func parseParams(kind string, p policy.Params) (Params, error) {
 		key string
 		dst *float64
 	}{{"au", &prm.Au}, {"at", &prm.At}, {"af", &prm.Af}} {
-		v, ok := p[f.key]
-		if !ok {
-			continue
-		}
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
-			return prm, fmt.Errorf("%s: parameter %s: expected a number in [0, 1], found %q", kind, f.key, v)
+		x, err := p.Float(f.key, *f.dst, 0, 1)
+		if err != nil {
+			return prm, fmt.Errorf("%s: %w", kind, err)
 		}
 		*f.dst = x
 	}

@@ -100,10 +100,8 @@ func init() {
 			if c.Depth < 1 {
 				return nil, fmt.Errorf("lookahead: depth must be at least 1, got %d", c.Depth)
 			}
-			if v, ok := p["reserve"]; ok {
-				if c.Reserve, err = strconv.ParseBool(v); err != nil {
-					return nil, fmt.Errorf("lookahead: parameter reserve: expected true or false, found %q", v)
-				}
+			if c.Reserve, err = p.Bool("reserve", c.Reserve); err != nil {
+				return nil, fmt.Errorf("lookahead: %w", err)
 			}
 			if c.Cs, err = p.Int("cs", c.Cs, math.MaxInt); err != nil {
 				return nil, err

@@ -126,13 +126,9 @@ func init() {
 				hi  float64
 			}{{"au", &prm.Au, 0, 1}, {"at", &prm.At, 0, 1}, {"ap", &prm.Ap, 0, 1}, {"af", &prm.Af, 0, 1},
 				{"sf", &prm.SF, 0, math.Inf(1)}, {"awt", &prm.AWT, 0, math.Inf(1)}} {
-				v, ok := p[f.key]
-				if !ok {
-					continue
-				}
-				x, err := strconv.ParseFloat(v, 64)
-				if err != nil || math.IsNaN(x) || x < f.lo || x > f.hi {
-					return nil, fmt.Errorf("slack: parameter %s: expected a number in [%g, %g], found %q", f.key, f.lo, f.hi, v)
+				x, err := p.Float(f.key, *f.dst, f.lo, f.hi)
+				if err != nil {
+					return nil, fmt.Errorf("slack: %w", err)
 				}
 				*f.dst = x
 			}

@@ -28,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 
+	specpkg "github.com/backfill-hpc/backfill/spec"
+
 	"github.com/backfill-hpc/backfill/job"
 )
 
@@ -118,18 +120,9 @@ func List() []Info { return append([]Info(nil), registry...) }
 
 // New builds the model named by spec ("name[:key=value...]").
 func New(spec string) (Model, error) {
-	parts := strings.Split(strings.TrimSpace(spec), ":")
-	name := parts[0]
-	args := map[string]string{}
-	for _, kv := range parts[1:] {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("model %s: expected key=value, found %q", name, kv)
-		}
-		if _, dup := args[k]; dup {
-			return nil, fmt.Errorf("model %s: parameter %q given twice", name, k)
-		}
-		args[k] = v
+	name, args, err := specpkg.Parse("model", spec)
+	if err != nil {
+		return nil, err
 	}
 	var names []string
 	for _, r := range registry {
