@@ -67,7 +67,7 @@ func DefaultKres() KresConfig {
 		Jobs: 10000, Seeds: 10, Procs: feitelson96.DefaultProcs,
 		Ks: []int{2, 4, 8}, Dists: []wkres.Dist{wkres.Uniform, wkres.Exponential}, Queues: []int{64, 128, 256},
 		Tol: 0.03, MaxSteps: 40,
-		Pow2: []float64{4}, ExpMeans: []float64{wkres.ExpMean},
+		Pow2: []float64{4}, ExpMeans: []float64{wkres.ExpMean, 0.2},
 		Variants: []string{"bl-easy:fullness=off", "bb-easy:fullness=off"},
 		Real:     KresRealTraces, RealJobs: 50000, MemScale: []float64{1, 0.75},
 	}
