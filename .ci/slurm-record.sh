@@ -190,7 +190,9 @@ for ua in alice:phys bob:phys carol:chem dave:chem erin:bio frank:bio; do
 done
 cat > "$OUT/shares.txt" <<EOF
 # The association tree of the recording (sacctmgr): account/user shares.
-# account parent shares
+# account parent shares (sacctmgr also makes user root in account root,
+# 1 share, a sibling of the accounts)
+user root root 1
 account phys root 50
 account chem root 30
 account bio  root 20

@@ -196,7 +196,13 @@ func (e *Engine) at(now int64) error {
 }
 
 func (e *Engine) lookup(r *job.Request) (uint8, error) {
-	if r == nil || r.ID < 0 || r.ID >= len(e.reqs) || e.reqs[r.ID] != r {
+	if r == nil || r.ID < 0 || r.ID >= len(e.reqs) {
+		return 0, fmt.Errorf("engine: unknown job")
+	}
+	if q := e.reqs[r.ID]; q != r {
+		if q == nil && e.state[r.ID] == stDone {
+			return stDone, nil // finished (its request is not kept)
+		}
 		return 0, fmt.Errorf("engine: unknown job")
 	}
 	return e.state[r.ID], nil
@@ -233,6 +239,7 @@ func (e *Engine) Submit(now int64, r *job.Request) (Admission, error) {
 	if e.adm != nil {
 		if ok, reason := e.adm.Admitted(r); !ok {
 			e.state[r.ID] = stDone
+			e.reqs[r.ID] = nil
 			e.waiting--
 			return Admission{Reason: reason, Bound: -1}, nil
 		}
@@ -257,6 +264,7 @@ func (e *Engine) End(now int64, r *job.Request) (Prediction, error) {
 		return Prediction{}, fmt.Errorf("engine: job %d ended at %d but is not running", r.SWFID, now)
 	}
 	e.state[r.ID] = stDone
+	e.reqs[r.ID] = nil // a finished job is not kept (a long-running service)
 	e.running--
 	e.free += r.Procs
 	for k, n := range r.Res {
@@ -284,6 +292,7 @@ func (e *Engine) Cancel(now int64, r *job.Request) error {
 		return fmt.Errorf("engine: job %d cancelled at %d but is not waiting", r.SWFID, now)
 	}
 	e.state[r.ID] = stDone
+	e.reqs[r.ID] = nil
 	e.waiting--
 	e.sched.Remove(now, r)
 	return nil

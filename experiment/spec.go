@@ -1,4 +1,6 @@
-// Package experiment is the experiment workbench: a sweep described in a
+// Package experiment runs sweeps of simulations described in YAML files.
+//
+// It is the experiment workbench: a sweep described in a
 // YAML file (workloads × transformations × policies × parameter grids ×
 // seeds) is parsed with strict validation (Parse), expanded into runs each
 // identified by a hash of its full configuration (Expand), partitioned
@@ -851,7 +853,7 @@ func (p *parser) policy(n *yaml.Node, path string) PolicySpec {
 		return ps
 	}
 	for _, g := range ps.Params {
-		if !slices.ContainsFunc(info.Params, func(x policy.Param) bool { return x.Name == g.Key }) {
+		if !policy.Accepts(info, g.Key) {
 			names := make([]string, len(info.Params))
 			for i, x := range info.Params {
 				names[i] = x.Name

@@ -1,4 +1,6 @@
-// Package figure draws static figures of results for papers with gonum/plot:
+// Package figure draws static figures of results with gonum/plot.
+//
+// It draws static figures of results for papers with gonum/plot:
 // a metric against a variable (load, a policy parameter, …) with one line
 // per policy and error bars over replicates (seeds), or, when there is no
 // variable, a bar per run. `backfill plot` is its command; see

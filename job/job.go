@@ -1,4 +1,6 @@
-// Package job defines the jobs that flow through backfill: the Request a
+// Package job defines the jobs that flow through backfill.
+//
+// It defines the jobs that flow through backfill: the Request a
 // scheduler sees, the Job the simulator knows (the Request plus its actual
 // runtime), and the Outcome of running it.
 //

@@ -45,14 +45,21 @@ func (r Rule) String() string {
 // Allocator assigns core ids to jobs on a machine. Not safe for concurrent
 // use.
 type Allocator struct {
-	m     *Machine
-	rule  Rule
-	node  []int32  // node of each core
-	free  []int32  // free cores per node
-	core  []uint64 // bit set: core free
-	avail bitset   // nodes with a free core
-	byF   []bitset // byF[f]: nodes with exactly f free cores (BestFit)
-	nfree int
+	m    *Machine
+	rule Rule
+	node []int32  // node of each core
+	free []int32  // free cores per node
+	core []uint64 // bit set: core free
+	wsum bitset   // words of core with a free core
+	// per node (BestFit only): free counts, nodes with a free core
+	perNode bool
+	avail   bitset
+	byF     []bitset // byF[f]: nodes with exactly f free cores (BestFit)
+	nfree   int
+	maxC    int // the largest node's cores
+	// sameEnd[n]: the last node of the run of equal-size nodes holding n
+	// (BestFit)
+	sameEnd []int32
 
 	// allocations: job id → [start, end) into ivs (pairs lo, hi of core
 	// ids, inclusive)
@@ -79,7 +86,8 @@ type Stats struct {
 func NewAllocator(m *Machine, rule Rule, jobs int) *Allocator {
 	P := m.Procs()
 	a := &Allocator{m: m, rule: rule, node: make([]int32, P), free: make([]int32, len(m.Nodes)),
-		core: make([]uint64, (P+63)/64), avail: newBitset(len(m.Nodes)), nfree: P}
+		core: make([]uint64, (P+63)/64), wsum: newBitset((P + 63) / 64), avail: newBitset(len(m.Nodes)), nfree: P,
+		maxC: m.MaxCores(), perNode: rule == BestFit}
 	for i, n := range m.Nodes {
 		a.free[i] = int32(n.Cores)
 		for c := m.offset[i]; c < m.offset[i+1]; c++ {
@@ -90,7 +98,17 @@ func NewAllocator(m *Machine, rule Rule, jobs int) *Allocator {
 	for c := 0; c < P; c++ {
 		a.core[c>>6] |= 1 << (c & 63)
 	}
+	for w := range a.core {
+		a.wsum.set(w)
+	}
 	if rule == BestFit {
+		a.sameEnd = make([]int32, len(m.Nodes))
+		for n := len(m.Nodes) - 1; n >= 0; n-- {
+			a.sameEnd[n] = int32(n)
+			if n+1 < len(m.Nodes) && m.Nodes[n+1].Cores == m.Nodes[n].Cores {
+				a.sameEnd[n] = a.sameEnd[n+1]
+			}
+		}
 		a.byF = make([]bitset, m.MaxCores()+1)
 		for f := range a.byF {
 			a.byF[f] = newBitset(len(m.Nodes))
@@ -142,7 +160,7 @@ func (a *Allocator) Place(id, k int) error {
 	if a.last[id]-a.first[id] > 2 {
 		a.Stats.Scattered++
 	}
-	need := (k + a.m.MaxCores() - 1) / a.m.MaxCores()
+	need := (k + a.maxC - 1) / a.maxC
 	if used := a.countNodesEnd(nodes0); used > need {
 		a.Stats.Split++
 		a.Stats.ExtraNodes += used - need
@@ -173,15 +191,94 @@ func (a *Allocator) Release(id int) error {
 		return fmt.Errorf("machine: job %d holds no cores", id)
 	}
 	for i := a.first[id]; i < a.last[id]; i += 2 {
-		for c := a.ivs[i]; c <= a.ivs[i+1]; c++ {
-			a.core[c>>6] |= 1 << (c & 63)
-			a.setFree(int(a.node[c]), a.free[a.node[c]]+1)
+		lo, hi := int(a.ivs[i]), int(a.ivs[i+1])
+		a.setBits(lo, hi)
+		if a.perNode {
+			a.releaseNodes(lo, hi)
 		}
-		a.nfree += int(a.ivs[i+1] - a.ivs[i] + 1)
+		a.nfree += hi - lo + 1
 	}
 	// keep the intervals (Intervals still answers); mark released
 	a.first[id] = -1 - a.first[id]
 	return nil
+}
+
+// releaseNodes updates the per-node counts for the cores lo..hi
+// (inclusive) just freed: partial nodes one by one; runs of whole nodes of
+// the same size (held entirely, so free 0 before) in bulk.
+func (a *Allocator) releaseNodes(lo, hi int) {
+	for c := lo; c <= hi; {
+		n := int(a.node[c])
+		end := a.m.offset[n+1] - 1
+		if c != a.m.offset[n] || end > hi {
+			end = min(end, hi)
+			a.setFree(n, a.free[n]+int32(end-c+1))
+			c = end + 1
+			continue
+		}
+		// whole nodes n..m of n's size
+		size := a.m.Nodes[n].Cores
+		last := int(a.node[hi]) // the last node wholly inside ..hi
+		if a.m.offset[last+1]-1 != hi {
+			last--
+		}
+		m := min(int(a.sameEnd[n]), last)
+		for x := n; x <= m; x++ {
+			a.free[x] = int32(size)
+		}
+		a.byF[0].clearRange(n, m)
+		a.byF[size].setRange(n, m)
+		a.avail.setRange(n, m)
+		c = a.m.offset[m+1]
+	}
+}
+
+// takeWhole takes the whole free nodes n..m (all of size f): cores, counts
+// and sets in bulk.
+func (a *Allocator) takeWhole(n, m, f, start int) {
+	lo, hi := a.m.offset[n], a.m.offset[m+1]-1
+	a.clearBits(lo, hi)
+	if k := len(a.ivs); k > start && int(a.ivs[k-1]) == lo-1 {
+		a.ivs[k-1] = int32(hi)
+	} else {
+		a.ivs = append(a.ivs, int32(lo), int32(hi))
+	}
+	for x := n; x <= m; x++ {
+		a.free[x] = 0
+	}
+	a.byF[f].clearRange(n, m)
+	a.byF[0].setRange(n, m)
+	a.avail.clearRange(n, m)
+}
+
+// setBits marks the cores lo..hi (inclusive) free.
+func (a *Allocator) setBits(lo, hi int) {
+	for w := lo >> 6; w <= hi>>6; w++ {
+		a.core[w] |= rangeMask(w, lo, hi)
+		a.wsum.set(w)
+	}
+}
+
+// clearBits marks the cores lo..hi (inclusive) taken.
+func (a *Allocator) clearBits(lo, hi int) {
+	for w := lo >> 6; w <= hi>>6; w++ {
+		a.core[w] &^= rangeMask(w, lo, hi)
+		if a.core[w] == 0 {
+			a.wsum.clear(w)
+		}
+	}
+}
+
+// rangeMask is the bits of word w within cores lo..hi (inclusive).
+func rangeMask(w, lo, hi int) uint64 {
+	m := ^uint64(0)
+	if w == lo>>6 {
+		m &= ^uint64(0) << (lo & 63)
+	}
+	if w == hi>>6 {
+		m &= ^uint64(0) >> (63 - hi&63)
+	}
+	return m
 }
 
 // Intervals returns the core intervals [lo, hi] (inclusive, increasing) of
@@ -224,6 +321,9 @@ func FormatIntervals(iv [][2]int) string {
 }
 
 func (a *Allocator) setFree(n int, f int32) {
+	if !a.perNode {
+		return
+	}
 	if a.byF != nil {
 		a.byF[a.free[n]].clear(n)
 		a.byF[f].set(n)
@@ -261,22 +361,74 @@ func (a *Allocator) takeNode(n, k, start int) int {
 			word &= ^uint64(0) >> (64 - hi&63)
 		}
 		for word != 0 && got < k {
+			// the run of free cores starting at the lowest free one
 			b := bits.TrailingZeros64(word)
-			word &= word - 1
-			c := w<<6 | b
-			a.core[w] &^= 1 << b
-			a.appendCore(int32(c), start)
-			got++
+			r := bits.TrailingZeros64(^(word >> b)) // 64 when all ones from b
+			if r > 64-b {
+				r = 64 - b
+			}
+			t := min(r, k-got)
+			var mask uint64
+			if t == 64 {
+				mask = ^uint64(0)
+			} else {
+				mask = (uint64(1)<<t - 1) << b
+			}
+			a.core[w] &^= mask
+			if a.core[w] == 0 {
+				a.wsum.clear(w)
+			}
+			word &^= mask
+			c := int32(w<<6 | b)
+			if m := len(a.ivs); m > start && a.ivs[m-1] == c-1 {
+				a.ivs[m-1] = c + int32(t) - 1
+			} else {
+				a.ivs = append(a.ivs, c, c+int32(t)-1)
+			}
+			got += t
 		}
 	}
 	a.setFree(n, a.free[n]-int32(got))
 	return got
 }
 
+// firstFit takes the k lowest free core ids: nodes are numbered in core
+// order, so this is node index order, lowest core first.
 func (a *Allocator) firstFit(k int) {
 	start := len(a.ivs)
-	for n := a.avail.next(0); k > 0; n = a.avail.next(n + 1) {
-		k -= a.takeNode(n, k, start)
+	for w := a.wsum.next(0); k > 0; w = a.wsum.next(w + 1) {
+		word := a.core[w]
+		for word != 0 && k > 0 {
+			b := bits.TrailingZeros64(word)
+			r := bits.TrailingZeros64(^(word >> b))
+			t := min(r, k)
+			c := w<<6 | b
+			if a.perNode {
+				for x := c; x < c+t; {
+					n := int(a.node[x])
+					end := min(c+t, a.m.offset[n+1])
+					a.setFree(n, a.free[n]-int32(end-x))
+					x = end
+				}
+			}
+			var mask uint64
+			if t == 64 {
+				mask = ^uint64(0)
+			} else {
+				mask = (uint64(1)<<t - 1) << b
+			}
+			word &^= mask
+			a.core[w] &^= mask
+			if m := len(a.ivs); m > start && a.ivs[m-1] == int32(c)-1 {
+				a.ivs[m-1] = int32(c + t - 1)
+			} else {
+				a.ivs = append(a.ivs, int32(c), int32(c+t-1))
+			}
+			k -= t
+		}
+		if a.core[w] == 0 {
+			a.wsum.clear(w)
+		}
 	}
 }
 
@@ -297,12 +449,28 @@ func (a *Allocator) bestFit(k int) {
 			a.takeNode(n, k, start)
 			break
 		}
-		// no node holds the rest: the node with the most free cores
+		// no node holds the rest: the nodes with the most free cores,
+		// lowest index first, while the rest exceeds f
 		for f := len(a.byF) - 1; f > 0; f-- {
-			if n := a.byF[f].next(0); n >= 0 {
+			n := a.byF[f].next(0)
+			if n < 0 {
+				continue
+			}
+			if a.m.Nodes[n].Cores != f {
 				k -= a.takeNode(n, k, start)
 				break
 			}
+			// whole free nodes in runs of consecutive indices, in bulk
+			for n >= 0 && k > f && a.m.Nodes[n].Cores == f {
+				// n..m: free whole nodes of size f, as many as the rest
+				// needs while it exceeds f ((k-1)/f of them)
+				limit := min(int(a.sameEnd[n]), n+(k-1)/f-1)
+				m := a.byF[f].runEnd(n, limit)
+				a.takeWhole(n, m, f, start)
+				k -= (m - n + 1) * f
+				n = a.byF[f].next(m + 1)
+			}
+			break
 		}
 	}
 	a.sortLast(start)
@@ -334,13 +502,13 @@ func (a *Allocator) sortLast(start int) {
 // findRun returns the lowest core id starting k consecutive free cores, or -1.
 func (a *Allocator) findRun(k int) int {
 	P := len(a.node)
-	run, startC := 0, 0
-	for w := 0; w < len(a.core); w++ {
-		word := a.core[w]
-		if word == 0 {
-			run = 0
-			continue
+	run, startC, prev := 0, 0, -2
+	for w := a.wsum.next(0); w >= 0; w = a.wsum.next(w + 1) {
+		if w != prev+1 {
+			run = 0 // words without a free core in between
 		}
+		prev = w
+		word := a.core[w]
 		if word == ^uint64(0) && w<<6+64 <= P {
 			if run == 0 {
 				startC = w << 6
@@ -351,18 +519,29 @@ func (a *Allocator) findRun(k int) int {
 			}
 			continue
 		}
-		for b := 0; b < 64 && w<<6+b < P; b++ {
-			if word&(1<<b) != 0 {
-				if run == 0 {
-					startC = w<<6 + b
-				}
-				run++
-				if run >= k {
-					return startC
-				}
-			} else {
+		for b := 0; b < 64 && w<<6+b < P; {
+			if word>>b&1 == 0 {
 				run = 0
+				// skip the taken cores
+				z := bits.TrailingZeros64(word >> b)
+				if z == 64 {
+					break
+				}
+				b += z
+				continue
 			}
+			if run == 0 {
+				startC = w<<6 + b
+			}
+			o := bits.TrailingZeros64(^(word >> b)) // free cores from b
+			if w<<6+b+o > P {
+				o = P - (w<<6 + b)
+			}
+			run += o
+			if run >= k {
+				return startC
+			}
+			b += o
 		}
 	}
 	return -1
@@ -370,13 +549,14 @@ func (a *Allocator) findRun(k int) int {
 
 // takeRange takes the free cores [lo, hi).
 func (a *Allocator) takeRange(lo, hi int) {
-	start := len(a.ivs)
-	for c := lo; c < hi; c++ {
-		a.core[c>>6] &^= 1 << (c & 63)
+	a.clearBits(lo, hi-1)
+	for c := lo; c < hi && a.perNode; {
 		n := int(a.node[c])
-		a.setFree(n, a.free[n]-1)
-		a.appendCore(int32(c), start)
+		end := min(hi, a.m.offset[n+1])
+		a.setFree(n, a.free[n]-int32(end-c))
+		c = end
 	}
+	a.ivs = append(a.ivs, int32(lo), int32(hi-1))
 }
 
 // bitset is a set of small integers with a summary word per 64 words, for
@@ -400,6 +580,46 @@ func (s bitset) clear(i int) {
 	s.w[i>>6] &^= 1 << (i & 63)
 	if s.w[i>>6] == 0 {
 		s.sum[i>>12] &^= 1 << ((i >> 6) & 63)
+	}
+}
+
+// runEnd returns the last m in i..limit such that i..m are all members
+// (i must be a member).
+func (s bitset) runEnd(i, limit int) int {
+	m := i
+	for m < limit {
+		w := (m + 1) >> 6
+		word := s.w[w] >> ((m + 1) & 63)
+		ones := bits.TrailingZeros64(^word) // members from m+1 in this word
+		if ones > 64-(m+1)&63 {
+			ones = 64 - (m+1)&63
+		}
+		if ones == 0 {
+			break
+		}
+		m = min(m+ones, limit)
+		if (m+1)&63 != 0 && m < limit {
+			break // the run ended inside the word
+		}
+	}
+	return m
+}
+
+// setRange adds lo..hi (inclusive).
+func (s bitset) setRange(lo, hi int) {
+	for w := lo >> 6; w <= hi>>6; w++ {
+		s.w[w] |= rangeMask(w, lo, hi)
+		s.sum[w>>6] |= 1 << (w & 63)
+	}
+}
+
+// clearRange removes lo..hi (inclusive).
+func (s bitset) clearRange(lo, hi int) {
+	for w := lo >> 6; w <= hi>>6; w++ {
+		s.w[w] &^= rangeMask(w, lo, hi)
+		if s.w[w] == 0 {
+			s.sum[w>>6] &^= 1 << (w & 63)
+		}
 	}
 }
 

@@ -1,4 +1,6 @@
-// Package machine describes a machine as nodes of cores (with memory, GPUs
+// Package machine describes a machine as nodes of cores and assigns cores to jobs.
+//
+// It describes a machine as nodes of cores (with memory, GPUs
 // and partitions) and assigns concrete core ids to the jobs a schedule
 // starts (Allocator), so that outputs can say where each job ran.
 //

@@ -3,6 +3,8 @@ package machine
 import (
 	"strings"
 	"testing"
+
+	"github.com/backfill-hpc/backfill/job"
 )
 
 func TestParse(t *testing.T) {
@@ -182,6 +184,196 @@ func TestNeverTwice(t *testing.T) {
 			if held+a.Free() != m.Procs() {
 				t.Fatalf("%v: %d held + %d free != %d", rule, held, a.Free(), m.Procs())
 			}
+		}
+	}
+}
+
+// TestIdleWhileWaiting: 4 cores; job 0 (3 cores) runs 0-10; job 1 (2
+// cores) is submitted at 2 and waits until 10: 1 core idle for 8 s; job 2
+// (1 core) submitted at 4 starts at once, leaving 0 idle from 4 to 10.
+func TestIdleWhileWaiting(t *testing.T) {
+	mk := func(id int, submit, start, end int64, procs int) job.Outcome {
+		return job.Outcome{Job: job.Job{Request: job.Request{ID: id, Submit: submit, Procs: procs}}, Start: start, End: end}
+	}
+	outs := []job.Outcome{mk(0, 0, 0, 10, 3), mk(1, 2, 10, 20, 2), mk(2, 4, 4, 10, 1)}
+	got := IdleWhileWaiting(outs, 4)
+	// waiting from 2 to 10 (8 s); idle 1 core from 2 to 4 (2 core-s), 0 from 4 to 10
+	if got.Waiting != 8 || got.CoreSeconds != 2 {
+		t.Errorf("%+v, want waiting 8, 2 core-seconds", got)
+	}
+}
+
+// refBestFit is the BestFit rule written plainly, core by core.
+func refBestFit(m *Machine, free []bool, k int) [][2]int {
+	nfree := func(n int) int {
+		c := 0
+		for x := m.Offset(n); x < m.Offset(n)+m.Nodes[n].Cores; x++ {
+			if free[x] {
+				c++
+			}
+		}
+		return c
+	}
+	take := func(n, want int) int {
+		got := 0
+		for x := m.Offset(n); x < m.Offset(n)+m.Nodes[n].Cores && got < want; x++ {
+			if free[x] {
+				free[x] = false
+				got++
+			}
+		}
+		return got
+	}
+	var cores []int
+	before := append([]bool(nil), free...)
+	for k > 0 {
+		best := -1
+		for n := range m.Nodes {
+			if f := nfree(n); f >= k && (best < 0 || f < nfree(best)) {
+				best = n
+			}
+		}
+		if best >= 0 {
+			k -= take(best, k)
+			break
+		}
+		most := 0
+		for n := range m.Nodes {
+			if nfree(n) > nfree(most) {
+				most = n
+			}
+		}
+		k -= take(most, k)
+	}
+	for x := range free {
+		if before[x] && !free[x] {
+			cores = append(cores, x)
+		}
+	}
+	var iv [][2]int
+	for _, c := range cores {
+		if len(iv) > 0 && iv[len(iv)-1][1] == c-1 {
+			iv[len(iv)-1][1] = c
+		} else {
+			iv = append(iv, [2]int{c, c})
+		}
+	}
+	return iv
+}
+
+// TestBestFitMatchesReference: random places and releases; the allocator
+// (with its bulk paths) and the plain rule give the same cores.
+func TestBestFitMatchesReference(t *testing.T) {
+	for _, spec := range []string{"nodes:\n  - count: 40\n    cores: 4\n", "nodes:\n  - count: 6\n    cores: 3\n  - count: 9\n    cores: 8\n  - count: 3\n    cores: 3\n"} {
+		m, err := Parse([]byte(spec), "m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := NewAllocator(m, BestFit, 0)
+		free := make([]bool, m.Procs())
+		for i := range free {
+			free[i] = true
+		}
+		var live []int
+		seed := uint32(11)
+		rnd := func(n int) int { seed = seed*1664525 + 1013904223; return int(seed>>8) % n }
+		for id := 0; id < 2000; id++ {
+			for len(live) > 0 && (rnd(2) == 0 || a.Free() < 20) {
+				k := rnd(len(live))
+				v := live[k]
+				live = append(live[:k], live[k+1:]...)
+				for _, iv := range a.Intervals(v) {
+					for c := iv[0]; c <= iv[1]; c++ {
+						free[c] = true
+					}
+				}
+				if err := a.Release(v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			k := 1 + rnd(min(a.Free(), 40))
+			want := FormatIntervals(refBestFit(m, free, k))
+			if err := a.Place(id, k); err != nil {
+				t.Fatal(err)
+			}
+			if got := a.String(id); got != want {
+				t.Fatalf("job %d (%d cores): %s, the rule gives %s", id, k, got, want)
+			}
+			live = append(live, id)
+		}
+	}
+}
+
+// TestFirstFitContiguousMatchReference: the word-at-a-time paths against
+// the plain rules (lowest free cores; lowest run of k, else lowest free).
+func TestFirstFitContiguousMatchReference(t *testing.T) {
+	m, err := Parse([]byte("nodes:\n  - count: 7\n    cores: 9\n  - count: 30\n    cores: 4\n  - cores: 70\n"), "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rule := range []Rule{FirstFit, Contiguous} {
+		a := NewAllocator(m, rule, 0)
+		free := make([]bool, m.Procs())
+		for i := range free {
+			free[i] = true
+		}
+		ref := func(k int) string {
+			var iv [][2]int
+			pick := func(c int) {
+				free[c] = false
+				if len(iv) > 0 && iv[len(iv)-1][1] == c-1 {
+					iv[len(iv)-1][1] = c
+				} else {
+					iv = append(iv, [2]int{c, c})
+				}
+			}
+			if rule == Contiguous {
+				run := 0
+				for c := range free {
+					if !free[c] {
+						run = 0
+						continue
+					}
+					if run++; run == k {
+						for x := c - k + 1; x <= c; x++ {
+							pick(x)
+						}
+						return FormatIntervals(iv)
+					}
+				}
+			}
+			for c := 0; c < len(free) && k > 0; c++ {
+				if free[c] {
+					pick(c)
+					k--
+				}
+			}
+			return FormatIntervals(iv)
+		}
+		var live []int
+		seed := uint32(5)
+		rnd := func(n int) int { seed = seed*1664525 + 1013904223; return int(seed>>8) % n }
+		for id := 0; id < 3000; id++ {
+			for len(live) > 0 && (rnd(2) == 0 || a.Free() < 30) {
+				k := rnd(len(live))
+				v := live[k]
+				live = append(live[:k], live[k+1:]...)
+				for _, iv := range a.Intervals(v) {
+					for c := iv[0]; c <= iv[1]; c++ {
+						free[c] = true
+					}
+				}
+				a.Release(v)
+			}
+			k := 1 + rnd(min(a.Free(), 100))
+			want := ref(k)
+			if err := a.Place(id, k); err != nil {
+				t.Fatal(err)
+			}
+			if got := a.String(id); got != want {
+				t.Fatalf("%v: job %d (%d cores): %s, the rule gives %s", rule, id, k, got, want)
+			}
+			live = append(live, id)
 		}
 	}
 }

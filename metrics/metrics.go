@@ -1,4 +1,6 @@
-// Package metrics aggregates the outcomes of a simulated schedule into the
+// Package metrics summarizes the outcomes of a schedule.
+//
+// It aggregates the outcomes of a simulated schedule into the
 // usual scheduling metrics (wait, response, bounded slowdown, utilization,
 // makespan), overall and split into short and long jobs, and writes them
 // as a text table, JSON or CSV, plus a per-job CSV in Batsim's jobs.csv

@@ -59,8 +59,9 @@ type OrderInfo struct {
 	// Params are the order's own parameters, accepted by every policy
 	// that takes the order parameter.
 	Params []Param
-	// New builds the order from the policy's parameters.
-	New func(p Params) (Order, error)
+	// New builds the order for a machine of procs processors from the
+	// policy's parameters.
+	New func(procs int, p Params) (Order, error)
 }
 
 var orders = map[string]OrderInfo{}
@@ -103,8 +104,9 @@ func orderList() string {
 }
 
 // NewOrder builds the order named by parameter order of p (def when
-// absent), with the order's own parameters taken from p.
-func NewOrder(p Params, def string) (Order, error) {
+// absent) for a machine of procs processors, with the order's own
+// parameters taken from p.
+func NewOrder(p Params, def string, procs int) (Order, error) {
 	name, ok := p["order"]
 	if !ok || name == "" {
 		name = def
@@ -118,7 +120,7 @@ func NewOrder(p Params, def string) (Order, error) {
 			return nil, fmt.Errorf("parameter %s belongs to order %s, not %s", k, owner, name)
 		}
 	}
-	return info.New(p)
+	return info.New(procs, p)
 }
 
 // orderOwning is the name of the registered order with parameter k, or "".
@@ -179,8 +181,8 @@ func SortWaiting(now int64, o Order, js []*job.Request) {
 }
 
 func init() {
-	RegisterOrder(OrderInfo{Name: "fcfs", Doc: "arrival order", New: func(Params) (Order, error) { return FCFS, nil }})
-	RegisterOrder(OrderInfo{Name: "sjf", Doc: "shortest estimate first, ties by arrival", New: func(Params) (Order, error) { return SJF, nil }})
+	RegisterOrder(OrderInfo{Name: "fcfs", Doc: "arrival order", New: func(int, Params) (Order, error) { return FCFS, nil }})
+	RegisterOrder(OrderInfo{Name: "sjf", Doc: "shortest estimate first, ties by arrival", New: func(int, Params) (Order, error) { return SJF, nil }})
 }
 
 // Ordering is a policy's queue order with the plumbing every policy needs:
@@ -252,4 +254,18 @@ func (r Ordering) Wrap(now int64, start func(*job.Request)) func(*job.Request) {
 		r.obs.Started(now, j)
 		start(j)
 	}
+}
+
+// Accepts reports whether the policy info takes parameter key: one of its
+// own, or, for a policy with the order parameter, one of a registered
+// order's.
+func Accepts(info Info, key string) bool {
+	takesOrder := false
+	for _, pp := range info.Params {
+		if pp.Name == key {
+			return true
+		}
+		takesOrder = takesOrder || pp.Name == "order"
+	}
+	return takesOrder && orderOwning(key) != ""
 }

@@ -1,4 +1,6 @@
-// Package policy defines the small interface every scheduling policy
+// Package policy defines the scheduling-policy interface and the registry of policies.
+//
+// It defines the small interface every scheduling policy
 // implements, mirroring the event-driven scheduler of the papers (Talby &
 // Feitelson §2.1: Insert(j), Remove(j), Tick()), and a registry through
 // which the CLI, experiments and the live service find policies by name.
@@ -16,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/spec"
 )
 
 // NoWake is returned by Tick when the policy needs no wake-up call.
@@ -129,6 +132,33 @@ func (p Params) Int(key string, def, allValue int) (int, error) {
 	return n, nil
 }
 
+// Float returns parameter key as a number in [lo, hi], def when absent.
+func (p Params) Float(key string, def, lo, hi float64) (float64, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	return spec.Float(key, v, lo, hi)
+}
+
+// Bool returns parameter key (true or false), def when absent.
+func (p Params) Bool(key string, def bool) (bool, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	return spec.Bool(key, v)
+}
+
+// Enum returns parameter key, one of values, def when absent.
+func (p Params) Enum(key, def string, values ...string) (string, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	return spec.Enum(key, v, values...)
+}
+
 // Param documents one parameter of a policy.
 type Param struct {
 	Name, Default, Doc string
@@ -171,19 +201,13 @@ func List() []Info {
 }
 
 // Parse splits a policy spec "name:key=value:key=value" into name and
-// parameters.
-func Parse(spec string) (string, Params, error) {
-	parts := strings.Split(strings.TrimSpace(spec), ":")
-	name := parts[0]
-	p := Params{}
-	for _, kv := range parts[1:] {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return "", nil, fmt.Errorf("policy %q: expected key=value after ':', found %q", spec, kv)
-		}
-		p[k] = v
+// parameters (package spec: a key given twice is an error).
+func Parse(text string) (string, Params, error) {
+	name, args, err := spec.Parse("policy", text)
+	if err != nil {
+		return "", nil, err
 	}
-	return name, p, nil
+	return name, Params(args), nil
 }
 
 // New builds the policy described by spec for a machine of procs
@@ -213,16 +237,8 @@ func lookup(spec string) (Info, Params, error) {
 		}
 		return Info{}, nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(names, ", "))
 	}
-	takesOrder := false
-	for _, pp := range info.Params {
-		takesOrder = takesOrder || pp.Name == "order"
-	}
 	for k := range params {
-		known := takesOrder && orderOwning(k) != ""
-		for _, pp := range info.Params {
-			known = known || pp.Name == k
-		}
-		if !known {
+		if !Accepts(info, k) {
 			return Info{}, nil, fmt.Errorf("policy %s has no parameter %q", name, k)
 		}
 	}

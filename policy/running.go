@@ -16,16 +16,7 @@ import (
 // cannot see the runtime can make.
 type Running struct {
 	Prof *profile.Profile
-	heap []runItem // min-heap on (end, id)
-	pos  []int32   // job ID → index in heap + 1 (0: not running); grows on demand
-}
-
-type runItem struct {
-	end   int64
-	id    int
-	size  int
-	start int64
-	j     *job.Request
+	run  holds[int] // the holds; amt is the job's size
 }
 
 // NewRunning returns a tracker with an empty profile of procs processors.
@@ -34,7 +25,7 @@ func NewRunning(procs int) *Running {
 }
 
 // Len is the number of running jobs.
-func (r *Running) Len() int { return len(r.heap) }
+func (r *Running) Len() int { return len(r.run.h) }
 
 // Start records that j started at now and holds its processors in the
 // profile until now+estimate.
@@ -54,39 +45,40 @@ func (r *Running) StartFor(now int64, j *job.Request, dur int64) error {
 	if err := r.Prof.Add(now, end, j.Procs); err != nil {
 		return fmt.Errorf("start of job %d at %d: %w", j.SWFID, now, err)
 	}
-	r.push(runItem{end: end, id: j.ID, size: j.Procs, start: now, j: j})
+	r.run.push(hold[int]{end: end, id: j.ID, start: now, j: j, amt: j.Procs})
 	return nil
 }
 
 // Started reports the start time of j if it is running.
 func (r *Running) Started(j *job.Request) (start int64, running bool) {
-	if j.ID < 0 || j.ID >= len(r.pos) || r.pos[j.ID] == 0 {
+	i, ok := r.run.at(j.ID)
+	if !ok {
 		return 0, false
 	}
-	return r.heap[r.pos[j.ID]-1].start, true
+	return r.run.h[i].start, true
 }
 
 // HoldEnd reports the end of running job j's hold in the profile.
 func (r *Running) HoldEnd(j *job.Request) (end int64, running bool) {
-	if j.ID < 0 || j.ID >= len(r.pos) || r.pos[j.ID] == 0 {
+	i, ok := r.run.at(j.ID)
+	if !ok {
 		return 0, false
 	}
-	return r.heap[r.pos[j.ID]-1].end, true
+	return r.run.h[i].end, true
 }
 
 // End records that running job j ended at now, releasing the rest of its
 // hold. It reports whether j was running, and whether it ended before the
 // end of its hold (an early end, which frees capacity in the future).
 func (r *Running) End(now int64, j *job.Request) (running, early bool) {
-	if j.ID >= len(r.pos) || r.pos[j.ID] == 0 {
+	i, ok := r.run.at(j.ID)
+	if !ok {
 		return false, false
 	}
-	i := int(r.pos[j.ID]) - 1
-	it := r.heap[i]
-	r.remove(i)
+	it := r.run.removeAt(i)
 	if it.end > now {
 		// cannot fail: the hold [now, end) is part of what Start added
-		_ = r.Prof.Remove(now, it.end, it.size)
+		_ = r.Prof.Remove(now, it.end, it.amt)
 		return true, true
 	}
 	return true, false
@@ -95,20 +87,57 @@ func (r *Running) End(now int64, j *job.Request) (running, early bool) {
 // Overrunning reports whether some running job has reached the end of its
 // hold at now.
 func (r *Running) Overrunning(now int64) bool {
-	return len(r.heap) > 0 && r.heap[0].end <= now
+	return len(r.run.h) > 0 && r.run.h[0].end <= now
+}
+
+// Stale reports whether some running job's hold ended before now: a job
+// still running past the end of its hold, not extended by a pass since.
+func (r *Running) Stale(now int64) bool {
+	return len(r.run.h) > 0 && r.run.h[0].end < now
+}
+
+// Overran lists the running jobs past their estimates whose holds ended
+// before now: jobs still running past the end of their hold, not extended
+// by a pass since (a policy skips the passes that would only extend them;
+// see CatchUp). Holds that end at now are not listed (the job may end at
+// now; only the pass knows), nor the holds of jobs still within their
+// estimate (a policy with predictions corrects those at its pass). Its
+// cost is proportional to the number of holds that ended before now.
+func (r *Running) Overran(now int64) []*job.Request { return r.run.overran(now) }
+
+// OverrunUntil reports whether some job running past its estimate holds
+// its processors until t exactly: a hold that Extend or CatchUp lengthened
+// to t (the job may end at any moment), not a hold that ends with the
+// job's estimate or prediction. A policy uses it to skip the pass at t
+// that would only extend such holds again (see package conservative,
+// Tick).
+func (r *Running) OverrunUntil(t int64) bool { return r.run.overrunUntil(t) }
+
+// CatchUp lengthens the holds of jobs (from Overran(now)) to now+1: Extend's
+// rule, the job may end at any moment, applied at now. The caller must
+// first make room; CatchUp returns an error if the profile has none.
+func (r *Running) CatchUp(now int64, jobs []*job.Request) error {
+	for _, j := range jobs {
+		i, _ := r.run.at(j.ID)
+		it := r.run.h[i]
+		if err := r.Prof.Add(it.end, now+1, it.amt); err != nil {
+			return fmt.Errorf("extending the hold of job %d: %w", it.id, err)
+		}
+		r.run.lengthen(i, now+1)
+	}
+	return nil
 }
 
 // Extend lengthens the hold of every overrunning job to now+1. The caller
 // must first make room (remove reservations that start before now+1);
 // Extend returns an error if the profile has no room.
 func (r *Running) Extend(now int64) error {
-	for len(r.heap) > 0 && r.heap[0].end <= now {
-		it := r.heap[0]
-		if err := r.Prof.Add(it.end, now+1, it.size); err != nil {
+	for len(r.run.h) > 0 && r.run.h[0].end <= now {
+		it := r.run.h[0]
+		if err := r.Prof.Add(it.end, now+1, it.amt); err != nil {
 			return fmt.Errorf("extending overrunning job %d: %w", it.id, err)
 		}
-		r.heap[0].end = now + 1
-		r.down(0)
+		r.run.lengthen(0, now+1)
 	}
 	return nil
 }
@@ -123,17 +152,16 @@ func (r *Running) Extend(now int64) error {
 // ExtendWith returns an error if the profile has none.
 func (r *Running) ExtendWith(now int64, next func(j *job.Request, start, end int64) int64) (int, error) {
 	n := 0
-	for len(r.heap) > 0 && r.heap[0].end <= now {
-		it := r.heap[0]
+	for len(r.run.h) > 0 && r.run.h[0].end <= now {
+		it := r.run.h[0]
 		end := next(it.j, it.start, it.end)
 		if end <= now {
 			end = now + 1
 		}
-		if err := r.Prof.Add(it.end, end, it.size); err != nil {
+		if err := r.Prof.Add(it.end, end, it.amt); err != nil {
 			return n, fmt.Errorf("extending the hold of job %d: %w", it.id, err)
 		}
-		r.heap[0].end = end
-		r.down(0)
+		r.run.lengthen(0, end)
 		n++
 	}
 	return n, nil
@@ -146,83 +174,17 @@ func (r *Running) ExtendWith(now int64, next func(j *job.Request, start, end int
 // ExtendJob returns an error, changing nothing, if the profile has none or
 // j is not running with an ended hold.
 func (r *Running) ExtendJob(now int64, j *job.Request, end int64) error {
-	if j.ID < 0 || j.ID >= len(r.pos) || r.pos[j.ID] == 0 {
+	i, ok := r.run.at(j.ID)
+	if !ok {
 		return fmt.Errorf("extending job %d: not running", j.SWFID)
 	}
-	i := int(r.pos[j.ID]) - 1
-	it := r.heap[i]
+	it := r.run.h[i]
 	if it.end > now || end <= now {
 		return fmt.Errorf("extending job %d at %d: its hold ends at %d, new end %d", j.SWFID, now, it.end, end)
 	}
-	if err := r.Prof.Add(it.end, end, it.size); err != nil {
+	if err := r.Prof.Add(it.end, end, it.amt); err != nil {
 		return fmt.Errorf("extending the hold of job %d: %w", it.id, err)
 	}
-	r.heap[i].end = end
-	r.down(i)
+	r.run.lengthen(i, end)
 	return nil
-}
-
-func (r *Running) less(a, b int) bool {
-	x, y := r.heap[a], r.heap[b]
-	return x.end < y.end || (x.end == y.end && x.id < y.id)
-}
-
-func (r *Running) swap(a, b int) {
-	r.heap[a], r.heap[b] = r.heap[b], r.heap[a]
-	r.pos[r.heap[a].id] = int32(a + 1)
-	r.pos[r.heap[b].id] = int32(b + 1)
-}
-
-func (r *Running) push(it runItem) {
-	r.heap = append(r.heap, it)
-	i := len(r.heap) - 1
-	for it.id >= len(r.pos) {
-		r.pos = append(r.pos, 0)
-	}
-	r.pos[it.id] = int32(i + 1)
-	r.up(i)
-}
-
-func (r *Running) remove(i int) {
-	last := len(r.heap) - 1
-	r.pos[r.heap[i].id] = 0
-	if i != last {
-		r.heap[i] = r.heap[last]
-		r.pos[r.heap[i].id] = int32(i + 1)
-		r.heap = r.heap[:last]
-		r.down(i)
-		r.up(i)
-	} else {
-		r.heap = r.heap[:last]
-	}
-}
-
-func (r *Running) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !r.less(i, p) {
-			return
-		}
-		r.swap(i, p)
-		i = p
-	}
-}
-
-func (r *Running) down(i int) {
-	n := len(r.heap)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if l+1 < n && r.less(l+1, l) {
-			m = l + 1
-		}
-		if !r.less(m, i) {
-			return
-		}
-		r.swap(i, m)
-		i = m
-	}
 }

@@ -1,4 +1,6 @@
-// Package predict holds the runtime predictors that a reservation-based
+// Package predict holds runtime predictors and correction rules for planning.
+//
+// It holds the runtime predictors that a reservation-based
 // policy (EASY, conservative, slack-based, …) may plan with instead of the
 // users' runtime estimates, and the correction rules for predictions that
 // turn out too short.

@@ -109,8 +109,11 @@ type ParamPlot struct {
 // ParamLine is one curve of a ParamPlot with the three plotted metrics.
 type ParamLine struct {
 	Name string `json:"name"`
-	// Policy is the line's policy (its colour is the policy's).
+	// Policy is the line's policy (its colour is the policy's); Runs the
+	// labels of the runs it aggregates (the run selector hides a line
+	// whose runs are all hidden).
 	Policy      string    `json:"policy"`
+	Runs        []string  `json:"runs"`
 	X           []float64 `json:"x"`
 	MeanWait    []Agg     `json:"mean_wait"`
 	MeanBSLD    []Agg     `json:"mean_bsld"`
@@ -266,7 +269,13 @@ func Build(res *Results, opt BuildOptions) (*Data, error) {
 			mw, _ := MetricByKey("mean_wait")
 			mb, _ := MetricByKey("mean_bsld")
 			ut, _ := MetricByKey("utilization")
-			p.Lines = append(p.Lines, ParamLine{Name: l.Name, Policy: res.Runs[l.Runs[0][0]].Policy, X: l.X,
+			var labels []string
+			for _, idx := range l.Runs {
+				for _, k := range idx {
+					labels = append(labels, res.Runs[k].Label)
+				}
+			}
+			p.Lines = append(p.Lines, ParamLine{Name: l.Name, Policy: res.Runs[l.Runs[0][0]].Policy, Runs: labels, X: l.X,
 				MeanWait: l.Points(res, mw), MeanBSLD: l.Points(res, mb), Utilization: l.Points(res, ut)})
 		}
 		d.Params = append(d.Params, p)
@@ -784,7 +793,10 @@ func peakUse(outs []job.Outcome) int {
 }
 
 func buildGantt(r *Run, outs []job.Outcome) Gantt {
-	pl := Assign(outs, r.Procs)
+	pl, ok := FromAlloc(outs, r.Alloc, r.Procs)
+	if !ok {
+		pl = Assign(outs, r.Procs)
+	}
 	g := Gantt{Run: r.Label, Procs: r.Procs, Rows: pl.Rows, Drawn: pl.Placed, Skipped: len(outs) - pl.Placed}
 	if len(outs) > 0 {
 		g.T0 = outs[0].Submit

@@ -41,8 +41,10 @@ type cell struct {
 }
 
 type tableRow struct {
-	Label, Group string
-	Cells        []cell
+	// Label identifies the run; Name is shown (its short label when the
+	// group has a column of its own).
+	Label, Name, Group string
+	Cells              []cell
 }
 
 type classRow struct {
@@ -95,7 +97,10 @@ func fmtNum(x float64, digits int) string {
 func WriteHTML(w io.Writer, d *Data) error {
 	pd := pageData{D: d, CSS: template.CSS(reportCSS)}
 	for i, run := range d.Runs {
-		tr := tableRow{Label: run.Label, Group: run.GroupName}
+		tr := tableRow{Label: run.Label, Name: run.Label, Group: run.GroupName}
+		if run.GroupName != "" && run.Short != "" {
+			tr.Name = run.Short
+		}
 		pd.Grouped = pd.Grouped || run.GroupName != ""
 		for c, col := range d.Summary.Columns {
 			tr.Cells = append(tr.Cells, cell{Text: fmtNum(d.Summary.Rows[i][c], col.Digits), Best: slices.Contains(d.Summary.Best[c], i)})

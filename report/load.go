@@ -105,6 +105,9 @@ func readJobsCSV(r io.Reader, path string, opt LoadOptions) (*Run, error) {
 		}
 	}
 	cEst, cRun, cUser, cKilled, cState, cBound := opt2("requested_time"), opt2("runtime"), opt2("user"), opt2("killed"), opt2("final_state"), opt2("bound")
+	cAlloc := opt2("allocated_resources")
+	var alloc []string
+	anyAlloc := false
 
 	outs := make([]job.Outcome, 0, 1024)
 	for {
@@ -188,8 +191,16 @@ func readJobsCSV(r io.Reader, path string, opt LoadOptions) (*Run, error) {
 			}
 		}
 		outs = append(outs, o)
+		if cAlloc >= 0 {
+			a := strings.TrimSpace(rec[cAlloc])
+			anyAlloc = anyAlloc || a != ""
+			alloc = append(alloc, a)
+		}
 	}
 	run.Outcomes = outs
+	if anyAlloc {
+		run.Alloc = alloc
+	}
 	run.Summary = metrics.Summarize(outs, run.Opt)
 	run.SetAxes()
 	return run, nil

@@ -3,6 +3,8 @@ package report
 import (
 	"cmp"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/backfill-hpc/backfill/job"
 )
@@ -127,6 +129,53 @@ func Assign(outs []job.Outcome, procs int) Placement {
 		count[ji] = int32(len(pl.Rects)) - first[ji]
 	}
 	return pl
+}
+
+// FromAlloc is the Placement of a schedule whose jobs carry their real
+// processor ids (alloc[i] for outs[i], Batsim's interval-set syntax "0-3
+// 8-11 15": jobs.csv's allocated_resources, written by simulate --machine):
+// each interval is a rectangle, jobs in the order of Assign. ok is false,
+// and the caller packs with Assign, when alloc is missing or any drawn job
+// lacks a valid allocation of exactly its size within 0..procs-1.
+func FromAlloc(outs []job.Outcome, alloc []string, procs int) (Placement, bool) {
+	if len(alloc) != len(outs) {
+		return Placement{}, false
+	}
+	order := make([]int32, 0, len(outs))
+	for i := range outs {
+		o := &outs[i]
+		if o.Start >= 0 && o.End > o.Start && o.Procs > 0 {
+			order = append(order, int32(i))
+		}
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(outs[a].Start, outs[b].Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(outs[a].ID, outs[b].ID)
+	})
+	pl := Placement{Rows: max(procs, 1), Placed: len(order), Peak: peakUse(outs)}
+	for _, ji := range order {
+		n := 0
+		for _, f := range strings.Fields(alloc[ji]) {
+			lo, hi, dash := strings.Cut(f, "-")
+			a, err1 := strconv.Atoi(lo)
+			b := a
+			var err2 error
+			if dash {
+				b, err2 = strconv.Atoi(hi)
+			}
+			if err1 != nil || err2 != nil || a < 0 || b < a || b >= procs {
+				return Placement{}, false
+			}
+			pl.Rects = append(pl.Rects, Rect{Job: ji, Lo: int32(a), N: int32(b - a + 1)})
+			n += b - a + 1
+		}
+		if n != outs[ji].Procs {
+			return Placement{}, false
+		}
+	}
+	return pl, true
 }
 
 // procTree is a segment tree over processors 0..n-1 with range

@@ -1,4 +1,6 @@
-// Package report turns simulation results into an interactive, self-contained
+// Package report builds the self-contained HTML report of simulation results.
+//
+// It turns simulation results into an interactive, self-contained
 // HTML report (summary table, comparison plots, wait-time CDFs, utilization
 // and queue length over time, per-class breakdowns, and a canvas Gantt chart
 // of each schedule), see docs/report.md.
@@ -53,6 +55,11 @@ type Run struct {
 	Outcomes []job.Outcome
 	// Summary is the run's summary.
 	Summary metrics.Summary
+	// Alloc is each job's allocated_resources (the cores it held, Batsim's
+	// interval-set syntax "0-3 8-11"), parallel to Outcomes; nil when the
+	// jobs.csv has none (a simulation without --machine). The Gantt chart
+	// then draws these ids instead of its own packing.
+	Alloc []string
 	// Source is the file the run was read from.
 	Source string
 	// lazy, when set, reads the per-job outcomes on demand (a sweep's

@@ -71,8 +71,10 @@ type sweepJob struct {
 	Rejected  bool  `parquet:"rejected"`
 }
 
-// DefaultMaxSweepJobs bounds the per-job outcomes a sweep loader reads.
-const DefaultMaxSweepJobs = 2_000_000
+// DefaultMaxSweepJobs bounds the per-job outcomes a sweep's report reads
+// (one run in memory at a time, so this bounds the time, about 1 CPU-second
+// per million jobs, not the memory).
+const DefaultMaxSweepJobs = 5_000_000
 
 // isSweepDir reports whether dir looks like a workbench results directory.
 func isSweepDir(dir string) bool {
@@ -172,6 +174,21 @@ func LoadSweepDir(dir string, opt LoadOptions) (*Results, error) {
 			if _, ok := it.coords[k]; !ok {
 				vary[k] = true
 			}
+		}
+	}
+	// the trace file says nothing the workload's name does not, when each
+	// workload has one trace: left out of the labels
+	if vary["trace"] && vary["workload"] {
+		traceOf, functional := map[string]string{}, true
+		for _, it := range items {
+			w, tr := it.coords["workload"], it.coords["trace"]
+			if prev, ok := traceOf[w]; ok && prev != tr {
+				functional = false
+			}
+			traceOf[w] = tr
+		}
+		if functional {
+			delete(vary, "trace")
 		}
 	}
 	for _, it := range items {

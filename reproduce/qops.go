@@ -373,7 +373,7 @@ func (q *qopsRun) simulate() error {
 		mu.Lock()
 		defer mu.Unlock()
 		x.res[spec] = sum
-		if d, ok := sched.(*deadlinepol.Sched); ok {
+		if d, ok := sched.(*deadlinepol.Policy); ok {
 			x.extend[spec] = d.Stats.Extended
 		}
 		x.elapsed += time.Since(t0)

@@ -1,4 +1,6 @@
-// Package reproduce runs the experiments of the papers the project
+// Package reproduce runs the papers' experiments and returns them as data.
+//
+// It runs the experiments of the papers the project
 // implements and returns them as data: the tables of our figures and, for
 // every published claim, the paper's figure beside ours with a verdict.
 //

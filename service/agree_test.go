@@ -109,3 +109,56 @@ func kthHead(t *testing.T, n int) ([]job.Job, int) {
 	}
 	return w.Jobs[:n], w.Procs
 }
+
+// TestServiceAgreesAcrossRestarts replays random workloads through a
+// service that is closed and opened again at random instants (a restart
+// rebuilds the state from the log, finished jobs from the archive) and
+// checks the simulator's schedule job by job, as without restarts.
+func TestServiceAgreesAcrossRestarts(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 18))
+	n := 4
+	if longtest.Short() {
+		n = 1
+	}
+	for k := 0; k < n; k++ {
+		s := testgen.Random(r)
+		s.Jobs = 80 + r.IntN(60)
+		s.Overrun = 0.2
+		jobs := testgen.Jobs(r, s)
+		for _, spec := range []string{"conservative", "easy", "slack", "fcfs"} {
+			sched, err := policy.New(spec, s.Procs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := sim.Run(jobs, sched, sim.Options{Procs: s.Procs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := newEnv(t, spec, s.Procs)
+			env.clock.Set(0)
+			rr := rand.New(rand.NewPCG(uint64(k), 1))
+			restarts := 0
+			got, err := replay(context.Background(), env.admin, jobs, func(int64) *Client {
+				if rr.IntN(8) == 0 {
+					env.restart()
+					restarts++
+				}
+				return env.admin
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", spec, err)
+			}
+			if restarts == 0 {
+				t.Fatalf("%s: no restart happened", spec)
+			}
+			for i := range jobs {
+				w, g := want.Outcomes[i], got[i]
+				if w.Start != g.Start || w.End != g.End || w.Bound != g.Bound || w.Killed != g.Killed {
+					t.Fatalf("%s with %d restarts, job %d: simulator start %d end %d bound %d killed %v; service start %d end %d bound %d killed %v",
+						spec, restarts, jobs[i].SWFID, w.Start, w.End, w.Bound, w.Killed, g.Start, g.End, g.Bound, g.Killed)
+				}
+			}
+			env.stop()
+		}
+	}
+}

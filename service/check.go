@@ -90,7 +90,9 @@ func checkReplay(st *store.Store, in *store.Inspection, w io.Writer) error {
 			eng.cur = r.T
 		}
 		n++
-		return eng.Replay(r)
+		err := eng.Replay(r)
+		eng.TakeFinished()
+		return err
 	})
 	if err != nil {
 		return err

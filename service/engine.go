@@ -114,7 +114,7 @@ type submitData struct {
 
 type endData struct {
 	ID     int64  `json:"id"`
-	Reason string `json:"reason"` // completed, timeout
+	Reason string `json:"reason"` // completed, failed, timeout
 	Exit   *int   `json:"exit,omitempty"`
 	Note   string `json:"note,omitempty"`
 }
@@ -186,13 +186,22 @@ type Engine struct {
 	plan  policy.Planner
 	procs int
 
-	jobs  []*Job
-	byKey map[string]*Job
-	cur   int64 // current instant
-	dirty bool  // events at cur since its last pass
-	wake  int64
-	lims  limitHeap
-	seq   int64
+	// jobs are the waiting and running jobs by internal ID; a job that
+	// finishes is retired: its entry becomes nil, it goes to finished
+	// (for the service to archive in the same commit as its record) and
+	// Archived finds it again. Memory is thus bounded by the active jobs
+	// (plus 8 bytes per job ever).
+	jobs     []*Job
+	byKey    map[string]*Job
+	finished []*Job
+	// Archived, if set, finds a retired job by public id (or by owner and
+	// idempotency key, id 0) in the archive.
+	Archived func(id int64, owner, key string) *Job
+	cur      int64 // current instant
+	dirty    bool  // events at cur since its last pass
+	wake     int64
+	lims     limitHeap
+	seq      int64
 
 	outstanding map[string]int64 // owner (OwnerKey) → processor-seconds waiting or running
 	userIDs     map[string]int32 // owner (OwnerKey) → dense number, in order of first submission
@@ -242,20 +251,63 @@ func (e *Engine) Counts() (waiting, running, busy int) {
 	return e.core.Waiting(), e.core.Running(), e.core.Busy()
 }
 
-// Jobs returns all jobs by internal ID (do not modify).
+// Jobs returns the jobs by internal ID, nil for the finished ones (do
+// not modify).
 func (e *Engine) Jobs() []*Job { return e.jobs }
 
-// Job returns the job with public id, or nil.
+// Job returns the job with public id (from the archive if it finished),
+// or nil.
 func (e *Engine) Job(id int64) *Job {
 	if id < 1 || id > int64(len(e.jobs)) {
 		return nil
 	}
-	return e.jobs[id-1]
+	if j := e.jobs[id-1]; j != nil {
+		return j
+	}
+	if e.Archived != nil {
+		return e.Archived(id, "", "")
+	}
+	return nil
 }
 
 // ByKey returns the job submitted by owner (OwnerKey) with idempotency
-// key, or nil.
-func (e *Engine) ByKey(owner, key string) *Job { return e.byKey[owner+"\x00"+key] }
+// key (from the archive if it finished), or nil.
+func (e *Engine) ByKey(owner, key string) *Job {
+	if j := e.byKey[owner+"\x00"+key]; j != nil {
+		return j
+	}
+	if e.Archived != nil {
+		return e.Archived(0, owner, key)
+	}
+	return nil
+}
+
+// TakeFinished returns and clears the jobs retired since the last call.
+func (e *Engine) TakeFinished() []*Job {
+	f := e.finished
+	e.finished = nil
+	return f
+}
+
+// retire drops finished job j from memory (finished keeps it for the
+// archive until the service takes it).
+func (e *Engine) retire(j *Job) {
+	e.jobs[j.Req.ID] = nil
+	if j.Key != "" {
+		delete(e.byKey, j.owner()+"\x00"+j.Key)
+	}
+	e.finished = append(e.finished, j)
+}
+
+// keepDecisions is how many start/stop decisions the feed keeps (a
+// resource manager polling from further back gets the oldest kept).
+const keepDecisions = 100000
+
+func (e *Engine) trimDecisions() {
+	if len(e.decisions) > 2*keepDecisions {
+		e.decisions = append(e.decisions[:0:0], e.decisions[len(e.decisions)-keepDecisions:]...)
+	}
+}
 
 // Take returns and clears the records and effects produced so far.
 func (e *Engine) Take() ([]Record, []Effect) {
@@ -374,6 +426,7 @@ func (e *Engine) pass() error {
 	for _, id := range started {
 		e.decisions = append(e.decisions, Decision{Seq: seq, Action: "start", ID: id, T: now})
 	}
+	e.trimDecisions()
 	return nil
 }
 
@@ -386,7 +439,7 @@ func (e *Engine) killDue() error {
 	for e.limMin() == now {
 		it := e.lims.pop()
 		j := e.jobs[it.id]
-		if j.State != Running || j.Limit() != now {
+		if j == nil || j.State != Running || j.Limit() != now {
 			continue // ended earlier; stale entry
 		}
 		if err := e.end(now, j, Timeout, nil, ""); err != nil {
@@ -422,7 +475,9 @@ func (e *Engine) end(now int64, j *Job, st State, exit *int, note string) error 
 	}
 	if wasRunning {
 		e.decisions = append(e.decisions, Decision{Seq: seq, Action: "stop", ID: j.ID(), T: now})
+		e.trimDecisions()
 	}
+	e.retire(j)
 	return nil
 }
 
@@ -508,6 +563,8 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 	e.emit(KindSubmit, t, d)
 	if a.Admitted {
 		e.effects = append(e.effects, Effect{Kind: "submit", Job: j})
+	} else {
+		e.retire(j)
 	}
 	return nil
 }
@@ -739,7 +796,7 @@ func (e *Engine) Replay(r Record) error {
 func (e *Engine) limMin() int64 {
 	for len(e.lims) > 0 {
 		it := e.lims[0]
-		if j := e.jobs[it.id]; j.State == Running && j.Limit() == it.t {
+		if j := e.jobs[it.id]; j != nil && j.State == Running && j.Limit() == it.t {
 			return it.t
 		}
 		e.lims.pop()

@@ -18,19 +18,19 @@ import (
 // backfilling that admits a job iff its guaranteed start + estimate meets
 // its deadline, and forgets a rejected job.
 type testAdmitter struct {
-	*conservative.Conservative
+	*conservative.Policy
 	rejected map[int]string
 }
 
 func (a *testAdmitter) Name() string { return "test-deadline" }
 
 func (a *testAdmitter) Insert(now int64, j *job.Request) {
-	a.Conservative.Insert(now, j)
+	a.Policy.Insert(now, j)
 	if j.Deadline == 0 {
 		return
 	}
-	if g := a.Conservative.Guarantee(j); g+j.Estimate > j.Deadline {
-		a.Conservative.Remove(now, j)
+	if g := a.Policy.Guarantee(j); g+j.Estimate > j.Deadline {
+		a.Policy.Remove(now, j)
 		a.rejected[j.ID] = fmt.Sprintf("deadline %d cannot be met: earliest guaranteed end %d", j.Deadline, g+j.Estimate)
 	}
 }
@@ -49,7 +49,7 @@ func init() {
 		Name: "test-deadline",
 		Doc:  "tests only: conservative backfilling admitting jobs whose guarantee meets their deadline",
 		New: func(procs int, _ policy.Params) (policy.Scheduler, error) {
-			return &testAdmitter{Conservative: conservative.New(procs), rejected: map[int]string{}}, nil
+			return &testAdmitter{Policy: conservative.New(procs), rejected: map[int]string{}}, nil
 		},
 	})
 }

@@ -297,13 +297,13 @@ func (s *Service) auth(r *http.Request) (store.User, error) {
 	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
 		return store.User{}, errf(401, "missing token: send the header \"Authorization: Bearer <token>\"")
 	}
-	s.mu.Lock()
+	s.umu.Lock()
 	u, ok := s.users[HashToken(tok)]
 	var c store.User
 	if ok {
 		c = *u
 	}
-	s.mu.Unlock()
+	s.umu.Unlock()
 	if !ok {
 		return store.User{}, errf(401, "invalid token")
 	}
@@ -387,16 +387,31 @@ func (s *Service) Handler() http.Handler {
 		if r.ContentLength != 0 {
 			// the whole body must arrive within the body timeout
 			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
-			if _, p := mux.Handler(r); !bodyRoutes[p] {
-				refuseBody(w, r)
+			_, p := mux.Handler(r)
+			admin, takesBody := bodyRoutes[p]
+			if u, err := s.auth(r); !takesBody || err != nil || (admin && !u.Admin) {
+				refuseBody(w, r) // the route answers 404/405, 401 or 403
+			} else {
+				// read an authenticated body before the in-flight limit:
+				// a slow body holds a connection (capped per client), not
+				// one of the request slots everyone shares
+				r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+				b, err := readBody(r)
+				if err != nil {
+					w.Header().Set("Connection", "close")
+					writeErr(w, err)
+					return
+				}
+				r.Body = io.NopCloser(bytes.NewReader(b))
 			}
 		}
 		limited.ServeHTTP(w, r)
 	})
 }
 
-// bodyRoutes are the endpoints that read a request body.
-var bodyRoutes = map[string]bool{"POST /v1/jobs": true, "POST /v1/jobs/{id}/end": true, "POST /v1/clock": true,
+// bodyRoutes are the endpoints that read a request body, and whether
+// they need an admin token.
+var bodyRoutes = map[string]bool{"POST /v1/jobs": false, "POST /v1/jobs/{id}/end": true, "POST /v1/clock": true,
 	"POST /v1/users": true, "PATCH /v1/users/{name}": true}
 
 // refuseBody makes sure the request's body is never read: the connection
@@ -471,12 +486,12 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 		if !u.Admin {
 			return errf(403, "only an admin may submit for another user")
 		}
-		s.mu.Lock()
+		s.umu.Lock()
 		o, ok := s.names[req.User]
 		if ok {
 			owner = *o
 		}
-		s.mu.Unlock()
+		s.umu.Unlock()
 		if !ok {
 			return &fieldError{"user", fmt.Sprintf("no user %q", req.User)}
 		}
@@ -578,8 +593,8 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 	if st := q.Get("state"); st != "" {
 		for _, x := range strings.Split(st, ",") {
 			x := State(strings.TrimSpace(x))
-			if !slices.Contains([]State{Waiting, Running, Completed, Timeout, Cancelled, Rejected}, x) {
-				return &fieldError{"state", fmt.Sprintf("unknown state %q (waiting, running, completed, timeout, cancelled, rejected)", x)}
+			if !slices.Contains([]State{Waiting, Running, Completed, Failed, Timeout, Cancelled, Rejected}, x) {
+				return &fieldError{"state", fmt.Sprintf("unknown state %q (waiting, running, completed, failed, timeout, cancelled, rejected)", x)}
 			}
 			states = append(states, x)
 		}
@@ -593,11 +608,11 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 	}
 	var whoUser store.User // the current user of that name (jobs are owned by ids)
 	if who != "" {
-		s.mu.Lock()
+		s.umu.Lock()
 		if x, ok := s.names[who]; ok {
 			whoUser = *x
 		}
-		s.mu.Unlock()
+		s.umu.Unlock()
 		if whoUser.ID == 0 && who == u.Name {
 			whoUser = u
 		}
@@ -616,6 +631,9 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 	jobs := s.eng.jobs
 	for i := range jobs {
 		j := jobs[i]
+		if j == nil { // finished: in the archive
+			continue
+		}
 		if who != "" && !owns(whoUser, j) {
 			continue
 		}
@@ -625,6 +643,18 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 		out.Jobs = append(out.Jobs, s.view(j))
 	}
 	s.mu.Unlock()
+	// the finished jobs, from the archive (archive.go)
+	var owners []string
+	keep := func(*Job) bool { return true }
+	if who != "" {
+		owners = []string{OwnerKey(whoUser.ID, whoUser.Name), whoUser.Name}
+		keep = func(j *Job) bool { return owns(whoUser, j) }
+	}
+	arch, err := s.archivedViews(owners, keep, states, limit)
+	if err != nil {
+		return err
+	}
+	out.Jobs = mergeViews(out.Jobs, arch)
 	if limit > 0 && len(out.Jobs) > limit {
 		out.Jobs = out.Jobs[len(out.Jobs)-limit:]
 	}
@@ -657,6 +687,13 @@ func (s *Service) jobOf(r *http.Request, u store.User) (*Job, error) {
 }
 
 func (s *Service) get(w http.ResponseWriter, r *http.Request, u store.User) error {
+	// a finished job is read from the archive outside the engine lock
+	// (archive.go); authentication still takes that lock, so reads can
+	// still wait behind a slow write
+	if j := s.archivedNoLock(r.PathValue("id")); j != nil && (u.Admin || owns(u, j)) {
+		writeJSON(w, 200, s.view(j))
+		return nil
+	}
 	s.mu.Lock()
 	j, err := s.jobOf(r, u)
 	var v JobView
@@ -789,7 +826,7 @@ func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User)
 	}
 	planned := map[int]bool{}
 	for _, j := range e.jobs {
-		if j.State == Running {
+		if j != nil && j.State == Running {
 			out.Bars = append(out.Bars, bar(j, j.Start, "running"))
 		}
 	}
@@ -798,7 +835,7 @@ func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User)
 		out.Bars = append(out.Bars, bar(j, start, "reserved"))
 	})
 	for _, j := range e.jobs {
-		if j.State == Waiting && !planned[j.Req.ID] && (u.Admin || owns(u, j)) {
+		if j != nil && j.State == Waiting && !planned[j.Req.ID] && (u.Admin || owns(u, j)) {
 			out.Unplaced = append(out.Unplaced, s.view(j))
 		}
 	}
@@ -919,12 +956,12 @@ type UserRequest struct {
 }
 
 func (s *Service) listUsers(w http.ResponseWriter, r *http.Request, u store.User) error {
-	s.mu.Lock()
+	s.umu.Lock()
 	out := []UserView{}
 	for _, x := range s.names {
 		out = append(out, UserView{Name: x.Name, Admin: x.Admin, PP: x.PP, Quota: x.Quota})
 	}
-	s.mu.Unlock()
+	s.umu.Unlock()
 	slices.SortFunc(out, func(a, b UserView) int { return strings.Compare(a.Name, b.Name) })
 	writeJSON(w, 200, out)
 	return nil
@@ -978,8 +1015,8 @@ func (s *Service) createUser(w http.ResponseWriter, r *http.Request, _ store.Use
 	if err := req.apply(&nu); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.umu.Lock()
+	defer s.umu.Unlock()
 	if _, ok := s.names[req.Name]; ok {
 		return errf(409, "user %q exists (PATCH it, with reset_token to get a new token)", req.Name)
 	}
@@ -1007,8 +1044,8 @@ func (s *Service) patchUser(w http.ResponseWriter, r *http.Request, _ store.User
 	if req.Name != "" && req.Name != name {
 		return &fieldError{"name", "a user cannot be renamed"}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.umu.Lock()
+	defer s.umu.Unlock()
 	old, ok := s.names[name]
 	if !ok {
 		return errf(404, "no user %q", name)
@@ -1056,7 +1093,7 @@ func (s *Service) deleteUser(w http.ResponseWriter, r *http.Request, admin store
 	// their waiting and running jobs are cancelled (or, with
 	// ?jobs=reassign, given to the admin user), recorded in the log:
 	// nothing of theirs keeps running unowned
-	s.mu.Lock()
+	s.umu.Lock()
 	old, ok := s.names[name]
 	var gone, adm store.User
 	if ok {
@@ -1066,21 +1103,21 @@ func (s *Service) deleteUser(w http.ResponseWriter, r *http.Request, admin store
 		adm = *a
 	}
 	if !ok {
-		s.mu.Unlock()
+		s.umu.Unlock()
 		return errf(404, "no user %q", name)
 	}
 	if _, err := s.st.DeleteUser(name); err != nil {
-		s.mu.Unlock()
+		s.umu.Unlock()
 		return err
 	}
 	delete(s.users, gone.TokenHash)
 	delete(s.names, name)
-	s.mu.Unlock()
+	s.umu.Unlock()
 	var mine []int64
 	err := s.do(func(e *Engine) error {
 		note := fmt.Sprintf("owner %s (user id %d) deleted", gone.Name, gone.ID)
 		for _, j := range e.jobs {
-			if j.State.Final() || !owns(gone, j) {
+			if j == nil || j.State.Final() || !owns(gone, j) {
 				continue
 			}
 			mine = append(mine, j.ID())

@@ -25,6 +25,13 @@ import (
 // With the same policy and machine size, the outcomes equal those of
 // sim.Run in kill mode, job by job (TestServiceAgreesWithSimulator).
 func Replay(ctx context.Context, admin *Client, jobs []job.Job) ([]job.Outcome, error) {
+	return replay(ctx, admin, jobs, nil)
+}
+
+// replay is Replay; between, if set, is called before each instant t is
+// driven (tests: it may restart the service) and returns the admin client
+// to go on with.
+func replay(ctx context.Context, admin *Client, jobs []job.Job, between func(t int64) *Client) ([]job.Outcome, error) {
 	outs := make([]job.Outcome, len(jobs))
 	for i := range jobs {
 		outs[i] = job.Outcome{Job: jobs[i], Start: -1, End: -1, Bound: -1}
@@ -55,6 +62,9 @@ func Replay(ctx context.Context, admin *Client, jobs []job.Job) ([]job.Outcome, 
 	}
 	t := jobs[0].Submit
 	for {
+		if between != nil {
+			admin = between(t)
+		}
 		r, err := admin.SetClock(ctx, t, false)
 		if err != nil {
 			return nil, err

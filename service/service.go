@@ -1,4 +1,6 @@
-// Package service is the live scheduler: the policies of package policy
+// Package service is the live scheduler behind an HTTP/JSON API.
+//
+// It is the live scheduler: the policies of package policy
 // deciding for real jobs, behind an HTTP/JSON API (see openapi.json and
 // docs/service.md).
 //
@@ -148,8 +150,12 @@ type Service struct {
 	exec  executor.Executor
 	inst  string // instance tag of the state directory
 
-	mu    sync.Mutex // guards eng, users
-	eng   *Engine
+	mu      sync.Mutex     // guards eng, pending
+	pending pendingArchive // finished jobs whose archive rows are not yet committed
+	eng     *Engine
+	// umu guards users and names (apart from mu: authentication must not
+	// wait for the engine)
+	umu   sync.Mutex
 	users map[string]*store.User // by token hash
 	names map[string]*store.User // by name
 
@@ -171,6 +177,8 @@ type Service struct {
 }
 
 type batch struct {
+	arch    []store.Archived // jobs finished in recs
+	fin     []*Job
 	recs    []Record
 	effects []Effect
 	done    chan error
@@ -226,7 +234,7 @@ func Open(cfg Config) (*Service, error) {
 		}
 	}
 	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, st: st,
-		users: map[string]*store.User{}, names: map[string]*store.User{},
+		users: map[string]*store.User{}, names: map[string]*store.User{}, pending: pendingArchive{byID: map[int64]*Job{}, byKey: map[string]*Job{}},
 		newDec: make(chan struct{}), failed: make(chan struct{})}
 	s.effects.init()
 	s.qcond = sync.NewCond(&s.qmu)
@@ -242,15 +250,52 @@ func Open(cfg Config) (*Service, error) {
 	if s.eng, err = NewEngine(sched, cfg.Procs, 0); err != nil {
 		return fail(err)
 	}
+	s.eng.Archived = s.archived
+	// the jobs that finish during the replay were archived when they
+	// finished; a log from before the archive archives them now, once
+	archived, _, err := st.Meta("archive")
+	if err != nil {
+		return fail(err)
+	}
+	if st.Fresh {
+		archived = "live"
+		if err := st.SetMeta("archive", "live"); err != nil {
+			return fail(err)
+		}
+	}
+	var backfill []store.Archived
 	n := 0
 	if err := st.Load(func(r store.Record) error {
 		if n == 0 {
 			s.eng.cur = r.T
 		}
 		n++
-		return s.eng.Replay(r)
+		if err := s.eng.Replay(r); err != nil {
+			return err
+		}
+		fin := s.eng.TakeFinished()
+		if archived != "live" {
+			for _, j := range fin {
+				backfill = append(backfill, encodeArchived(j))
+			}
+			if len(backfill) >= 10000 {
+				if err := st.ArchiveJobs(backfill); err != nil {
+					return err
+				}
+				backfill = backfill[:0]
+			}
+		}
+		return nil
 	}); err != nil {
 		return fail(fmt.Errorf("%s: rebuilding the state from the log: %w", st.Path, err))
+	}
+	if archived != "live" {
+		if err := st.ArchiveJobs(backfill); err != nil {
+			return fail(err)
+		}
+		if err := st.SetMeta("archive", "live"); err != nil {
+			return fail(err)
+		}
 	}
 	if n == 0 {
 		s.eng.cur = start
@@ -586,6 +631,9 @@ func (s *Service) execJob(j *Job) executor.Job {
 // toReconcile lists the jobs the log says are running and waiting.
 func (s *Service) toReconcile() (running, waiting []executor.Job) {
 	for _, j := range s.eng.jobs {
+		if j == nil {
+			continue // finished
+		}
 		switch j.State {
 		case Running:
 			running = append(running, s.execJob(j))
@@ -690,7 +738,8 @@ func (s *Service) enqueueLocked() *batch {
 	if len(recs) == 0 && len(effs) == 0 {
 		return nil
 	}
-	b := &batch{recs: recs, effects: effs, done: make(chan error, 1)}
+	arch, fin := s.takeFinishedLocked()
+	b := &batch{recs: recs, effects: effs, arch: arch, fin: fin, done: make(chan error, 1)}
 	s.qmu.Lock()
 	if s.fatal != nil || s.closing {
 		s.qmu.Unlock()
@@ -724,7 +773,11 @@ func (s *Service) committer() {
 			recs = append(recs, b.recs...)
 		}
 		t0 := time.Now()
-		err := s.st.Append(recs)
+		var arch []store.Archived
+		for _, b := range q {
+			arch = append(arch, b.arch...)
+		}
+		err := s.st.AppendArchive(recs, arch)
 		s.met.commit.Observe(time.Since(t0).Seconds())
 		if err != nil {
 			s.log.Error("commit failed; the service stops accepting requests", "err", err)
@@ -747,6 +800,7 @@ func (s *Service) committer() {
 		}
 		s.effects.push(effs) // never blocks: the executor has its own queue
 		for _, b := range q {
+			s.archivedDone(b.fin)
 			b.done <- nil
 		}
 		s.notifyDecisions()

@@ -3,10 +3,10 @@ package service
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -18,67 +18,92 @@ import (
 // them case-insensitively: {"PROCS": 1} would set procs). Unknown or
 // miscased keys are a *fieldError naming the key.
 func checkJSON(body []byte, v any) error {
-	if i := invalidUTF8(body); i >= 0 {
-		return errf(400, "malformed JSON: invalid UTF-8 at byte %d", i)
+	if !utf8.Valid(body) {
+		return errf(400, "malformed JSON: invalid UTF-8 at byte %d", invalidUTF8(body))
 	}
 	if i := loneSurrogate(body); i >= 0 {
 		return errf(400, "malformed JSON: a lone UTF-16 surrogate escape at byte %d", i)
 	}
-	known := jsonNames(v)
+	if !json.Valid(body) {
+		return nil // the decoder reports the syntax error, with its offset
+	}
+	return scanKeys(body, jsonNames(v))
+}
+
+// scanKeys walks valid JSON once (no tokens allocated): a key given twice
+// in one object, or a top-level key not in known (exact case), is a
+// *fieldError.
+func scanKeys(b []byte, known map[string]bool) error {
 	type frame struct {
 		obj     bool
 		wantKey bool
-		keys    map[string]bool
+		keys    []string
 	}
-	var stack []frame
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	values := 0
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
+	stack := make([]frame, 0, 8)
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch c {
+		case ' ', '\t', '\n', '\r', ':':
+			i++
+			continue
 		}
-		if err != nil {
-			return jsonError(err)
-		}
-		if len(stack) == 0 {
-			values++
-			if values > 1 {
-				return errf(400, "malformed JSON: trailing data after the object")
+		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey && c == '"' {
+			j := endOfString(b, i)
+			key := string(b[i+1 : j-1])
+			if bytes.IndexByte(b[i:j], '\\') >= 0 {
+				_ = json.Unmarshal(b[i:j], &key) // an escaped key: compare what it means
 			}
-		}
-		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:n-1]
-				continue
-			}
-			key, _ := tok.(string)
 			top := &stack[n-1]
-			if top.keys[key] {
-				return &fieldError{key, "given twice (duplicate key)"}
+			for _, k := range top.keys {
+				if k == key {
+					return &fieldError{key, "given twice (duplicate key)"}
+				}
 			}
-			top.keys[key] = true
+			top.keys = append(top.keys, key)
 			top.wantKey = false
 			if n == 1 && known != nil && !known[key] {
 				return &fieldError{key, "unknown field (names are case-sensitive; see /v1/openapi.json)"}
 			}
+			i = j
 			continue
 		}
-		// a value
-		if n := len(stack); n > 0 && stack[n-1].obj {
-			stack[n-1].wantKey = true
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, frame{obj: true, wantKey: true, keys: map[string]bool{}})
-		case json.Delim('['):
+		switch c {
+		case '{':
+			stack = append(stack, frame{obj: true, wantKey: true})
+			i++
+		case '[':
 			stack = append(stack, frame{})
-		case json.Delim(']'):
+			i++
+		case '}', ']':
 			stack = stack[:len(stack)-1]
+			i++
+		case ',':
+			if n := len(stack); n > 0 && stack[n-1].obj {
+				stack[n-1].wantKey = true
+			}
+			i++
+		case '"':
+			i = endOfString(b, i)
+		default: // a number, true, false, null
+			for i < len(b) && !bytes.ContainsRune([]byte(",]} \t\n\r"), rune(b[i])) {
+				i++
+			}
 		}
 	}
 	return nil
+}
+
+// endOfString is the index just after the string that starts at b[i] ('"').
+func endOfString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
 }
 
 // invalidUTF8 is the offset of the first invalid UTF-8 byte, or -1.
@@ -150,7 +175,17 @@ func jsonNames(v any) map[string]bool {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil
 	}
-	t = t.Elem()
+	if m, ok := namesCache.Load(t); ok {
+		return m.(map[string]bool)
+	}
+	m := structNames(t.Elem())
+	namesCache.Store(t, m)
+	return m
+}
+
+var namesCache sync.Map // reflect.Type → map[string]bool
+
+func structNames(t reflect.Type) map[string]bool {
 	out := map[string]bool{}
 	for i := range t.NumField() {
 		f := t.Field(i)

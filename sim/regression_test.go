@@ -23,10 +23,10 @@ var regressionPolicies = []string{"fcfs", "easy", "easy:depth=4", "conservative"
 func TestRealTraceRegression(t *testing.T) {
 	cases := []struct {
 		name string
-		load func() (*workload.Trace, error)
+		load func(t *testing.T) (*workload.Trace, error)
 	}{
-		{"KTH-SP2", func() (*workload.Trace, error) { return workload.Builtin(workload.Options{}) }},
-		{"SDSC-SP2", func() (*workload.Trace, error) {
+		{"KTH-SP2", func(*testing.T) (*workload.Trace, error) { return workload.Builtin(workload.Options{}) }},
+		{"SDSC-SP2", func(t *testing.T) (*workload.Trace, error) {
 			p := filepath.Join("..", "..", "shared", "traces", "SDSC-SP2-1998-4.2-cln.swf.gz")
 			if _, err := os.Stat(p); err != nil {
 				t.Skipf("%s not present", p)
@@ -39,7 +39,7 @@ func TestRealTraceRegression(t *testing.T) {
 			if longtest.Short() && c.name != "KTH-SP2" {
 				t.Skip("short mode")
 			}
-			tr, err := c.load()
+			tr, err := c.load(t)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -118,7 +118,7 @@ func TestSameInstantEndOrder(t *testing.T) {
 					if k > 0 {
 						sr = rand.New(rand.NewPCG(seed, uint64(k)))
 					}
-					got, err := shuffle.Run(js, mk(), sopt, sr)
+					got, err := shuffle.Run(js, mk(), cs[0], cs[1:], sopt, sr)
 					if err != nil {
 						t.Fatalf("seed %d %s %s shuffle %d: %v", seed, spec, mode, k, err)
 					}

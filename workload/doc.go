@@ -1,4 +1,6 @@
-// Package workload reads job traces in the Standard Workload Format (SWF)
+// Package workload reads SWF job traces into the jobs the simulator replays.
+//
+// It reads job traces in the Standard Workload Format (SWF)
 // of the Parallel Workloads Archive and turns them into the jobs that the
 // simulator replays.
 //

@@ -185,16 +185,22 @@ func openFiles(pid int) int {
 }
 
 // TestAttackSlowBodies floods a real serve with slow-body connections,
-// without and with a valid token, from 16 loopback addresses (4,000
+// without and with a valid token, from 6 loopback addresses (4,000
 // connections that send full headers, Content-Length: 60000, then one
 // byte every second): the connection caps refuse what is beyond them at
 // once, unauthenticated connections are answered 401 and closed without
 // their body being read, authenticated ones are cut at the body timeout,
 // the server's descriptors stay bounded, and GET /v1/health is answered
-// within 1 s throughout (from a fresh address, and from a flooding one).
+// within 1 s throughout (from a fresh address, and from a flooding one),
+// and an authenticated user submits while the slow bodies are held.
 func TestAttackSlowBodies(t *testing.T) {
 	longtest.Skip(t, "the connection flood takes ~10 s")
-	const conns = 4000
+	// 4,000 connections from 6 addresses: each address is held at
+	// --max-conns-per-client, and together they stay below --max-conns
+	// (a distributed attacker with more addresses than --max-conns /
+	// --max-conns-per-client fills --max-conns; then only health is
+	// answered, by design)
+	const conns, attackers = 4000, 6
 	var rl syscall.Rlimit
 	syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl)
 	if rl.Cur < 2*conns+512 {
@@ -216,7 +222,7 @@ func TestAttackSlowBodies(t *testing.T) {
 	var wg sync.WaitGroup
 	attack := func(i int) {
 		defer wg.Done()
-		src := fmt.Sprintf("127.0.0.%d", 10+i%16)
+		src := fmt.Sprintf("127.0.0.%d", 10+i%attackers)
 		c, err := dialFrom(src, addr)
 		if err != nil {
 			return
@@ -273,7 +279,23 @@ func TestAttackSlowBodies(t *testing.T) {
 	maxFiles := 0
 	deadline := time.Now().Add(8 * time.Second)
 	n := 0
+	submitted := false
 	for time.Now().Before(deadline) {
+		if !submitted && time.Until(deadline) < 6500*time.Millisecond {
+			// an authenticated submission while the slow bodies are held
+			// (before the body timeout cuts them): their bodies are read
+			// before the in-flight limit, so they do not take its slots
+			submitted = true
+			procs, est := 1, int64(60)
+			c2 := service.NewClient(p.url, alice.Token)
+			c2.HTTP.Transport = &http.Transport{DialContext: func(ctx context.Context, network, a string) (net.Conn, error) {
+				return dialFrom("127.0.0.201", a)
+			}}
+			c2.HTTP.Timeout = 2 * time.Second
+			if _, err := c2.Submit(context.Background(), service.SubmitRequest{Procs: &procs, Estimate: &est}); err != nil {
+				t.Errorf("authenticated submission during the flood: %v", err)
+			}
+		}
 		for i, src := range []string{"127.0.0.200", "127.0.0.10"} {
 			d, err := healthWithin(addr, src)
 			if err != nil {
@@ -284,15 +306,6 @@ func TestAttackSlowBodies(t *testing.T) {
 		maxFiles = max(maxFiles, openFiles(pid))
 		n++
 		time.Sleep(200 * time.Millisecond)
-	}
-	procs, est := 1, int64(60)
-	c2 := service.NewClient(p.url, alice.Token)
-	c2.HTTP.Transport = &http.Transport{DialContext: func(ctx context.Context, network, a string) (net.Conn, error) {
-		return dialFrom("127.0.0.201", a)
-	}}
-	c2.HTTP.Timeout = 2 * time.Second
-	if _, err := c2.Submit(context.Background(), service.SubmitRequest{Procs: &procs, Estimate: &est}); err != nil {
-		t.Errorf("authenticated submission during the flood: %v", err)
 	}
 	close(stop)
 	wg.Wait()
@@ -501,6 +514,16 @@ func attackJobs(t *testing.T, cgroup string) {
 	b6 := submit(bob, "setsid sleep "+cancelled+" & sleep 60", 1, 60)       // id 7
 	b7 := submit(bob, "./job.sh", 1, 60)                                    // id 8: relative command, no submit directory
 	_ = b3
+	// a relative command runs in the submit directory, as with sbatch
+	subdir := filepath.Join(dir, "submit")
+	os.Mkdir(subdir, 0o755)
+	os.Chmod(subdir, 0o755)
+	os.WriteFile(filepath.Join(subdir, "job.sh"), []byte("#!/bin/sh\necho from-the-submit-dir $(pwd)\n"), 0o755)
+	one, minute := 1, int64(60)
+	b8, err := bob.Submit(ctx, service.SubmitRequest{Procs: &one, Estimate: &minute, Command: "./job.sh", Workdir: subdir}) // id 9
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// the setsid child runs (until the limit, below)
 	waitJob(t, bob, b2.ID, false, 20*time.Second)
@@ -617,6 +640,10 @@ func attackJobs(t *testing.T, cgroup string) {
 		t.Errorf("./job.sh without a submit directory: %s exit %v, want failed 127", v.State, v.ExitCode)
 	}
 
+	if v := waitJob(t, bob, b8.ID, true, 30*time.Second); v.State != service.Completed || !strings.Contains(out(b8.ID, "stdout"), "from-the-submit-dir "+subdir) {
+		t.Errorf("./job.sh submitted from %s: %s, output %q", subdir, v.State, out(b8.ID, "stdout"))
+	}
+
 	// another user's job is absent to bob; deleting alice cancels hers
 	if _, err := bob.Job(ctx, a1.ID); err == nil {
 		t.Errorf("bob sees alice's job")
@@ -630,5 +657,15 @@ func attackJobs(t *testing.T, cgroup string) {
 	alice2 := p.user(t, "alice")
 	if _, err := alice2.Job(ctx, a1.ID); err == nil {
 		t.Errorf("a new user named alice sees the deleted alice's job")
+	}
+	// the CLI: delete with --reassign gives the jobs to the admin
+	carol := p.user(t, "carol")
+	c1 := submit(carol, "sleep 1", 8, 60)
+	out2, err := run(t, "user", "delete", "carol", "--reassign", "--server", p.url, "--token-file", filepath.Join(state, "admin.token"))
+	if err != nil || !strings.Contains(out2, "given to admin") {
+		t.Fatalf("user delete --reassign: %v %s", err, out2)
+	}
+	if v, err := p.admin.Job(ctx, c1.ID); err != nil || v.User != "admin" || v.State == service.Cancelled {
+		t.Errorf("carol's job after user delete --reassign: %+v %v", v, err)
 	}
 }

@@ -139,6 +139,9 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.format == "table" {
+		fmt.Fprintf(cmd.OutOrStdout(), "# version: %s\n", toolVersion())
+	}
 	w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "trace\tjobs\tP\tpolicy\tload s\tsim s\tjobs/s\talloc B/job\tpeak RSS MB\t")
 	for _, file := range files {

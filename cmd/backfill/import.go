@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/backfill-hpc/backfill/machine"
 	"github.com/backfill-hpc/backfill/workload/importer"
 )
 
@@ -22,6 +23,7 @@ type importFlags struct {
 	nodes        int64
 	computer     string
 	installation string
+	machine      string
 }
 
 func newImport() *cobra.Command {
@@ -54,7 +56,7 @@ SWF header. A malformed record is an error naming FILE:LINE and the field;
 with --lenient it is skipped and counted.`,
 		Example: `  TZ=UTC sacct --allusers --duplicates --parsable2 --noheader --starttime=2024-01-01 --endtime=now \
     --format=JobID,JobIDRaw,State,Submit,Eligible,Start,End,Elapsed,Timelimit,User,Group,Account,Partition,QOS,NNodes,NCPUS,ReqTRES,AllocTRES > dump.txt
-  backfill import slurm dump.txt -o site.swf --procs 4096 --nodes 128
+  backfill import slurm dump.txt -o site.swf --machine site.yaml   # or --procs 4096 --nodes 128
   backfill import pbs /var/spool/pbs/server_priv/accounting/202403* -o site.swf`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -68,6 +70,7 @@ with --lenient it is skipped and counted.`,
 	fl.StringVar(&f.submit, "submit", "eligible", "SWF submit time: eligible (the later of Submit and Eligible) or submit")
 	fl.Int64Var(&f.procs, "procs", 0, "the machine's processor count, for the MaxProcs header (default: left out)")
 	fl.Int64Var(&f.nodes, "nodes", 0, "the machine's node count, for the MaxNodes header (default: left out)")
+	fl.StringVar(&f.machine, "machine", "", "a machine file (YAML, as for simulate --machine): MaxProcs and MaxNodes from it")
 	fl.StringVar(&f.computer, "computer", "", "Computer header (the machine)")
 	fl.StringVar(&f.installation, "installation", "", "Installation header (the site)")
 	return cmd
@@ -86,6 +89,19 @@ func runImport(cmd *cobra.Command, format string, files []string, f *importFlags
 	loc, err := time.LoadLocation(f.tz)
 	if err != nil {
 		return fmt.Errorf("import: --tz %q: %v", f.tz, err)
+	}
+	if f.machine != "" {
+		if f.procs > 0 || f.nodes > 0 {
+			return fmt.Errorf("import: --machine gives the machine size; leave out --procs and --nodes")
+		}
+		m, err := machine.Load(f.machine)
+		if err != nil {
+			return err
+		}
+		f.procs, f.nodes = int64(m.Procs()), int64(len(m.Nodes))
+		if f.computer == "" && m.Name != "" {
+			f.computer = m.Name
+		}
 	}
 	opts := importer.Options{Lenient: f.lenient, Location: loc, SubmitFrom: f.submit, Procs: f.procs, Nodes: f.nodes,
 		Computer: f.computer, Installation: f.installation}

@@ -14,17 +14,23 @@ import (
 func TestImportSimulate(t *testing.T) {
 	dir := t.TempDir()
 	swf := filepath.Join(dir, "site.swf")
-	if out, err := run(t, "import", "slurm", "../../workload/importer/testdata/sacct-forms.txt", "-o", swf); err != nil {
+	yaml := filepath.Join(dir, "site.yaml")
+	if err := os.WriteFile(yaml, []byte("name: testsite\nnodes:\n  - count: 4\n    cores: 8\n    partitions: [debug]\n  - count: 2\n    cores: 16\n    gpus: 2\n    partitions: [long]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, "import", "slurm", "../../workload/importer/testdata/sacct-forms.txt", "-o", swf, "--machine", yaml); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
+	}
+	head, _ := os.ReadFile(swf)
+	for _, h := range []string{"; Computer: testsite\n", "; MaxNodes: 6\n", "; MaxProcs: 64\n"} {
+		if !strings.Contains(string(head), h) {
+			t.Errorf("SWF header lacks %q", h)
+		}
 	}
 	for _, f := range []string{"site.swf", "site.sidecar.csv", "site.names.csv"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
-	}
-	yaml := filepath.Join(dir, "site.yaml")
-	if err := os.WriteFile(yaml, []byte("nodes:\n  - count: 4\n    cores: 8\n    partitions: [debug]\n  - count: 2\n    cores: 16\n    gpus: 2\n    partitions: [long]\n"), 0o644); err != nil {
-		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
 	res, err := run(t, "simulate", "--trace", swf, "--machine", yaml, "--policy", "easy,conservative,slack", "-o", out, "--plain-csv")
@@ -44,6 +50,10 @@ func TestImportSimulate(t *testing.T) {
 	}
 	if !strings.Contains(lines[1], ",0-3,") { // job 1: 4 CPUs, first fit from core 0
 		t.Errorf("first job: %s", lines[1])
+	}
+	// the report draws the real core ids (report.FromAlloc)
+	if res, err := run(t, "report", out, "-o", filepath.Join(dir, "r.html")); err != nil {
+		t.Errorf("report: %v\n%s", err, res)
 	}
 	// the documented evalys format, read with Python's csv module when
 	// Python is here (evalys parses allocated_resources with procset:

@@ -83,4 +83,19 @@ func TestMachineReadableFormats(t *testing.T) {
 	if p, err := os.ReadFile(filepath.Join(dir, "easy.provenance.txt")); err != nil || !strings.Contains(string(p), "trace: KTH") {
 		t.Errorf("provenance: %v %q", err, p)
 	}
+	// evalys draws from allocated_resources: filled (the report's drawing
+	// rule), each job's intervals adding up to its size
+	rows, err := csv.NewReader(strings.NewReader(string(b))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := -1
+	for i, h := range rows[0] {
+		if h == "allocated_resources" {
+			col = i
+		}
+	}
+	if col < 0 || rows[1][col] == "" {
+		t.Errorf("allocated_resources empty in the plain CSV: %q", rows[1])
+	}
 }

@@ -111,6 +111,7 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	d.Generator = "backfill report, " + toolVersion()
 	if err := writeFile(f.output, func(w io.Writer) error { return report.WriteHTML(w, d) }); err != nil {
 		return err
 	}

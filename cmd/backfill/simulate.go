@@ -8,15 +8,18 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/backfill-hpc/backfill/internal/pool"
+	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/machine"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	_ "github.com/backfill-hpc/backfill/policy/all" // register every policy
+	"github.com/backfill-hpc/backfill/report"
 	"github.com/backfill-hpc/backfill/sim"
 	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
@@ -43,6 +46,7 @@ type simulateFlags struct {
 	// machine is a machine file (package machine), alloc its rule
 	machine string
 	alloc   string
+	cpn     int
 	mach    *machine.Machine
 	rule    machine.Rule
 }
@@ -89,6 +93,7 @@ func newSimulate() *cobra.Command {
 	fl.BoolVar(&f.plainCSV, "plain-csv", false, "with --out: also write POLICY.plain.csv, the per-job CSV without its '#' provenance lines (for evalys and other readers that do not skip comments), and the provenance in POLICY.provenance.txt")
 	fl.BoolVar(&f.human, "human", false, "table format: durations as days, hours and minutes (4d 02h) instead of seconds")
 	fl.StringVar(&f.machine, "machine", "", "machine file (YAML: nodes × cores, memory, GPUs, partitions; docs/simulator.md): P = its core count, and every started job gets concrete core ids (allocated_resources in jobs.csv)")
+	fl.IntVar(&f.cpn, "cores-per-node", 0, "the uniform case without a machine file: nodes of this many cores (P, from --procs or the trace, must be a multiple)")
 	fl.StringVar(&f.alloc, "alloc", "firstfit", "with --machine, the core selection rule: firstfit (by node index), bestfit (fewest free cores that fit, as Slurm's cons_tres) or contiguous (one interval of core ids when possible)")
 	fl.StringArrayVar(&f.classes, "classes", nil, "also print per-class tables (table format), one per rule QUANTITY:B1,B2,… with QUANTITY runtime, size or estimate, e.g. size:1,8,64 (repeat the flag for several rules)")
 	return cmd
@@ -150,12 +155,30 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 			return fmt.Errorf("--procs %d disagrees with the machine file %s (%d cores)", f.procs, f.machine, m.Procs())
 		}
 		f.procs, f.mach, f.rule = m.Procs(), m, rule
+		if f.cpn > 0 {
+			return fmt.Errorf("--cores-per-node and --machine: give one")
+		}
+	} else if f.cpn > 0 {
+		rule, ok := machine.Rules[f.alloc]
+		if !ok {
+			return fmt.Errorf("--alloc: expected firstfit, bestfit or contiguous, found %q", f.alloc)
+		}
+		f.rule = rule
 	} else if cmd.Flags().Changed("alloc") {
-		return fmt.Errorf("--alloc needs --machine")
+		return fmt.Errorf("--alloc needs --machine or --cores-per-node")
 	}
 	tr, err := f.load(f.trace)
 	if err != nil {
 		return err
+	}
+	if f.cpn > 0 {
+		if tr.Procs%f.cpn != 0 {
+			return fmt.Errorf("--cores-per-node %d: the machine's %d processors are not a whole number of nodes", f.cpn, tr.Procs)
+		}
+		if f.mach, err = machine.Uniform(tr.Procs/f.cpn, f.cpn); err != nil {
+			return err
+		}
+		f.machine = fmt.Sprintf("--cores-per-node %d", f.cpn)
 	}
 	if f.mach != nil {
 		tr.Rules = append(tr.Rules, fmt.Sprintf("machine: %s: %d nodes, %d cores; cores assigned by rule %s", f.machine, len(f.mach.Nodes), f.mach.Procs(), f.rule))
@@ -244,8 +267,13 @@ func allocNotes(runs []simRun) []string {
 			continue
 		}
 		st := r.alloc.Stats
-		notes = append(notes, fmt.Sprintf("allocation: %s: %d jobs placed; %d span more nodes than they need (%d extra nodes); %d not one interval of core ids",
-			r.res.Policy, st.Jobs, st.Split, st.ExtraNodes, st.Scattered))
+		idle := machine.IdleWhileWaiting(r.res.Outcomes, r.res.Procs)
+		share := 0.0
+		if idle.Waiting > 0 {
+			share = 100 * float64(idle.CoreSeconds) / (float64(idle.Waiting) * float64(r.res.Procs))
+		}
+		notes = append(notes, fmt.Sprintf("allocation: %s: %d jobs placed; %d span more nodes than they need (%d extra nodes); %d not one interval of core ids; while jobs waited (%d s) %.1f %% of the cores were idle (%d core-seconds)",
+			r.res.Policy, st.Jobs, st.Split, st.ExtraNodes, st.Scattered, idle.Waiting, share, idle.CoreSeconds))
 	}
 	return notes
 }
@@ -382,14 +410,21 @@ func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.
 		if f.plainCSV {
 			// the same rows without the comment lines, for CSV readers
 			// that do not skip comments (evalys, pandas without
-			// comment='#'); the provenance beside it
+			// comment='#'); the provenance beside it. Without a machine,
+			// allocated_resources holds the processors of the report's
+			// drawing rule (report.Assign), which evalys needs to draw.
+			palloc, pcomments := alloc, comments
+			if palloc == nil {
+				palloc = assignedProcs(r.res.Outcomes, tr.Procs)
+				pcomments = append(slices.Clone(comments), "allocated_resources: processor numbers by the report's drawing rule (report.Assign: lowest-numbered free processors, first fit); the simulator itself counts processors")
+			}
 			if err := writeFile(stem+".plain.csv", func(w io.Writer) error {
-				return metrics.WriteJobsCSVAlloc(w, r.res.Outcomes, tr.Name, f.tau, nil, alloc)
+				return metrics.WriteJobsCSVAlloc(w, r.res.Outcomes, tr.Name, f.tau, nil, palloc)
 			}); err != nil {
 				return err
 			}
 			if err := writeFile(stem+".provenance.txt", func(w io.Writer) error {
-				for _, c := range comments {
+				for _, c := range pcomments {
 					if _, err := fmt.Fprintln(w, c); err != nil {
 						return err
 					}
@@ -414,6 +449,22 @@ func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.
 		}
 	}
 	return nil
+}
+
+// assignedProcs numbers the processors of a schedule by the report's
+// drawing rule and returns each job's as a Batsim interval set ("0-3 8").
+func assignedProcs(outs []job.Outcome, procs int) func(id int) string {
+	pl := report.Assign(outs, procs)
+	byJob := map[int][][2]int{}
+	for _, rc := range pl.Rects {
+		id := outs[rc.Job].ID
+		byJob[id] = append(byJob[id], [2]int{int(rc.Lo), int(rc.Lo + rc.N - 1)})
+	}
+	return func(id int) string {
+		iv := byJob[id]
+		slices.SortFunc(iv, func(a, b [2]int) int { return a[0] - b[0] })
+		return machine.FormatIntervals(iv)
+	}
 }
 
 func writeFile(path string, fill func(io.Writer) error) error {

@@ -1,4 +1,6 @@
-// Package jobq is the waiting queue of a policy that scans its queue for
+// Package jobq is an ordered waiting queue with a position index.
+//
+// It is the waiting queue of a policy that scans its queue for
 // jobs small enough to start: jobs in a fixed order (arrival, or ascending
 // key then ID), with an index over queue positions answering "the first
 // position at or after i whose job needs at most x processors" in

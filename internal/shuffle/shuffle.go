@@ -1,6 +1,9 @@
-// Package shuffle drives a scheduling policy through a workload exactly
-// as package sim does, except that the ends of each instant are reported
-// to the policy in a random order instead of increasing job ID. Tests use
+// Package shuffle drives a policy like package sim, with each instant's ends in random order.
+//
+// It drives a scheduling policy through a workload exactly as package sim
+// does — through package engine, which checks every start — except that
+// the ends of each instant are reported to the policy in a random order
+// instead of increasing job ID. Tests use
 // it to check that a policy's schedule does not depend on that order
 // (docs/simulator.md, "Same-instant events"): the ends of an instant
 // happen together, and the protocol of policy.Scheduler delivers them
@@ -12,6 +15,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/backfill-hpc/backfill/engine"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 )
@@ -30,14 +34,15 @@ type Options struct {
 // Run simulates jobs (IDs 0..N−1, non-decreasing submits) under sched and
 // returns every job's start (−1 for a job an Admitter rejected). The ends
 // of each instant are shuffled with r; with r nil they come in increasing
-// job ID, as in package sim. Run checks no capacity: compare its result
-// with an audited sim.Run.
-func Run(jobs []job.Job, sched policy.Scheduler, opt Options, r *rand.Rand) ([]int64, error) {
-	adm, _ := sched.(policy.Admitter)
-	var ext policy.Extender
-	if opt.Extend && !opt.NoKill {
-		ext, _ = sched.(policy.Extender)
+// job ID, as in package sim. The machine has procs processors and res
+// units of the further resources (sim.Options.Res); the engine refuses a
+// start that does not fit.
+func Run(jobs []job.Job, sched policy.Scheduler, procs int, res []int, opt Options, r *rand.Rand) ([]int64, error) {
+	eng, err := engine.New(sched, engine.Config{Procs: procs, Res: res, Extend: opt.Extend && !opt.NoKill, Jobs: len(jobs)})
+	if err != nil {
+		return nil, err
 	}
+	ext := eng.Extends()
 	type end struct {
 		t     int64
 		id    int
@@ -49,26 +54,15 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options, r *rand.Rand) ([]i
 	for i := range start {
 		start[i] = -1
 	}
-	waiting := make([]bool, len(jobs))
-	nWaiting, next := 0, 0
+	next := 0
 	wake := policy.NoWake
 	var now int64
-	var err error
 	startFn := func(q *job.Request) {
-		if err != nil {
-			return
-		}
 		id := q.ID
-		if id < 0 || id >= len(jobs) || !waiting[id] {
-			err = fmt.Errorf("shuffle: %s started job %d, which is not waiting, at %d", sched.Name(), id, now)
-			return
-		}
-		waiting[id] = false
-		nWaiting--
 		start[id] = now
 		j := &jobs[id]
 		switch {
-		case ext != nil && j.Runtime > j.Estimate:
+		case ext && j.Runtime > j.Estimate:
 			limit[id] = now + j.Estimate
 			ends = append(ends, end{t: limit[id], id: id, check: true})
 		case !opt.NoKill && j.Runtime > j.Estimate:
@@ -107,11 +101,17 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options, r *rand.Rand) ([]i
 			r.Shuffle(len(due), func(a, b int) { due[a], due[b] = due[b], due[a] })
 		}
 		for _, e := range due {
-			sched.Remove(now, &jobs[e.id].Request)
+			if _, err := eng.End(now, &jobs[e.id].Request); err != nil {
+				return nil, err
+			}
 		}
 		for _, e := range checks {
 			j := &jobs[e.id]
-			if x := ext.Extend(now, &j.Request); x > 0 {
+			x, err := eng.Extend(now, &j.Request)
+			if err != nil {
+				return nil, err
+			}
+			if x > 0 {
 				limit[e.id] = now + x
 				if end0 := start[e.id] + j.Runtime; end0 <= limit[e.id] {
 					ends = append(ends, end{t: end0, id: e.id})
@@ -120,31 +120,22 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options, r *rand.Rand) ([]i
 				}
 				continue
 			}
-			sched.Remove(now, &j.Request)
+			if _, err := eng.End(now, &j.Request); err != nil {
+				return nil, err
+			}
 		}
 		for next < len(jobs) && jobs[next].Submit == now {
-			j := &jobs[next]
-			waiting[next] = true
-			nWaiting++
-			sched.Insert(now, &j.Request)
-			if adm != nil {
-				if ok, _ := adm.Admitted(&j.Request); !ok {
-					waiting[next] = false
-					nWaiting--
-				}
+			if _, err := eng.Submit(now, &jobs[next].Request); err != nil {
+				return nil, err
 			}
 			next++
 		}
-		wake = sched.Tick(now, startFn)
-		if err != nil {
+		if wake, err = eng.Pass(now, startFn); err != nil {
 			return nil, err
 		}
-		if wake <= now {
-			return nil, fmt.Errorf("shuffle: %s asked to be woken at %d, not after %d", sched.Name(), wake, now)
-		}
-		if nWaiting > 0 && len(ends) == 0 && next == len(jobs) && wake == policy.NoWake {
-			return nil, fmt.Errorf("shuffle: %s leaves %d jobs waiting at %d", sched.Name(), nWaiting, now)
-		}
+	}
+	if eng.Waiting() > 0 || eng.Running() > 0 {
+		return nil, fmt.Errorf("shuffle: %s: %d jobs waiting and %d running at the end", sched.Name(), eng.Waiting(), eng.Running())
 	}
 	return start, nil
 }

@@ -1,4 +1,6 @@
-// Package testgen generates random workloads for property tests: varied
+// Package testgen generates random workloads for property tests.
+//
+// It generates random workloads for property tests: varied
 // machine sizes, loads and estimate accuracies, with many simultaneous
 // events (submit times and runtimes are drawn from small ranges so that
 // ties are common).

@@ -12,4 +12,5 @@ import (
 	_ "github.com/backfill-hpc/backfill/policy/lookahead"
 	_ "github.com/backfill-hpc/backfill/policy/multiqueue"
 	_ "github.com/backfill-hpc/backfill/policy/slack"
+	_ "github.com/backfill-hpc/backfill/policy/slurm"
 )

@@ -18,19 +18,19 @@ import (
 // general-order route; it must give the schedules of their default order.
 type arrival struct{ advanced int }
 
-func (*arrival) Name() string                         { return "test-arrival" }
-func (*arrival) Less(_ int64, a, b *job.Request) bool { return a.ID < b.ID }
-func (*arrival) Submitted(int64, *job.Request)        {}
-func (*arrival) Started(int64, *job.Request)          {}
-func (*arrival) Ended(int64, *job.Request)            {}
-func (o *arrival) Advance(int64)                      { o.advanced++ }
-func (lifo) Name() string                             { return "test-lifo" }
-func (lifo) Less(_ int64, a, b *job.Request) bool     { return a.ID > b.ID }
-func newArrival(policy.Params) (policy.Order, error)  { return &arrival{}, nil }
-func newLIFO(policy.Params) (policy.Order, error)     { return lifo{}, nil }
-func outcomeKey(o job.Outcome) [3]int64               { return [3]int64{o.Start, o.End, int64(o.ID)} }
-func specs(base string) (string, string)              { return base, base + sep(base) + "order=test-arrival" }
-func sep(s string) string                             { return map[bool]string{true: ":", false: ":"}[true] }
+func (*arrival) Name() string                             { return "test-arrival" }
+func (*arrival) Less(_ int64, a, b *job.Request) bool     { return a.ID < b.ID }
+func (*arrival) Submitted(int64, *job.Request)            {}
+func (*arrival) Started(int64, *job.Request)              {}
+func (*arrival) Ended(int64, *job.Request)                {}
+func (o *arrival) Advance(int64)                          { o.advanced++ }
+func (lifo) Name() string                                 { return "test-lifo" }
+func (lifo) Less(_ int64, a, b *job.Request) bool         { return a.ID > b.ID }
+func newArrival(int, policy.Params) (policy.Order, error) { return &arrival{}, nil }
+func newLIFO(int, policy.Params) (policy.Order, error)    { return lifo{}, nil }
+func outcomeKey(o job.Outcome) [3]int64                   { return [3]int64{o.Start, o.End, int64(o.ID)} }
+func specs(base string) (string, string)                  { return base, base + sep(base) + "order=test-arrival" }
+func sep(s string) string                                 { return map[bool]string{true: ":", false: ":"}[true] }
 
 // lifo is newest first, a general order.
 type lifo struct{}

@@ -25,6 +25,7 @@
 package conservative
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -57,8 +58,8 @@ type entry struct {
 	first int64 // reservation given at submission (the guarantee)
 }
 
-// Conservative is conservative backfilling with compression.
-type Conservative struct {
+// Policy is conservative backfilling with compression.
+type Policy struct {
 	run  *policy.Running
 	wait []*entry // sorted by (start, ID)
 	// guarantee of the last inserted jobs, looked up by Guarantee
@@ -77,30 +78,30 @@ type Conservative struct {
 }
 
 var (
-	_ policy.Scheduler  = (*Conservative)(nil)
-	_ policy.Guarantor  = (*Conservative)(nil)
-	_ policy.Predicting = (*Conservative)(nil)
+	_ policy.Scheduler  = (*Policy)(nil)
+	_ policy.Guarantor  = (*Policy)(nil)
+	_ policy.Predicting = (*Policy)(nil)
 )
 
 // New returns conservative backfilling for a machine of procs processors.
-func New(procs int) *Conservative {
+func New(procs int) *Policy {
 	return NewPlan(procs, nil)
 }
 
 // NewPlan returns conservative backfilling that plans with the durations
 // of plan (nil: the estimates).
-func NewPlan(procs int, plan *predict.Plan) *Conservative {
+func NewPlan(procs int, plan *predict.Plan) *Policy {
 	if plan == nil {
 		plan = predict.Default()
 	}
-	return &Conservative{run: policy.NewRunning(procs), byID: make(map[int]*entry), plan: plan}
+	return &Policy{run: policy.NewRunning(procs), byID: make(map[int]*entry), plan: plan}
 }
 
 // Name implements policy.Scheduler.
-func (c *Conservative) Name() string { return "conservative" + c.plan.Params() }
+func (c *Policy) Name() string { return "conservative" + c.plan.Params() }
 
 // Prediction implements policy.Predicting.
-func (c *Conservative) Prediction(j *job.Request) (int64, int, bool) { return c.plan.Prediction(j) }
+func (c *Policy) Prediction(j *job.Request) (int64, int, bool) { return c.plan.Prediction(j) }
 
 func cmpEntry(a, b *entry) int {
 	if a.start != b.start {
@@ -113,7 +114,7 @@ func cmpEntry(a, b *entry) int {
 }
 
 // place puts e at its earliest fit from now and holds it in the profile.
-func (c *Conservative) place(now int64, e *entry) {
+func (c *Policy) place(now int64, e *entry) {
 	prof := c.run.Prof
 	d := c.plan.Dur(e.j)
 	e.start = prof.EarliestFit(now, d, e.j.Procs)
@@ -122,12 +123,13 @@ func (c *Conservative) place(now int64, e *entry) {
 	}
 }
 
-func (c *Conservative) unplace(e *entry) {
+func (c *Policy) unplace(e *entry) {
 	_ = c.run.Prof.Remove(e.start, e.start+c.plan.Dur(e.j), e.j.Procs)
 }
 
 // Insert implements policy.Scheduler.
-func (c *Conservative) Insert(now int64, j *job.Request) {
+func (c *Policy) Insert(now int64, j *job.Request) {
+	c.catchUp(now)
 	c.settle()
 	c.plan.Submit(now, j)
 	e := &entry{j: j}
@@ -139,7 +141,7 @@ func (c *Conservative) Insert(now int64, j *job.Request) {
 }
 
 // Guarantee implements policy.Guarantor.
-func (c *Conservative) Guarantee(j *job.Request) int64 {
+func (c *Policy) Guarantee(j *job.Request) int64 {
 	if !c.plan.Exact() {
 		return -1 // reservations for predictions may move later
 	}
@@ -155,10 +157,11 @@ func (c *Conservative) Guarantee(j *job.Request) int64 {
 // that it does not depend on the order in which the ends of one instant
 // are reported, and a job whose hold ends now and whose Remove is still
 // to come is not taken for an overrunning one.
-func (c *Conservative) Remove(now int64, j *job.Request) {
+func (c *Policy) Remove(now int64, j *job.Request) {
 	if c.pend.Due(now) {
 		c.settle()
 	}
+	c.catchUp(now)
 	start, _ := c.run.Started(j)
 	holdEnd, _ := c.run.HoldEnd(j)
 	if running, early := c.run.End(now, j); running {
@@ -180,7 +183,7 @@ func (c *Conservative) Remove(now int64, j *job.Request) {
 }
 
 // settle compresses the schedule after the pending releases, if any.
-func (c *Conservative) settle() {
+func (c *Policy) settle() {
 	if now, freed, released, ok := c.pend.Take(); ok {
 		c.compress(now, freed, released)
 	}
@@ -221,7 +224,7 @@ func (c *Conservative) settle() {
 // end, the cancelled reservation's end, or the end of a moved job's old
 // slot): the search stops there instead of at the job's own reservation,
 // which near saturation is far in the future.
-func (c *Conservative) compress(now, freed, released int64) {
+func (c *Policy) compress(now, freed, released int64) {
 	if c.literal || c.run.Overrunning(now) {
 		c.replan(now)
 		return
@@ -286,7 +289,7 @@ const maxFailed = 16
 // either, being later still) fails at every such t; so with after' ≥ after
 // and limit' ≤ limit it fails everywhere. Reservations are visited in
 // order, so own' ≥ own holds; the list is cleared whenever a job moves.
-func (c *Conservative) dominated(q query) bool {
+func (c *Policy) dominated(q query) bool {
 	for _, f := range c.failed {
 		if f.n <= q.n && f.d <= q.d && f.after <= q.after && f.limit >= q.limit {
 			return true
@@ -296,7 +299,7 @@ func (c *Conservative) dominated(q query) bool {
 }
 
 // remember records a failed search, replacing the oldest beyond maxFailed.
-func (c *Conservative) remember(q query) {
+func (c *Policy) remember(q query) {
 	if len(c.failed) < maxFailed {
 		c.failed = append(c.failed, q)
 		return
@@ -310,7 +313,7 @@ func (c *Conservative) remember(q query) {
 // when running jobs overran their estimate (possible only without kills)
 // or their prediction, since their holds must first be extended, and then
 // jobs may move later.
-func (c *Conservative) replan(now int64) {
+func (c *Policy) replan(now int64) {
 	for _, e := range c.wait {
 		c.unplace(e)
 	}
@@ -327,7 +330,8 @@ func (c *Conservative) replan(now int64) {
 
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
-func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
+func (c *Policy) Tick(now int64, start func(*job.Request)) int64 {
+	c.catchUp(now)
 	c.settle()
 	c.plan.Flush()
 	c.run.Prof.Forget(now)
@@ -347,17 +351,55 @@ func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
 		n++
 	}
 	c.wait = slices.Delete(c.wait, 0, n)
+	if len(c.wait) > 0 && c.wait[0].start == now+1 && c.run.OverrunUntil(now+1) {
+		// the first reservations wait for overrunning jobs, whose holds
+		// end at now+1 only because they may end at any moment: no pass
+		// at now+1 unless an event happens then (catchUp)
+		i, _ := slices.BinarySearchFunc(c.wait, now+2, func(e *entry, t int64) int {
+			return cmp.Compare(e.start, t)
+		})
+		if i == len(c.wait) {
+			return policy.NoWake
+		}
+		return c.wait[i].start
+	}
 	if len(c.wait) > 0 {
 		return c.wait[0].start
 	}
 	return policy.NoWake
 }
 
-var _ policy.Planner = (*Conservative)(nil)
+// catchUp brings the schedule to now at the first call of an instant
+// after passes were skipped while jobs ran past their estimates (Tick): the
+// holds of those still running are lengthened to now+1 — they may end at
+// any moment — and, if any was, the reservations are re-placed in order
+// from now. Nothing happens when no such hold ended before now.
+func (c *Policy) catchUp(now int64) {
+	if !c.run.Stale(now) {
+		return
+	}
+	over := c.run.Overran(now)
+	if len(over) == 0 {
+		return
+	}
+	for _, e := range c.wait {
+		c.unplace(e)
+	}
+	if err := c.run.CatchUp(now, over); err != nil {
+		panic("conservative: " + err.Error()) // unreachable: no reservations held
+	}
+	for _, e := range c.wait {
+		c.place(now, e)
+	}
+	slices.SortFunc(c.wait, cmpEntry)
+}
+
+var _ policy.Planner = (*Policy)(nil)
 
 // Planned implements policy.Planner: the current reservation of waiting
 // job j.
-func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
+func (c *Policy) Planned(now int64, j *job.Request) (int64, bool) {
+	c.catchUp(now)
 	c.settle()
 	if e, ok := c.byID[j.ID]; ok {
 		return e.start, true
@@ -366,7 +408,8 @@ func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
 }
 
 // Reservations implements policy.Planner: every waiting job holds one.
-func (c *Conservative) Reservations(now int64, fn func(j *job.Request, start int64)) {
+func (c *Policy) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	c.catchUp(now)
 	c.settle()
 	for _, e := range c.wait {
 		fn(e.j, e.start)

@@ -37,7 +37,7 @@ func benchJob(r *rand.Rand, id int) *job.Request {
 	return &job.Request{ID: id, SWFID: int64(id + 1), Procs: size, Estimate: est}
 }
 
-func newBenchSched(tb testing.TB, kind string, n int, seed uint64) (*Sched, *benchState) {
+func newBenchSched(tb testing.TB, kind string, n int, seed uint64) (*Policy, *benchState) {
 	s := mustNew(tb, kind, benchProcs, Defaults(kind))
 	st := &benchState{r: rand.New(rand.NewPCG(seed, 99))}
 	r := st.r
@@ -91,7 +91,7 @@ func (st *benchState) probe() *job.Request {
 // decide times one admission decision (Insert and Admitted) and restores
 // the state as it was before it; with b set, the benchmark timer runs
 // during the decision only.
-func decide(s *Sched, st *benchState, b *testing.B) (time.Duration, bool) {
+func decide(s *Policy, st *benchState, b *testing.B) (time.Duration, bool) {
 	old := make([]int64, len(s.wait))
 	for i, x := range s.wait {
 		old[i] = x.te

@@ -1,4 +1,6 @@
-// Package deadline is deadline scheduling with admission control, after
+// Package deadline is deadline scheduling with admission control: QoPS, MSB and MRT.
+//
+// It is deadline scheduling with admission control, after
 // Islam, Balaji, Sadayappan & Panda, "QoPS: A QoS based scheme for
 // parallel job scheduling" (OSU-CISRC-4/03-TR21): the QoPS scheduler
 // (§3, Figure 3) and the two schemes the paper adapts for comparison, the
@@ -49,6 +51,7 @@
 package deadline
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -191,31 +194,25 @@ func parseParams(kind string, p policy.Params) (Params, error) {
 		}
 		prm.H = Heuristic(i)
 	}
-	if v, ok := p["r"]; ok {
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(x) || x < 0 || x > 1e6 {
-			return prm, fmt.Errorf("%s: parameter r: expected a number in [0, 1e6], found %q", kind, v)
-		}
-		prm.R = x
+	var err error
+	if prm.R, err = p.Float("r", prm.R, 0, 1e6); err != nil {
+		return prm, fmt.Errorf("%s: %w", kind, err)
 	}
-	if v, ok := p["new"]; ok {
-		switch v {
-		case "first":
-			prm.Sorted = false
-		case "sorted":
-			prm.Sorted = true
-		default:
-			return prm, fmt.Errorf("%s: parameter new: expected first or sorted, found %q", kind, v)
+	if _, ok := p["new"]; ok {
+		v, err := p.Enum("new", "", "first", "sorted")
+		if err != nil {
+			return prm, fmt.Errorf("%s: %w", kind, err)
 		}
+		prm.Sorted = v == "sorted"
 	}
-	if v, ok := p["nd"]; ok {
-		switch v {
-		case "admit":
-			prm.ND = Admit
-		case "reject":
+	if _, ok := p["nd"]; ok {
+		v, err := p.Enum("nd", "", "admit", "reject")
+		if err != nil {
+			return prm, fmt.Errorf("%s: %w", kind, err)
+		}
+		prm.ND = Admit
+		if v == "reject" {
 			prm.ND = Reject
-		default:
-			return prm, fmt.Errorf("%s: parameter nd: expected admit or reject, found %q", kind, v)
 		}
 	}
 	for _, f := range []struct {
@@ -236,13 +233,9 @@ func parseParams(kind string, p policy.Params) (Params, error) {
 		key string
 		dst *float64
 	}{{"au", &prm.Au}, {"at", &prm.At}, {"af", &prm.Af}} {
-		v, ok := p[f.key]
-		if !ok {
-			continue
-		}
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(x) || x < 0 || x > 1 {
-			return prm, fmt.Errorf("%s: parameter %s: expected a number in [0, 1], found %q", kind, f.key, v)
+		x, err := p.Float(f.key, *f.dst, 0, 1)
+		if err != nil {
+			return prm, fmt.Errorf("%s: %w", kind, err)
 		}
 		*f.dst = x
 	}
@@ -275,8 +268,8 @@ type Stats struct {
 	Placements, Points, Violations, Backtracks int
 }
 
-// Sched is a deadline scheduler with admission control: QoPS, MSB or MRT.
-type Sched struct {
+// Policy is a deadline scheduler with admission control: QoPS, MSB or MRT.
+type Policy struct {
 	kind string
 	prm  Params
 	run  *policy.Running
@@ -305,15 +298,15 @@ type Sched struct {
 }
 
 var (
-	_ policy.Scheduler = (*Sched)(nil)
-	_ policy.Admitter  = (*Sched)(nil)
-	_ policy.Guarantor = (*Sched)(nil)
-	_ policy.Planner   = (*Sched)(nil)
+	_ policy.Scheduler = (*Policy)(nil)
+	_ policy.Admitter  = (*Policy)(nil)
+	_ policy.Guarantor = (*Policy)(nil)
+	_ policy.Planner   = (*Policy)(nil)
 )
 
 // New returns the scheduler kind ("qops", "msb" or "mrt") for a machine of
 // procs processors.
-func New(kind string, procs int, prm Params) (*Sched, error) {
+func New(kind string, procs int, prm Params) (*Policy, error) {
 	switch kind {
 	case "qops", "msb", "mrt":
 	default:
@@ -325,12 +318,12 @@ func New(kind string, procs int, prm Params) (*Sched, error) {
 	if procs < 1 {
 		return nil, fmt.Errorf("%s: machine size must be at least 1, got %d", kind, procs)
 	}
-	return &Sched{kind: kind, prm: prm, run: policy.NewRunning(procs), byID: make(map[int]*djob)}, nil
+	return &Policy{kind: kind, prm: prm, run: policy.NewRunning(procs), byID: make(map[int]*djob)}, nil
 }
 
 // Name implements policy.Scheduler: the kind and its non-default
 // parameters.
-func (s *Sched) Name() string {
+func (s *Policy) Name() string {
 	d := Defaults(s.kind)
 	name := s.kind
 	if s.prm.H != d.H {
@@ -366,7 +359,7 @@ func (s *Sched) Name() string {
 
 // Deadline is the deadline the scheduler guarantees to j: its own, or for
 // a job without one, the artificial submit + max(24 h, R · estimate).
-func (s *Sched) Deadline(j *job.Request) int64 {
+func (s *Policy) Deadline(j *job.Request) int64 {
 	if j.Deadline > 0 {
 		return j.Deadline
 	}
@@ -378,22 +371,22 @@ func (s *Sched) Deadline(j *job.Request) int64 {
 }
 
 // Waiting is the number of admitted jobs that have not started.
-func (s *Sched) Waiting() int { return len(s.wait) }
+func (s *Policy) Waiting() int { return len(s.wait) }
 
-func (s *Sched) hold(x *djob, at int64) {
+func (s *Policy) hold(x *djob, at int64) {
 	if err := s.run.Prof.Add(at, at+x.j.Estimate, x.j.Procs); err != nil {
 		panic(s.kind + ": " + err.Error()) // unreachable: placements are found free
 	}
 }
 
-func (s *Sched) unhold(x *djob, at int64) {
+func (s *Policy) unhold(x *djob, at int64) {
 	if err := s.run.Prof.Remove(at, at+x.j.Estimate, x.j.Procs); err != nil {
 		panic(s.kind + ": " + err.Error()) // unreachable: the hold exists
 	}
 }
 
 // fit is x's earliest fit from now in the profile as it stands.
-func (s *Sched) fit(now int64, x *djob) int64 {
+func (s *Policy) fit(now int64, x *djob) int64 {
 	s.Stats.Placements++
 	return s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
 }
@@ -410,7 +403,7 @@ func cmpWait(a, b *djob) int {
 
 // setKey sets x.key, the heuristic's key: the deadline (EDF) or the
 // latest start, deadline − estimate (LLF). It is fixed once x is admitted.
-func (s *Sched) setKey(x *djob) {
+func (s *Policy) setKey(x *djob) {
 	x.key = x.d
 	if s.prm.H == LLF {
 		x.key = x.d - x.j.Estimate
@@ -430,7 +423,7 @@ func cmpKey(a, b *djob) int {
 
 // sortHeuristic sorts xs by the heuristic (EDF or LLF), ties by arrival
 // (ID).
-func (s *Sched) sortHeuristic(xs []*djob) {
+func (s *Policy) sortHeuristic(xs []*djob) {
 	for _, x := range xs {
 		s.setKey(x)
 	}
@@ -441,7 +434,7 @@ func (s *Sched) sortHeuristic(xs []*djob) {
 // heuristic's order (QoPS only: its admission test takes the released jobs
 // in that order at every insertion point, and filtering this list is O(N)
 // where sorting them again was O(N log N)).
-func (s *Sched) keyInsert(x *djob) {
+func (s *Policy) keyInsert(x *djob) {
 	if s.kind != "qops" {
 		return
 	}
@@ -450,7 +443,7 @@ func (s *Sched) keyInsert(x *djob) {
 	s.byKey = slices.Insert(s.byKey, i, x)
 }
 
-func (s *Sched) keyDelete(x *djob) {
+func (s *Policy) keyDelete(x *djob) {
 	if s.kind != "qops" {
 		return
 	}
@@ -461,7 +454,8 @@ func (s *Sched) keyDelete(x *djob) {
 
 // Insert implements policy.Scheduler: the admission decision. The caller
 // asks Admitted(j) right after.
-func (s *Sched) Insert(now int64, j *job.Request) {
+func (s *Policy) Insert(now int64, j *job.Request) {
+	s.catchUp(now)
 	s.settle()
 	s.Stats.Decisions++
 	x := &djob{j: j, d: s.Deadline(j)}
@@ -499,12 +493,12 @@ func (s *Sched) Insert(now int64, j *job.Request) {
 	s.lastOK = true
 }
 
-func (s *Sched) reject(reason string) {
+func (s *Policy) reject(reason string) {
 	s.Stats.Rejected++
 	s.lastReason = reason
 }
 
-func (s *Sched) reason() string {
+func (s *Policy) reason() string {
 	switch s.kind {
 	case "qops":
 		return fmt.Sprintf("no feasible schedule at any insertion point (K-factor %d)", s.prm.K)
@@ -516,7 +510,7 @@ func (s *Sched) reason() string {
 }
 
 // insertWaiting adds x, already held at x.te, to the waiting list.
-func (s *Sched) insertWaiting(x *djob) {
+func (s *Policy) insertWaiting(x *djob) {
 	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
 	s.wait = slices.Insert(s.wait, i, x)
 }
@@ -524,7 +518,7 @@ func (s *Sched) insertWaiting(x *djob) {
 // Admitted implements policy.Admitter. It answers for the job inserted
 // last; for any other job it reports whether the job is admitted and has
 // not started yet.
-func (s *Sched) Admitted(j *job.Request) (bool, string) {
+func (s *Policy) Admitted(j *job.Request) (bool, string) {
 	if j == s.last {
 		return s.lastOK, s.lastReason
 	}
@@ -539,7 +533,7 @@ func (s *Sched) Admitted(j *job.Request) (bool, string) {
 // the artificial deadline for a job without one); -1 otherwise. The
 // scheduler never starts the job later (when jobs are killed at their
 // estimates).
-func (s *Sched) Guarantee(j *job.Request) int64 {
+func (s *Policy) Guarantee(j *job.Request) int64 {
 	if x, ok := s.byID[j.ID]; ok {
 		return x.d - x.j.Estimate
 	}
@@ -549,7 +543,8 @@ func (s *Sched) Guarantee(j *job.Request) int64 {
 // Planned implements policy.Planner: the reservation of an admitted
 // waiting job. It may move (earlier or later) when later jobs are
 // admitted, but never past the job's deadline − estimate (Guarantee).
-func (s *Sched) Planned(now int64, j *job.Request) (int64, bool) {
+func (s *Policy) Planned(now int64, j *job.Request) (int64, bool) {
+	s.catchUp(now)
 	s.settle()
 	if x, ok := s.byID[j.ID]; ok {
 		return x.te, true
@@ -559,7 +554,8 @@ func (s *Sched) Planned(now int64, j *job.Request) (int64, bool) {
 
 // Reservations implements policy.Planner: every admitted waiting job with
 // its reservation, in (start, ID) order.
-func (s *Sched) Reservations(now int64, fn func(j *job.Request, start int64)) {
+func (s *Policy) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	s.catchUp(now)
 	s.settle()
 	for _, x := range s.wait {
 		fn(x.j, x.te)
@@ -574,10 +570,11 @@ func (s *Sched) Reservations(now int64, fn func(j *job.Request, start int64)) {
 // at the next Insert, pass or query), so that it does not depend on the
 // order of the instant's ends, and a job whose hold ends now and whose
 // Remove is still to come is not taken for an overrunning one.
-func (s *Sched) Remove(now int64, j *job.Request) {
+func (s *Policy) Remove(now int64, j *job.Request) {
 	if s.pend.Due(now) {
 		s.settle()
 	}
+	s.catchUp(now)
 	if running, early := s.run.End(now, j); running {
 		if early {
 			s.pend.Add(now, now, now)
@@ -597,7 +594,7 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 }
 
 // settle compresses the schedule after the pending releases, if any.
-func (s *Sched) settle() {
+func (s *Policy) settle() {
 	if now, freed, _, ok := s.pend.Take(); ok {
 		s.compress(now, freed)
 	}
@@ -621,7 +618,7 @@ func (s *Sched) settle() {
 // cancellations; the simulator has early ends only, where freed = now).
 // TestCancellationsEqualFullSearch checks the result against the search
 // from now.
-func (s *Sched) compress(now, freed int64) {
+func (s *Policy) compress(now, freed int64) {
 	if s.run.Overrunning(now) {
 		s.replan(now)
 		return
@@ -661,7 +658,7 @@ func (s *Sched) compress(now, freed int64) {
 // than before and past their deadlines — a scheduler that cannot kill
 // cannot keep a promise an overrun breaks (the auditor reports such misses
 // apart).
-func (s *Sched) replan(now int64) {
+func (s *Policy) replan(now int64) {
 	for _, x := range s.wait {
 		s.unhold(x, x.te)
 	}
@@ -677,7 +674,8 @@ func (s *Sched) replan(now int64) {
 
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
-func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
+func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
+	s.catchUp(now)
 	s.settle()
 	s.run.Prof.Forget(now)
 	if s.run.Overrunning(now) {
@@ -696,15 +694,45 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		n++
 	}
 	s.wait = slices.Delete(s.wait, 0, n)
-	if len(s.wait) > 0 {
-		return s.wait[0].te
+	i := 0
+	if s.run.OverrunUntil(now + 1) {
+		// reservations at now+1 wait for overrunning jobs: no pass then
+		// unless an event happens (policy/conservative, Tick)
+		i, _ = slices.BinarySearchFunc(s.wait, now+2, func(x *djob, t int64) int { return cmp.Compare(x.te, t) })
+	}
+	if i < len(s.wait) {
+		return s.wait[i].te
 	}
 	return policy.NoWake
 }
 
+// catchUp re-plans at the first call of an instant after passes were
+// skipped while jobs overran: their holds are lengthened to now+1 and the
+// reservations re-placed in order (policy/conservative, catchUp).
+func (s *Policy) catchUp(now int64) {
+	if !s.run.Stale(now) {
+		return
+	}
+	over := s.run.Overran(now)
+	if len(over) == 0 {
+		return
+	}
+	for _, x := range s.wait {
+		s.unhold(x, x.te)
+	}
+	if err := s.run.CatchUp(now, over); err != nil {
+		panic(s.kind + ": " + err.Error()) // unreachable: no reservations held
+	}
+	for _, x := range s.wait {
+		x.te = s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
+		s.hold(x, x.te)
+	}
+	slices.SortFunc(s.wait, cmpWait)
+}
+
 // release records the reservation of each of xs in old and removes its
 // hold from the profile.
-func (s *Sched) release(xs []*djob) {
+func (s *Policy) release(xs []*djob) {
 	for _, x := range xs {
 		x.old = x.te
 		s.unhold(x, x.te)
@@ -712,7 +740,7 @@ func (s *Sched) release(xs []*djob) {
 }
 
 // restore re-holds xs at their old reservations.
-func (s *Sched) restore(xs []*djob) {
+func (s *Policy) restore(xs []*djob) {
 	for _, x := range xs {
 		x.te = x.old
 		s.hold(x, x.te)

@@ -19,7 +19,7 @@ type spec struct {
 
 // insertAll inserts the jobs one by one at time 0 (no pass in between)
 // and returns the decisions.
-func insertAll(s *Sched, js []spec) []bool {
+func insertAll(s *Policy, js []spec) []bool {
 	var out []bool
 	for i, x := range js {
 		r := &job.Request{ID: i, SWFID: int64(i + 1), Procs: x.n, Estimate: x.est, Deadline: x.dl}
@@ -30,7 +30,7 @@ func insertAll(s *Sched, js []spec) []bool {
 	return out
 }
 
-func mustNew(t testing.TB, kind string, procs int, prm Params) *Sched {
+func mustNew(t testing.TB, kind string, procs int, prm Params) *Policy {
 	t.Helper()
 	s, err := New(kind, procs, prm)
 	if err != nil {
@@ -41,7 +41,7 @@ func mustNew(t testing.TB, kind string, procs int, prm Params) *Sched {
 
 // schedule renders the waiting jobs as "J<id>@<start>" in reservation
 // order.
-func schedule(s *Sched) string {
+func schedule(s *Policy) string {
 	var b []string
 	for _, w := range s.wait {
 		b = append(b, fmt.Sprintf("J%d@%d", w.j.ID, w.te))
@@ -51,7 +51,7 @@ func schedule(s *Sched) string {
 
 // preload builds a state: running jobs (started at their given start) and
 // waiting jobs held at their given reservations, as if admitted.
-func preload(t testing.TB, s *Sched, running []*job.Request, starts []int64, waiting []*job.Request, at []int64) {
+func preload(t testing.TB, s *Policy, running []*job.Request, starts []int64, waiting []*job.Request, at []int64) {
 	t.Helper()
 	for i, r := range running {
 		if err := s.run.Start(starts[i], r); err != nil {
@@ -81,7 +81,7 @@ func decisions(t *testing.T, kind string, prm Params, P int, js []spec) string {
 // schedule (QoPS's last insertion point, what conservative backfilling
 // would do) misses its deadline too.
 func TestQoPSAdmitsByReordering(t *testing.T) {
-	state := func(kind string) *Sched {
+	state := func(kind string) *Policy {
 		s := mustNew(t, kind, 1, Defaults(kind))
 		R := &job.Request{ID: 0, Procs: 1, Estimate: 10}
 		A := &job.Request{ID: 1, Procs: 1, Estimate: 10, Deadline: 100}

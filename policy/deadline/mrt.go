@@ -21,7 +21,7 @@ import "slices"
 // not yet placed: the earliest fit of each is cached, and since an
 // extension only takes capacity away, a cached fit that still fits is
 // still the earliest; only the others are searched again, from there.
-func (s *Sched) mrt(now int64, x *djob) bool {
+func (s *Policy) mrt(now int64, x *djob) bool {
 	W := s.wait
 	s.release(W)
 	tl := append(s.tl[:0], W...)

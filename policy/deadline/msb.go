@@ -35,7 +35,7 @@ import (
 // exceeds the best price. A position whose holds are those of the last
 // evaluated one (x at the same slot, and the job now kept had gone back to
 // its old slot there) gives the same schedule and is skipped.
-func (s *Sched) msb(now int64, x *djob) bool {
+func (s *Policy) msb(now int64, x *djob) bool {
 	order := append(s.tl[:0], s.wait...)
 	if s.prm.H != AST {
 		s.sortHeuristic(order)
@@ -139,7 +139,7 @@ func (s *Sched) msb(now int64, x *djob) bool {
 // msbCost is cost(w, Δ) of the slack-based price for moving w by d
 // seconds from its reservation before this insertion; +Inf beyond its
 // slack.
-func (s *Sched) msbCost(w *djob, d int64) float64 {
+func (s *Policy) msbCost(w *djob, d int64) float64 {
 	if d == 0 {
 		return 0
 	}

@@ -31,7 +31,7 @@ func Points(n int) []int {
 // that yields a feasible schedule admits x, which is then in the profile
 // and in s.wait; when none does, the schedule is as before and x is
 // rejected.
-func (s *Sched) qops(now int64, x *djob) bool {
+func (s *Policy) qops(now int64, x *djob) bool {
 	W := s.wait
 	for i, w := range W {
 		w.pos = i
@@ -61,7 +61,7 @@ func (s *Sched) qops(now int64, x *djob) bool {
 // violation with mid = T (nothing to move: the job misses its deadline
 // right after the kept jobs) cannot be repaired and abandons the point at
 // once, as does the (K+1)-th violation.
-func (s *Sched) qopsAt(now int64, x *djob, p int) bool {
+func (s *Policy) qopsAt(now int64, x *djob, p int) bool {
 	W := s.wait
 	rest := W[p:]
 	// a failed point goes back to this snapshot in O(B) instead of undoing

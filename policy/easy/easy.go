@@ -144,7 +144,7 @@ func register(name, doc, order, pred string) {
 			var prio policy.Order
 			ord, err := ParseOrder(o)
 			if err != nil {
-				if prio, err = policy.NewOrder(p, order); err != nil {
+				if prio, err = policy.NewOrder(p, order, procs); err != nil {
 					return nil, fmt.Errorf("%s: %w", name, err)
 				}
 			}
@@ -166,9 +166,9 @@ func init() {
 	register("easy++", "EASY++ (Tsafrir, Etsion & Feitelson): EASY with shortest-job backfilled first and predictions = mean runtime of the user's last 2 jobs, corrected to the estimate when too short", "sjbf", "history-2")
 }
 
-// EASY is EASY backfilling with reservations for the first Depth waiting
+// Policy is Policy backfilling with reservations for the first Depth waiting
 // jobs.
-type EASY struct {
+type Policy struct {
 	depth int
 	order Order
 	plan  *predict.Plan
@@ -205,24 +205,24 @@ type hold struct {
 }
 
 var (
-	_ policy.Scheduler  = (*EASY)(nil)
-	_ policy.Predicting = (*EASY)(nil)
+	_ policy.Scheduler  = (*Policy)(nil)
+	_ policy.Predicting = (*Policy)(nil)
 )
 
 // New returns EASY backfilling with reservation depth (1 = classic EASY).
-func New(procs, depth int) *EASY {
+func New(procs, depth int) *Policy {
 	return NewConfig(procs, Config{Depth: depth})
 }
 
 // NewConfig returns the EASY variant c for a machine of procs processors.
-func NewConfig(procs int, c Config) *EASY {
+func NewConfig(procs int, c Config) *Policy {
 	if c.Depth < 1 {
 		c.Depth = 1
 	}
 	if c.Plan == nil {
 		c.Plan = predict.Default()
 	}
-	e := &EASY{depth: c.Depth, order: c.Order, plan: c.Plan, run: policy.NewRunning(procs)}
+	e := &Policy{depth: c.Depth, order: c.Order, plan: c.Plan, run: policy.NewRunning(procs)}
 	if c.Prio != nil && !policy.IsArrival(c.Prio) {
 		e.order, e.prio = FCFS, c.Prio
 		e.obs, _ = c.Prio.(policy.OrderObserver)
@@ -233,7 +233,7 @@ func NewConfig(procs int, c Config) *EASY {
 // Name implements policy.Scheduler: "easy" with the parameters that differ
 // from the defaults, or, for the EASY++ configuration, "easy++" (with
 // ":correct=step" for stepwise corrections).
-func (e *EASY) Name() string {
+func (e *Policy) Name() string {
 	if e.depth == 1 && e.order == SJBF && e.plan.P.Name() == "history-2" {
 		if _, ok := e.plan.C.(predict.ToEstimate); ok {
 			return "easy++"
@@ -257,10 +257,10 @@ func (e *EASY) Name() string {
 }
 
 // Prediction implements policy.Predicting.
-func (e *EASY) Prediction(j *job.Request) (int64, int, bool) { return e.plan.Prediction(j) }
+func (e *Policy) Prediction(j *job.Request) (int64, int, bool) { return e.plan.Prediction(j) }
 
 // Insert implements policy.Scheduler.
-func (e *EASY) Insert(now int64, j *job.Request) {
+func (e *Policy) Insert(now int64, j *job.Request) {
 	e.plan.Submit(now, j)
 	if e.obs != nil {
 		e.obs.Submitted(now, j)
@@ -278,7 +278,7 @@ func (e *EASY) Insert(now int64, j *job.Request) {
 }
 
 // Remove implements policy.Scheduler.
-func (e *EASY) Remove(now int64, j *job.Request) {
+func (e *Policy) Remove(now int64, j *job.Request) {
 	if e.obs != nil {
 		e.obs.Ended(now, j)
 	}
@@ -303,7 +303,7 @@ func (e *EASY) Remove(now int64, j *job.Request) {
 }
 
 // squeeze removes every hole from the queue.
-func (e *EASY) squeeze() {
+func (e *Policy) squeeze() {
 	if e.first == 0 && e.holes == 0 {
 		return
 	}
@@ -321,7 +321,7 @@ func (e *EASY) squeeze() {
 }
 
 // Tick implements policy.Scheduler: one scheduling pass over the queue.
-func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
+func (e *Policy) Tick(now int64, start func(*job.Request)) int64 {
 	e.plan.Flush()
 	prof := e.run.Prof
 	prof.Forget(now)
@@ -406,7 +406,7 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 // no more than min(free, X). Each start updates free, and X when the job
 // runs past S. O(1) per candidate after one earliest-fit query; started
 // jobs leave holes in the queue, compacted when they outnumber the jobs.
-func (e *EASY) tickEASY(now int64, free int, start func(*job.Request)) int64 {
+func (e *Policy) tickEASY(now int64, free int, start func(*job.Request)) int64 {
 	prof := e.run.Prof
 	var shadow int64
 	extra := 0
@@ -458,7 +458,7 @@ func (e *EASY) tickEASY(now int64, free int, start func(*job.Request)) int64 {
 
 // compact advances past leading holes, and squeezes the queue when holes
 // are the majority (amortized O(1) per removed job).
-func (e *EASY) compact() {
+func (e *Policy) compact() {
 	for e.first < len(e.queue) && e.queue[e.first] == nil {
 		e.first++
 		e.holes--
@@ -475,7 +475,7 @@ func (e *EASY) compact() {
 }
 
 // rebuild makes the size index match the queue, with room to grow.
-func (e *EASY) rebuild() {
+func (e *Policy) rebuild() {
 	e.idx.reset(max(64, 2*len(e.queue)))
 	for i, j := range e.queue {
 		if j != nil {

@@ -14,7 +14,7 @@ import (
 // Started jobs are marked and filtered out of both slices at the end of the
 // pass: O(Q) per pass that starts a job, O(log Q + Q) per insertion.
 
-func (e *EASY) cmpShort(a, b *job.Request) int {
+func (e *Policy) cmpShort(a, b *job.Request) int {
 	da, db := e.plan.Dur(a), e.plan.Dur(b)
 	switch {
 	case da < db:
@@ -25,14 +25,14 @@ func (e *EASY) cmpShort(a, b *job.Request) int {
 	return a.ID - b.ID
 }
 
-func (e *EASY) setState(j *job.Request, s uint8) {
+func (e *Policy) setState(j *job.Request, s uint8) {
 	for j.ID >= len(e.state) {
 		e.state = append(e.state, make([]uint8, max(64, len(e.state)))...)
 	}
 	e.state[j.ID] = s
 }
 
-func (e *EASY) insertOrdered(j *job.Request) {
+func (e *Policy) insertOrdered(j *job.Request) {
 	e.setState(j, stWaiting)
 	e.fifo = append(e.fifo, j)
 	i, _ := slices.BinarySearchFunc(e.short, j, e.cmpShort)
@@ -40,7 +40,7 @@ func (e *EASY) insertOrdered(j *job.Request) {
 }
 
 // cancelOrdered removes waiting job j (a cancellation).
-func (e *EASY) cancelOrdered(j *job.Request) {
+func (e *Policy) cancelOrdered(j *job.Request) {
 	if j.ID < 0 || j.ID >= len(e.state) || e.state[j.ID] != stWaiting {
 		return
 	}
@@ -52,7 +52,7 @@ func (e *EASY) cancelOrdered(j *job.Request) {
 }
 
 // filter drops the jobs marked gone from both slices.
-func (e *EASY) filter() {
+func (e *Policy) filter() {
 	keep := func(q []*job.Request) []*job.Request {
 		n := 0
 		for _, j := range q {
@@ -69,7 +69,7 @@ func (e *EASY) filter() {
 }
 
 // primary is the order in which jobs start and get reservations.
-func (e *EASY) primary() []*job.Request {
+func (e *Policy) primary() []*job.Request {
 	if e.order == SJF {
 		return e.short
 	}
@@ -83,7 +83,7 @@ func (e *EASY) primary() []*job.Request {
 // more than min(free, X). Since candidates come by increasing duration,
 // once one ends after S only criterion 2 can start the rest, and the scan
 // stops when no extra nodes are left.
-func (e *EASY) tickOrdered(now int64, free int, start func(*job.Request)) int64 {
+func (e *Policy) tickOrdered(now int64, free int, start func(*job.Request)) int64 {
 	prof := e.run.Prof
 	started := false
 	launch := func(j *job.Request, d int64) {
@@ -149,7 +149,7 @@ func (e *EASY) tickOrdered(now int64, free int, start func(*job.Request)) int64 
 // to the backfill phase; then the waiting jobs without a reservation,
 // shortest first, start if they fit now for their whole planned duration
 // without touching any reservation.
-func (e *EASY) tickOrderedProfile(now int64, free int, start func(*job.Request)) int64 {
+func (e *Policy) tickOrderedProfile(now int64, free int, start func(*job.Request)) int64 {
 	prof := e.run.Prof
 	started := false
 	launch := func(j *job.Request, d int64) {

@@ -7,7 +7,7 @@ import (
 	"github.com/backfill-hpc/backfill/policy"
 )
 
-var _ policy.Planner = (*EASY)(nil)
+var _ policy.Planner = (*Policy)(nil)
 
 type planned struct {
 	j     *job.Request
@@ -22,14 +22,14 @@ type planned struct {
 // until depth jobs got a later reservation (with depth 1, the head's
 // reservation at the shadow time). Jobs after that hold no reservation:
 // EASY may backfill them at any pass.
-func (e *EASY) Reservations(now int64, fn func(j *job.Request, start int64)) {
+func (e *Policy) Reservations(now int64, fn func(j *job.Request, start int64)) {
 	for _, p := range e.planAt(now) {
 		fn(p.j, p.start)
 	}
 }
 
 // Planned implements policy.Planner.
-func (e *EASY) Planned(now int64, j *job.Request) (int64, bool) {
+func (e *Policy) Planned(now int64, j *job.Request) (int64, bool) {
 	for _, p := range e.planAt(now) {
 		if p.j == j {
 			return p.start, true
@@ -38,7 +38,7 @@ func (e *EASY) Planned(now int64, j *job.Request) (int64, bool) {
 	return 0, false
 }
 
-func (e *EASY) planAt(now int64) []planned {
+func (e *Policy) planAt(now int64) []planned {
 	prof := e.run.Prof
 	var out []planned
 	reserved := 0

@@ -1,4 +1,6 @@
-// Package fcfs is first-come first-served scheduling: jobs start strictly
+// Package fcfs is first-come first-served scheduling.
+//
+// It is first-come first-served scheduling: jobs start strictly
 // in arrival order; the first waiting job that does not fit blocks every
 // job behind it, however small.
 package fcfs
@@ -21,8 +23,8 @@ func init() {
 	})
 }
 
-// FCFS is the first-come first-served policy.
-type FCFS struct {
+// Policy is the first-come first-served policy.
+type Policy struct {
 	free    int
 	queue   []*job.Request // waiting jobs in arrival order; head at index head
 	head    int
@@ -32,15 +34,15 @@ type FCFS struct {
 	freeRes []int
 }
 
-var _ policy.Scheduler = (*FCFS)(nil)
+var _ policy.Scheduler = (*Policy)(nil)
 
 // New returns FCFS for a machine of procs processors.
-func New(procs int) *FCFS { return &FCFS{free: procs} }
+func New(procs int) *Policy { return &Policy{free: procs} }
 
 // NewK returns FCFS for a machine of K = len(caps) resources (caps[0]
 // processors, caps[i] units of resource i): the first waiting job starts
 // when it fits in every resource. NewK([]int{P}) is New(P).
-func NewK(caps []int) *FCFS {
+func NewK(caps []int) *Policy {
 	f := New(caps[0])
 	if len(caps) > 1 {
 		f.freeRes = append([]int(nil), caps[1:]...)
@@ -49,7 +51,7 @@ func NewK(caps []int) *FCFS {
 }
 
 // fits reports whether j fits in the free resources.
-func (f *FCFS) fits(j *job.Request) bool {
+func (f *Policy) fits(j *job.Request) bool {
 	if j.Procs > f.free {
 		return false
 	}
@@ -63,7 +65,7 @@ func (f *FCFS) fits(j *job.Request) bool {
 
 // hold takes (sign 1) or releases (sign −1) j's resources beyond the
 // processors.
-func (f *FCFS) hold(j *job.Request, sign int) {
+func (f *Policy) hold(j *job.Request, sign int) {
 	for k, n := range j.Res {
 		if k < len(f.freeRes) {
 			f.freeRes[k] -= sign * n
@@ -72,10 +74,10 @@ func (f *FCFS) hold(j *job.Request, sign int) {
 }
 
 // Name implements policy.Scheduler.
-func (f *FCFS) Name() string { return "fcfs" }
+func (f *Policy) Name() string { return "fcfs" }
 
 // Insert implements policy.Scheduler.
-func (f *FCFS) Insert(now int64, j *job.Request) {
+func (f *Policy) Insert(now int64, j *job.Request) {
 	f.queue = append(f.queue, j)
 	for j.ID >= len(f.waiting) {
 		f.waiting = append(f.waiting, false)
@@ -85,7 +87,7 @@ func (f *FCFS) Insert(now int64, j *job.Request) {
 
 // Remove implements policy.Scheduler: a running job's processors are
 // freed; a waiting job is dropped from the queue.
-func (f *FCFS) Remove(now int64, j *job.Request) {
+func (f *Policy) Remove(now int64, j *job.Request) {
 	if j.ID >= len(f.waiting) || !f.waiting[j.ID] {
 		f.free += j.Procs // a running job ended
 		if f.freeRes != nil {
@@ -104,7 +106,7 @@ func (f *FCFS) Remove(now int64, j *job.Request) {
 }
 
 // Tick implements policy.Scheduler.
-func (f *FCFS) Tick(now int64, start func(*job.Request)) int64 {
+func (f *Policy) Tick(now int64, start func(*job.Request)) int64 {
 	for f.head < len(f.queue) && f.queue[f.head].Procs <= f.free && (f.freeRes == nil || f.fits(f.queue[f.head])) {
 		j := f.queue[f.head]
 		if f.freeRes != nil {

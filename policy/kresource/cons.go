@@ -1,6 +1,7 @@
 package kresource
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/backfill-hpc/backfill/job"
@@ -8,7 +9,7 @@ import (
 	"github.com/backfill-hpc/backfill/profile"
 )
 
-// Cons is conservative backfilling on requirement vectors (FCFS/FF-CONS):
+// Conservative is conservative backfilling on requirement vectors (FCFS/FF-CONS):
 // package conservative's algorithm with the multi-resource profile. Every
 // waiting job holds a reservation in every resource, taken at submission
 // at its earliest vector fit without moving any other reservation (the
@@ -20,7 +21,7 @@ import (
 // conservative, applied to each resource (a window fits in the vector iff
 // it fits in every resource). Plans with the estimates only (no predict
 // parameter).
-type Cons struct {
+type Conservative struct {
 	k    int
 	run  *policy.RunningK
 	wait []*centry // sorted by (start, ID)
@@ -39,25 +40,25 @@ type centry struct {
 }
 
 var (
-	_ policy.Scheduler = (*Cons)(nil)
-	_ policy.Guarantor = (*Cons)(nil)
+	_ policy.Scheduler = (*Conservative)(nil)
+	_ policy.Guarantor = (*Conservative)(nil)
 )
 
 // NewCons returns FF-CONS for a machine of capacities caps (caps[0]
 // processors).
-func NewCons(caps []int) (*Cons, error) {
+func NewCons(caps []int) (*Conservative, error) {
 	run, err := policy.NewRunningK(caps)
 	if err != nil {
 		return nil, err
 	}
-	return &Cons{k: len(caps), run: run, byID: make(map[int]*centry), pms: make([]profile.PrefixMax, len(caps))}, nil
+	return &Conservative{k: len(caps), run: run, byID: make(map[int]*centry), pms: make([]profile.PrefixMax, len(caps))}, nil
 }
 
 // Name implements policy.Scheduler.
-func (c *Cons) Name() string { return "ff-cons" }
+func (c *Conservative) Name() string { return "ff-cons" }
 
 // Profile is the policy's availability profile (for tests and tools).
-func (c *Cons) Profile() *profile.Multi { return c.run.Prof }
+func (c *Conservative) Profile() *profile.Multi { return c.run.Prof }
 
 func cmpCentry(a, b *centry) int {
 	if a.start != b.start {
@@ -72,7 +73,7 @@ func cmpCentry(a, b *centry) int {
 // place puts x at its earliest fit from now and holds it. A job that can
 // never fit (a requirement beyond a capacity) stays at Infinity unheld;
 // the engine refuses such jobs before the run.
-func (c *Cons) place(now int64, x *centry) {
+func (c *Conservative) place(now int64, x *centry) {
 	prof := c.run.Prof
 	d := x.j.Estimate
 	x.start = prof.EarliestFit(now, d, x.need)
@@ -84,14 +85,15 @@ func (c *Cons) place(now int64, x *centry) {
 	}
 }
 
-func (c *Cons) unplace(x *centry) {
+func (c *Conservative) unplace(x *centry) {
 	if x.start != profile.Infinity {
 		_ = c.run.Prof.Remove(x.start, x.start+x.j.Estimate, x.need)
 	}
 }
 
 // Insert implements policy.Scheduler.
-func (c *Cons) Insert(now int64, j *job.Request) {
+func (c *Conservative) Insert(now int64, j *job.Request) {
+	c.catchUp(now)
 	c.settle()
 	x := &centry{j: j, need: policy.NeedVector(j, c.k)}
 	c.place(now, x)
@@ -102,7 +104,7 @@ func (c *Cons) Insert(now int64, j *job.Request) {
 }
 
 // Guarantee implements policy.Guarantor.
-func (c *Cons) Guarantee(j *job.Request) int64 {
+func (c *Conservative) Guarantee(j *job.Request) int64 {
 	if x, ok := c.byID[j.ID]; ok && x.first != profile.Infinity {
 		return x.first
 	}
@@ -111,10 +113,11 @@ func (c *Cons) Guarantee(j *job.Request) int64 {
 
 // Remove implements policy.Scheduler. As in package conservative, the
 // compression waits until every release of the instant is known (settle).
-func (c *Cons) Remove(now int64, j *job.Request) {
+func (c *Conservative) Remove(now int64, j *job.Request) {
 	if c.pend.Due(now) {
 		c.settle()
 	}
+	c.catchUp(now)
 	if running, early := c.run.End(now, j); running {
 		if early {
 			c.pend.Add(now, now, now)
@@ -133,13 +136,13 @@ func (c *Cons) Remove(now int64, j *job.Request) {
 }
 
 // settle compresses the schedule after the pending releases, if any.
-func (c *Cons) settle() {
+func (c *Conservative) settle() {
 	if now, _, _, ok := c.pend.Take(); ok {
 		c.compress(now)
 	}
 }
 
-func (c *Cons) resetPMs(now int64) {
+func (c *Conservative) resetPMs(now int64) {
 	for i := range c.pms {
 		c.pms[i] = c.run.Prof.Res(i).PrefixMax(now)
 	}
@@ -147,7 +150,7 @@ func (c *Cons) resetPMs(now int64) {
 
 // canMove is the PrefixMax filter: x can only move earlier if every
 // resource it needs has enough free at some instant of [now, x.start).
-func (c *Cons) canMove(x *centry) bool {
+func (c *Conservative) canMove(x *centry) bool {
 	for i, n := range x.need {
 		if n > 0 && c.pms[i].Before(x.start) < n {
 			return false
@@ -159,7 +162,7 @@ func (c *Cons) canMove(x *centry) bool {
 // compress re-places the waiting jobs, in order, each at its earliest fit
 // no later than its reservation (see package conservative for why this
 // equals removing every reservation and re-inserting the jobs in order).
-func (c *Cons) compress(now int64) {
+func (c *Conservative) compress(now int64) {
 	if c.run.Overrunning(now) {
 		c.replan(now)
 		return
@@ -191,7 +194,7 @@ func (c *Cons) compress(now int64) {
 // replan removes every reservation and re-inserts the waiting jobs in the
 // order of their current reservations, after extending the holds of
 // overrunning jobs (without kills only); jobs may then move later.
-func (c *Cons) replan(now int64) {
+func (c *Conservative) replan(now int64) {
 	for _, x := range c.wait {
 		c.unplace(x)
 	}
@@ -206,7 +209,8 @@ func (c *Cons) replan(now int64) {
 
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
-func (c *Cons) Tick(now int64, start func(*job.Request)) int64 {
+func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
+	c.catchUp(now)
 	c.settle()
 	c.run.Prof.Forget(now)
 	if c.run.Overrunning(now) {
@@ -224,8 +228,33 @@ func (c *Cons) Tick(now int64, start func(*job.Request)) int64 {
 		n++
 	}
 	c.wait = slices.Delete(c.wait, 0, n)
-	if len(c.wait) > 0 && c.wait[0].start != profile.Infinity {
-		return c.wait[0].start
+	i := 0
+	if c.run.OverrunUntil(now + 1) {
+		// reservations at now+1 wait for overrunning jobs: no pass then
+		// unless an event happens (package conservative, Tick)
+		i, _ = slices.BinarySearchFunc(c.wait, now+2, func(x *centry, t int64) int { return cmp.Compare(x.start, t) })
+	}
+	if i < len(c.wait) && c.wait[i].start != profile.Infinity {
+		return c.wait[i].start
 	}
 	return policy.NoWake
+}
+
+// catchUp re-plans at the first call of an instant after passes were
+// skipped while jobs overran: their holds are lengthened to now+1 and the
+// reservations re-placed in order (package conservative, catchUp).
+func (c *Conservative) catchUp(now int64) {
+	if !c.run.Stale(now) {
+		return
+	}
+	for _, x := range c.wait {
+		c.unplace(x)
+	}
+	if _, err := c.run.CatchUp(now); err != nil {
+		panic("kresource: " + err.Error()) // unreachable: no reservations held
+	}
+	for _, x := range c.wait {
+		c.place(now, x)
+	}
+	slices.SortFunc(c.wait, cmpCentry)
 }

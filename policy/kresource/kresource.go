@@ -1,4 +1,6 @@
-// Package kresource is K-resource scheduling as Leinberger, Karypis & Kumar
+// Package kresource is K-resource backfilling (Leinberger, Karypis & Kumar).
+//
+// It is K-resource scheduling as Leinberger, Karypis & Kumar
 // (TR 99-025, 1999) define it: a machine of K independently allocatable
 // resources (processors, memory, licences, …), each job requiring a
 // K-vector that it holds for its whole run, and backfilling policies whose

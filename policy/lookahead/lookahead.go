@@ -1,4 +1,6 @@
-// Package lookahead is lookahead backfilling: at each scheduling pass,
+// Package lookahead is lookahead backfilling (LOS).
+//
+// It is lookahead backfilling: at each scheduling pass,
 // the set of waiting jobs started is the one that uses the most free
 // processors, found by dynamic programming over (jobs × free processors)
 // — the matrix of the seed paper (Rajaei & Dadfar 2006) — and, in the
@@ -98,10 +100,8 @@ func init() {
 			if c.Depth < 1 {
 				return nil, fmt.Errorf("lookahead: depth must be at least 1, got %d", c.Depth)
 			}
-			if v, ok := p["reserve"]; ok {
-				if c.Reserve, err = strconv.ParseBool(v); err != nil {
-					return nil, fmt.Errorf("lookahead: parameter reserve: expected true or false, found %q", v)
-				}
+			if c.Reserve, err = p.Bool("reserve", c.Reserve); err != nil {
+				return nil, fmt.Errorf("lookahead: %w", err)
 			}
 			if c.Cs, err = p.Int("cs", c.Cs, math.MaxInt); err != nil {
 				return nil, err
@@ -114,7 +114,7 @@ func init() {
 			case "sjf":
 				c.Order = SJF
 			default:
-				if c.Prio, err = policy.NewOrder(p, "fcfs"); err != nil {
+				if c.Prio, err = policy.NewOrder(p, "fcfs", procs); err != nil {
 					return nil, fmt.Errorf("lookahead: %w", err)
 				}
 			}
@@ -123,8 +123,8 @@ func init() {
 	})
 }
 
-// Lookahead is the policy.
-type Lookahead struct {
+// Policy is the policy.
+type Policy struct {
 	c      Config
 	run    *policy.Running
 	q      *jobq.Queue
@@ -137,10 +137,10 @@ type Lookahead struct {
 	sel   []bool
 }
 
-var _ policy.Scheduler = (*Lookahead)(nil)
+var _ policy.Scheduler = (*Policy)(nil)
 
 // New returns the variant c for a machine of procs processors.
-func New(procs int, c Config) *Lookahead {
+func New(procs int, c Config) *Policy {
 	if c.Depth < 1 {
 		c.Depth = 1
 	}
@@ -152,12 +152,12 @@ func New(procs int, c Config) *Lookahead {
 	if c.Prio != nil {
 		key = ord.Key
 	}
-	return &Lookahead{c: c, run: policy.NewRunning(procs), q: jobq.New(key), ord: ord}
+	return &Policy{c: c, run: policy.NewRunning(procs), q: jobq.New(key), ord: ord}
 }
 
 // Name implements policy.Scheduler: "lookahead" and the parameters that
 // differ from the defaults.
-func (l *Lookahead) Name() string {
+func (l *Policy) Name() string {
 	s := "lookahead"
 	num := func(v int) string {
 		if v == math.MaxInt {
@@ -188,7 +188,7 @@ func (l *Lookahead) Name() string {
 }
 
 // Insert implements policy.Scheduler.
-func (l *Lookahead) Insert(now int64, j *job.Request) {
+func (l *Policy) Insert(now int64, j *job.Request) {
 	for j.ID >= len(l.skips) {
 		l.skips = append(l.skips, make([]int32, max(64, len(l.skips)))...)
 	}
@@ -198,7 +198,7 @@ func (l *Lookahead) Insert(now int64, j *job.Request) {
 }
 
 // Remove implements policy.Scheduler.
-func (l *Lookahead) Remove(now int64, j *job.Request) {
+func (l *Policy) Remove(now int64, j *job.Request) {
 	l.ord.Ended(now, j)
 	if _, running := l.run.Started(j); running {
 		l.run.End(now, j)
@@ -208,17 +208,17 @@ func (l *Lookahead) Remove(now int64, j *job.Request) {
 }
 
 // Skips is the number of times waiting job j was skipped as the head.
-func (l *Lookahead) Skips(j *job.Request) int {
+func (l *Policy) Skips(j *job.Request) int {
 	if j.ID < len(l.skips) {
 		return int(l.skips[j.ID])
 	}
 	return 0
 }
 
-func (l *Lookahead) aged(j *job.Request) bool { return int(l.skips[j.ID]) >= l.c.Cs }
+func (l *Policy) aged(j *job.Request) bool { return int(l.skips[j.ID]) >= l.c.Cs }
 
 // Tick implements policy.Scheduler: one pass, as the package comment says.
-func (l *Lookahead) Tick(now int64, start func(*job.Request)) int64 {
+func (l *Policy) Tick(now int64, start func(*job.Request)) int64 {
 	prof := l.run.Prof
 	prof.Forget(now)
 	if l.run.Overrunning(now) {

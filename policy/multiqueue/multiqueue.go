@@ -122,7 +122,7 @@ func init() {
 				c.Order = SJF
 			default:
 				var err error
-				if c.Prio, err = policy.NewOrder(p, "fcfs"); err != nil {
+				if c.Prio, err = policy.NewOrder(p, "fcfs", procs); err != nil {
 					return nil, fmt.Errorf("multiqueue: %w", err)
 				}
 			}
@@ -131,8 +131,8 @@ func init() {
 	})
 }
 
-// MultiQueue is the policy.
-type MultiQueue struct {
+// Policy is the policy.
+type Policy struct {
 	c     Config
 	home  []int
 	prof  []*profile.Profile // one per home partition
@@ -171,10 +171,10 @@ type hold struct {
 	n          int
 }
 
-var _ policy.Scheduler = (*MultiQueue)(nil)
+var _ policy.Scheduler = (*Policy)(nil)
 
 // New returns the variant c for a machine of procs processors.
-func New(procs int, c Config) (*MultiQueue, error) {
+func New(procs int, c Config) (*Policy, error) {
 	if len(c.Bounds) == 0 {
 		c.Bounds = DefaultBounds
 	}
@@ -205,7 +205,7 @@ func New(procs int, c Config) (*MultiQueue, error) {
 		return nil, fmt.Errorf("multiqueue: partition sizes %v sum to %d, the machine has %d processors", home, sum, procs)
 	}
 	c.Procs = home
-	m := &MultiQueue{c: c, home: home, run: policy.NewRunning(procs),
+	m := &Policy{c: c, home: home, run: policy.NewRunning(procs),
 		free: make([]int, q), amt: make([]int, q), pivot: make([]int, q), first: make([]int64, q), hfree: make([]int, q), nholds: make([]int, q)}
 	var key func(*job.Request) int64
 	if c.Order == SJF {
@@ -225,7 +225,7 @@ func New(procs int, c Config) (*MultiQueue, error) {
 }
 
 // Name implements policy.Scheduler.
-func (m *MultiQueue) Name() string {
+func (m *Policy) Name() string {
 	s := "multiqueue"
 	if !slices.Equal(m.c.Bounds, DefaultBounds) {
 		s += ":bounds=" + join(m.c.Bounds)
@@ -264,7 +264,7 @@ func join[T int | int64](v []T) string {
 }
 
 // Class is the queue (0-based) of a job with estimate e.
-func (m *MultiQueue) Class(e int64) int {
+func (m *Policy) Class(e int64) int {
 	for i, b := range m.c.Bounds {
 		if e <= b {
 			return i
@@ -274,14 +274,14 @@ func (m *MultiQueue) Class(e int64) int {
 }
 
 // Insert implements policy.Scheduler.
-func (m *MultiQueue) Insert(now int64, j *job.Request) {
+func (m *Policy) Insert(now int64, j *job.Request) {
 	m.ord.Submitted(now, j)
 	m.qs[m.Class(j.Estimate)].Push(j)
 }
 
 // Remove implements policy.Scheduler: a running job's processors return to
 // their partitions; a waiting job leaves its queue.
-func (m *MultiQueue) Remove(now int64, j *job.Request) {
+func (m *Policy) Remove(now int64, j *job.Request) {
 	m.ord.Ended(now, j)
 	if _, running := m.run.Started(j); !running {
 		m.qs[m.Class(j.Estimate)].Cancel(j)
@@ -315,7 +315,7 @@ type PartState struct {
 // Partitions reports each partition's processors: the current extent of
 // partition p is Home − Lent + Borrowed processors, of which Own + Borrowed
 // are busy.
-func (m *MultiQueue) Partitions() []PartState {
+func (m *Policy) Partitions() []PartState {
 	out := make([]PartState, len(m.home))
 	for p := range out {
 		out[p].Home = m.home[p]
@@ -332,7 +332,7 @@ func (m *MultiQueue) Partitions() []PartState {
 }
 
 // Tick implements policy.Scheduler: one pass, as the package comment says.
-func (m *MultiQueue) Tick(now int64, start func(*job.Request)) int64 {
+func (m *Policy) Tick(now int64, start func(*job.Request)) int64 {
 	if m.ord.Dynamic {
 		m.ord.Advance(now)
 		for _, q := range m.qs {
@@ -430,7 +430,7 @@ func (m *MultiQueue) Tick(now int64, start func(*job.Request)) int64 {
 
 // try starts job j (queue q, position pos) now if its own partition and
 // what the others can lend cover it for its whole estimate.
-func (m *MultiQueue) try(now int64, q, pos int, j *job.Request, total *int, start func(*job.Request)) bool {
+func (m *Policy) try(now int64, q, pos int, j *job.Request, total *int, start func(*job.Request)) bool {
 	n, e := j.Procs, j.Estimate
 	if n > *total {
 		return false
@@ -494,7 +494,7 @@ func (m *MultiQueue) try(now int64, q, pos int, j *job.Request, total *int, star
 // the processors free now, and with one reservation the lesser of that and
 // what is free when the reservation starts (EASY's extra processors); with
 // more, the profile is asked.
-func (m *MultiQueue) gives(p int, now, e int64) int {
+func (m *Policy) gives(p int, now, e int64) int {
 	switch {
 	case now+e <= m.first[p]:
 		return m.free[p]
@@ -511,7 +511,7 @@ func (m *MultiQueue) gives(p int, now, e int64) int {
 
 // reserve places the reservation of pivot j of queue q: in its own
 // partition when it fits there, else across the partitions.
-func (m *MultiQueue) reserve(now int64, q int, j *job.Request) {
+func (m *Policy) reserve(now int64, q int, j *job.Request) {
 	n, e := j.Procs, j.Estimate
 	if n <= m.home[q] {
 		t := m.prof[q].EarliestFit(now, e, n)
@@ -555,7 +555,7 @@ func (m *MultiQueue) reserve(now int64, q int, j *job.Request) {
 	panic("multiqueue: no time fits a job of the machine's size") // unreachable: every hold ends
 }
 
-func (m *MultiQueue) add(p int, s, e int64, n int) {
+func (m *Policy) add(p int, s, e int64, n int) {
 	if err := m.prof[p].Add(s, e, n); err != nil {
 		panic("multiqueue: " + err.Error()) // unreachable: it fits
 	}

@@ -24,7 +24,7 @@ func req(id int, submit int64, procs int, est int64) *job.Request {
 // partition state can be inspected between instants.
 type driver struct {
 	t       *testing.T
-	m       *multiqueue.MultiQueue
+	m       *multiqueue.Policy
 	started map[int]int64
 }
 

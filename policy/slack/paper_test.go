@@ -20,7 +20,7 @@ type placed struct {
 	up, pp, sp float64
 }
 
-func build(t *testing.T, procs int, prm Params, jobs []placed) *Slack {
+func build(t *testing.T, procs int, prm Params, jobs []placed) *Policy {
 	t.Helper()
 	s := New(procs, prm)
 	for _, pj := range jobs {

@@ -25,7 +25,7 @@ import (
 // for every delayed job, the cost of starting it right now (its largest
 // possible profit); this bound grows with ts, so the search stops at the
 // first slot whose bound exceeds the best price found.
-func (s *Slack) search(now int64, x *sjob) (int64, bool) {
+func (s *Policy) search(now int64, x *sjob) (int64, bool) {
 	ts, _, ok := s.searchSlots(now, x, false)
 	return ts, ok
 }
@@ -33,7 +33,7 @@ func (s *Slack) search(now int64, x *sjob) (int64, bool) {
 // searchSlots is search; with onlyNow it prices the slot now alone (the
 // tick strategy's extension cannot be scheduled later) and also returns
 // the best price.
-func (s *Slack) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, bool) {
+func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, bool) {
 	prof := s.run.Prof
 	W := s.wait
 	// slots: now, the profile's breakpoints (running jobs' ends among
@@ -191,7 +191,7 @@ func better(price float64, moved int, bestPrice float64, bestMoved int) bool {
 }
 
 // apply moves the waiting jobs to the slots in s.best.
-func (s *Slack) apply(x *sjob, ts int64) {
+func (s *Policy) apply(x *sjob, ts int64) {
 	changed := false
 	for i, w := range s.wait {
 		if s.best[i] != w.te {
@@ -217,7 +217,7 @@ const MaxExhaustive = 7
 
 // permutations calls try with every permutation of D (Heap's algorithm,
 // starting from AST order), reusing one slice.
-func (s *Slack) permutations(D []*sjob, try func([]*sjob)) {
+func (s *Policy) permutations(D []*sjob, try func([]*sjob)) {
 	a := append([]*sjob(nil), D...)
 	c := make([]int, len(a))
 	try(a)
@@ -240,7 +240,7 @@ func (s *Slack) permutations(D []*sjob, try func([]*sjob)) {
 
 // heuristicOrder returns the delayed jobs D in the order the heuristic
 // compresses them (§4.6). D is in AST order already.
-func (s *Slack) heuristicOrder(D []*sjob, x *sjob) []*sjob {
+func (s *Policy) heuristicOrder(D []*sjob, x *sjob) []*sjob {
 	s.order = append(s.order[:0], D...)
 	o := s.order
 	if s.prm.Heuristic == AST {

@@ -1,4 +1,6 @@
-// Package slack is slack-based priority backfilling (Talby & Feitelson,
+// Package slack is slack-based priority backfilling (Talby & Feitelson).
+//
+// It is slack-based priority backfilling (Talby & Feitelson,
 // "Supporting priorities and improving utilization of the IBM SP2
 // scheduler using slack-based backfilling", §4).
 //
@@ -40,6 +42,7 @@
 package slack
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -123,13 +126,9 @@ func init() {
 				hi  float64
 			}{{"au", &prm.Au, 0, 1}, {"at", &prm.At, 0, 1}, {"ap", &prm.Ap, 0, 1}, {"af", &prm.Af, 0, 1},
 				{"sf", &prm.SF, 0, math.Inf(1)}, {"awt", &prm.AWT, 0, math.Inf(1)}} {
-				v, ok := p[f.key]
-				if !ok {
-					continue
-				}
-				x, err := strconv.ParseFloat(v, 64)
-				if err != nil || math.IsNaN(x) || x < f.lo || x > f.hi {
-					return nil, fmt.Errorf("slack: parameter %s: expected a number in [%g, %g], found %q", f.key, f.lo, f.hi, v)
+				x, err := p.Float(f.key, *f.dst, f.lo, f.hi)
+				if err != nil {
+					return nil, fmt.Errorf("slack: %w", err)
 				}
 				*f.dst = x
 			}
@@ -179,8 +178,8 @@ func (x *sjob) setPriority(sp float64, prm *Params) {
 	}
 }
 
-// Slack is the slack-based priority scheduler.
-type Slack struct {
+// Policy is the slack-based priority scheduler.
+type Policy struct {
 	prm  Params
 	run  *policy.Running
 	wait []*sjob // sorted by (te, ID)
@@ -211,18 +210,18 @@ type Stats struct {
 }
 
 var (
-	_ policy.Scheduler = (*Slack)(nil)
-	_ policy.Guarantor = (*Slack)(nil)
-	_ policy.Extender  = (*Slack)(nil)
+	_ policy.Scheduler = (*Policy)(nil)
+	_ policy.Guarantor = (*Policy)(nil)
+	_ policy.Extender  = (*Policy)(nil)
 )
 
 // New returns the slack-based scheduler for a machine of procs processors.
-func New(procs int, prm Params) *Slack {
-	return &Slack{prm: prm, run: policy.NewRunning(procs), byID: make(map[int]*sjob), runP: make(map[int]float64)}
+func New(procs int, prm Params) *Policy {
+	return &Policy{prm: prm, run: policy.NewRunning(procs), byID: make(map[int]*sjob), runP: make(map[int]float64)}
 }
 
 // Name implements policy.Scheduler.
-func (s *Slack) Name() string {
+func (s *Policy) Name() string {
 	d := DefaultParams()
 	name := "slack"
 	add := func(k string, v, def float64) {
@@ -244,7 +243,7 @@ func (s *Slack) Name() string {
 
 // Guarantee implements policy.Guarantor: te0 + s0, the bound of
 // requirement IX, or -1 when the slack is infinite.
-func (s *Slack) Guarantee(j *job.Request) int64 {
+func (s *Policy) Guarantee(j *job.Request) int64 {
 	if x, ok := s.byID[j.ID]; ok {
 		return x.bound
 	}
@@ -266,7 +265,7 @@ func powSigned(t float64, a float64) float64 {
 
 // cost is cost(ji, ti, j) of §4.4 for moving x by t seconds in favour of a
 // job of priority p; +Inf when t exceeds x's current slack.
-func (s *Slack) cost(x *sjob, t int64, p float64) float64 {
+func (s *Policy) cost(x *sjob, t int64, p float64) float64 {
 	if t == 0 {
 		return 0
 	}
@@ -297,7 +296,7 @@ func (s *Slack) cost(x *sjob, t int64, p float64) float64 {
 // Price is the price of one schedule (exported for the paper's worked
 // examples): the new job's own term (te−CT)^αt·n^αu plus the cost of every
 // move.
-func (s *Slack) ownTerm(te, now int64, n int) float64 {
+func (s *Policy) ownTerm(te, now int64, n int) float64 {
 	return powSigned(float64(te-now), s.prm.At) * math.Pow(float64(n), s.prm.Au)
 }
 
@@ -311,20 +310,21 @@ func cmpWait(a, b *sjob) int {
 	return a.j.ID - b.j.ID
 }
 
-func (s *Slack) hold(x *sjob, at int64) {
+func (s *Policy) hold(x *sjob, at int64) {
 	if err := s.run.Prof.Add(at, at+x.j.Estimate, x.j.Procs); err != nil {
 		panic("slack: " + err.Error()) // unreachable: slots are found free
 	}
 }
 
-func (s *Slack) unhold(x *sjob, at int64) {
+func (s *Policy) unhold(x *sjob, at int64) {
 	if err := s.run.Prof.Remove(at, at+x.j.Estimate, x.j.Procs); err != nil {
 		panic("slack: " + err.Error()) // unreachable: the hold exists
 	}
 }
 
 // Insert implements policy.Scheduler: insert(j) of §4.2.
-func (s *Slack) Insert(now int64, j *job.Request) {
+func (s *Policy) Insert(now int64, j *job.Request) {
+	s.catchUp(now)
 	s.settle()
 	s.Stats.Inserts++
 	x := &sjob{j: j}
@@ -358,10 +358,11 @@ func (s *Slack) Insert(now int64, j *job.Request) {
 // are known (settle, at the next Insert, Extend, pass or query), so that
 // the schedule does not depend on the order in which the ends of one
 // instant are reported.
-func (s *Slack) Remove(now int64, j *job.Request) {
+func (s *Policy) Remove(now int64, j *job.Request) {
 	if s.pend.Due(now) {
 		s.settle()
 	}
+	s.catchUp(now)
 	if running, early := s.run.End(now, j); running {
 		delete(s.runP, j.ID)
 		if early {
@@ -381,7 +382,7 @@ func (s *Slack) Remove(now int64, j *job.Request) {
 }
 
 // settle runs remove's search after the pending releases, if any.
-func (s *Slack) settle() {
+func (s *Policy) settle() {
 	if now, _, _, ok := s.pend.Take(); ok {
 		s.reprice(now)
 	}
@@ -389,7 +390,7 @@ func (s *Slack) settle() {
 
 // reprice runs the search with the zero dummy and applies the cheapest
 // schedule.
-func (s *Slack) reprice(now int64) {
+func (s *Policy) reprice(now int64) {
 	if len(s.wait) == 0 {
 		return
 	}
@@ -402,7 +403,8 @@ func (s *Slack) reprice(now int64) {
 }
 
 // Tick implements policy.Scheduler: start the jobs whose slot is now.
-func (s *Slack) Tick(now int64, start func(*job.Request)) int64 {
+func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
+	s.catchUp(now)
 	s.settle()
 	s.run.Prof.Forget(now)
 	if s.run.Overrunning(now) {
@@ -421,17 +423,48 @@ func (s *Slack) Tick(now int64, start func(*job.Request)) int64 {
 		n++
 	}
 	s.wait = slices.Delete(s.wait, 0, n)
-	if len(s.wait) > 0 {
-		return s.wait[0].te
+	i := 0
+	if s.run.OverrunUntil(now + 1) {
+		// slots at now+1 wait for overrunning jobs: no pass then unless an
+		// event happens (policy/conservative, Tick)
+		i, _ = slices.BinarySearchFunc(s.wait, now+2, func(x *sjob, t int64) int { return cmp.Compare(x.te, t) })
+	}
+	if i < len(s.wait) {
+		return s.wait[i].te
 	}
 	return policy.NoWake
+}
+
+// catchUp re-plans at the first call of an instant after passes were
+// skipped while jobs overran: their holds are lengthened to now+1 and the
+// waiting jobs re-placed in the order of their slots, as replanOverrun
+// does (policy/conservative, catchUp).
+func (s *Policy) catchUp(now int64) {
+	if !s.run.Stale(now) {
+		return
+	}
+	over := s.run.Overran(now)
+	if len(over) == 0 {
+		return
+	}
+	for _, x := range s.wait {
+		s.unhold(x, x.te)
+	}
+	if err := s.run.CatchUp(now, over); err != nil {
+		panic("slack: " + err.Error()) // unreachable: no reservations held
+	}
+	for _, x := range s.wait {
+		x.te = s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
+		s.hold(x, x.te)
+	}
+	slices.SortFunc(s.wait, cmpWait)
 }
 
 // replanOverrun handles running jobs past their estimate (only without
 // kills): their holds are extended to now+1 and the waiting jobs are
 // re-placed in the order of their slots, possibly later than their slack
 // allows — a scheduler that cannot kill cannot keep its promises.
-func (s *Slack) replanOverrun(now int64) {
+func (s *Policy) replanOverrun(now int64) {
 	for _, x := range s.wait {
 		s.unhold(x, x.te)
 	}
@@ -457,7 +490,7 @@ const ExtensionShare = 0.1
 // and a delay beyond any slack makes it impossible). If that is cheaper,
 // the schedule is applied, j's hold is lengthened, and the extension is
 // returned; otherwise 0, and j is killed.
-func (s *Slack) Extend(now int64, j *job.Request) int64 {
+func (s *Policy) Extend(now int64, j *job.Request) int64 {
 	s.settle()
 	p, ok := s.runP[j.ID]
 	if !ok {
@@ -483,11 +516,12 @@ func (s *Slack) Extend(now int64, j *job.Request) int64 {
 	return ext
 }
 
-var _ policy.Planner = (*Slack)(nil)
+var _ policy.Planner = (*Policy)(nil)
 
 // Planned implements policy.Planner: the slot te currently scheduled for
 // waiting job j (it may move later within j's slack).
-func (s *Slack) Planned(now int64, j *job.Request) (int64, bool) {
+func (s *Policy) Planned(now int64, j *job.Request) (int64, bool) {
+	s.catchUp(now)
 	s.settle()
 	if x, ok := s.byID[j.ID]; ok {
 		return x.te, true
@@ -496,7 +530,8 @@ func (s *Slack) Planned(now int64, j *job.Request) (int64, bool) {
 }
 
 // Reservations implements policy.Planner: every waiting job holds a slot.
-func (s *Slack) Reservations(now int64, fn func(j *job.Request, start int64)) {
+func (s *Policy) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	s.catchUp(now)
 	s.settle()
 	for _, x := range s.wait {
 		fn(x.j, x.te)

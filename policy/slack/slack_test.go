@@ -146,7 +146,7 @@ func TestRemoveSeeksProfit(t *testing.T) {
 // waiting job has non-negative slack and is scheduled no later than
 // te0 + s0, and that the waiting list is sorted by slot.
 type checked struct {
-	*Slack
+	*Policy
 	t *testing.T
 }
 
@@ -164,10 +164,10 @@ func (c checked) check(when string) {
 	}
 }
 
-func (c checked) Insert(now int64, j *job.Request) { c.Slack.Insert(now, j); c.check("insert") }
-func (c checked) Remove(now int64, j *job.Request) { c.Slack.Remove(now, j); c.check("remove") }
+func (c checked) Insert(now int64, j *job.Request) { c.Policy.Insert(now, j); c.check("insert") }
+func (c checked) Remove(now int64, j *job.Request) { c.Policy.Remove(now, j); c.check("remove") }
 func (c checked) Tick(now int64, f func(*job.Request)) int64 {
-	w := c.Slack.Tick(now, f)
+	w := c.Policy.Tick(now, f)
 	c.check("tick")
 	return w
 }

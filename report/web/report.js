@@ -185,7 +185,7 @@
       var ints = p.lines.every(function (l) { return l.x.every(function (x) { return x === Math.round(x); }); });
       [['mean_wait', 'Mean wait (s)'], ['mean_bsld', 'Mean bounded slowdown'], ['utilization', 'Utilization (%)']].forEach(function (m) {
         var series = [], seen = {};
-        p.lines.forEach(function (l) {
+        p.lines.filter(function (l) { return !l.runs || l.runs.some(shown); }).forEach(function (l) {
           var colour = D.runs.length ? (RUN_POLICY_COLOUR[l.policy] || CAT[0]) : CAT[0];
           seen[l.policy] = (seen[l.policy] || 0) + 1;
           var dash = DASHES[(seen[l.policy] - 1) % DASHES.length];

@@ -1,4 +1,6 @@
-// Package executor runs the jobs that the live scheduler service decides
+// Package executor runs the jobs the live service starts: none, local or slurm.
+//
+// It runs the jobs that the live scheduler service decides
 // to start: none (advisor mode: a resource manager polls the decisions and
 // reports ends), local (each job's command as a local process group), and
 // slurm (jobs submitted to Slurm held, released when the policy starts

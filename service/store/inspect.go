@@ -1,9 +1,7 @@
 package store
 
 import (
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +37,8 @@ type Inspection struct {
 	Base        int64
 	Snapshots   int
 	SnapshotErr error
+	// SnapshotNote reports damaged snapshots skipped for an older one.
+	SnapshotNote string
 	// Records is the number of log records; MinSeq and MaxSeq their range;
 	// Contiguous is the last sequence number reached from Base without a
 	// gap (MaxSeq when the log is whole).
@@ -137,10 +137,13 @@ func (in *Inspection) read() error {
 		in.Admin = admins > 0
 	}
 	if tables["snapshots"] {
-		rows, err := db.Query("SELECT seq, data, sha256 FROM snapshots ORDER BY seq")
+		// the latest snapshot whose checksum matches; a damaged newer one
+		// is skipped (the log from the older one is kept for this)
+		rows, err := db.Query("SELECT seq, data, sha256 FROM snapshots ORDER BY seq DESC")
 		if err != nil {
 			return err
 		}
+		var damaged []string
 		for rows.Next() {
 			var seq int64
 			var data []byte
@@ -150,15 +153,24 @@ func (in *Inspection) read() error {
 				return err
 			}
 			in.Snapshots++
-			in.Base = seq
-			in.SnapshotErr = nil
-			if h := sha256.Sum256(data); hex.EncodeToString(h[:]) != sum {
-				in.SnapshotErr = fmt.Errorf("snapshot at record %d: checksum %s, stored %s", seq, hex.EncodeToString(h[:])[:12], sum)
+			if in.Base > 0 {
+				continue
 			}
+			if checksum(data) != sum {
+				damaged = append(damaged, fmt.Sprintf("snapshot at record %d: checksum %s, stored %.12s", seq, checksum(data)[:12], sum))
+				continue
+			}
+			in.Base = seq
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
+		}
+		switch {
+		case len(damaged) > 0 && in.Base == 0:
+			in.SnapshotErr = errors.New(strings.Join(damaged, "; "))
+		case len(damaged) > 0:
+			in.SnapshotNote = strings.Join(damaged, "; ") + fmt.Sprintf(" (skipped: starting from the snapshot at record %d and the log after it)", in.Base)
 		}
 	}
 	in.Contiguous = in.Base

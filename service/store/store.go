@@ -1,4 +1,6 @@
-// Package store is the durable state of the live scheduler service: an
+// Package store is the live service's durable state, in SQLite.
+//
+// It is the durable state of the live scheduler service: an
 // embedded SQLite database (the pure-Go driver modernc.org/sqlite) in WAL
 // mode, holding the event log from which the service rebuilds its
 // policy's state after a restart, the users and their token hashes, and a
@@ -156,6 +158,9 @@ func OpenWith(dir string, o Options) (*Store, error) {
 	} else if !in.HasMark && in.HasState {
 		s.Notes = append(s.Notes, fmt.Sprintf("%s had no high-water mark (%s); created at record %d", in.DB, filepath.Join(dir, MarkFile), in.MaxSeq))
 	}
+	if in.SnapshotNote != "" {
+		s.Notes = append(s.Notes, in.SnapshotNote)
+	}
 	// the database holds commands, names and token hashes: owner only
 	// (SQLite gives the -wal and -shm files the database file's mode)
 	if err := ownerOnly(in.DB); err != nil {
@@ -177,7 +182,7 @@ func OpenWith(dir string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store %s: %w", in.DB, err)
 	}
-	if _, err := db.Exec(schema); err != nil {
+	if _, err := db.Exec(schema + archiveSchema); err != nil {
 		return fail(err)
 	}
 	var mode string
@@ -358,7 +363,11 @@ func (s *Store) Close() error {
 // Append writes records in one transaction, then moves the high-water mark
 // to the last one. The records must continue the log: consecutive
 // sequence numbers from LastSeq()+1.
-func (s *Store) Append(recs []Record) error {
+func (s *Store) Append(recs []Record) error { return s.AppendArchive(recs, nil) }
+
+// AppendArchive is Append that also archives the jobs that finished in
+// those records, in the same transaction.
+func (s *Store) AppendArchive(recs []Record, arch []Archived) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -380,6 +389,10 @@ func (s *Store) Append(recs []Record) error {
 			tx.Rollback()
 			return fmt.Errorf("store: record %d: %w", r.Seq, err)
 		}
+	}
+	if err := insertArchived(tx, arch, "INSERT OR REPLACE"); err != nil {
+		tx.Rollback()
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)

@@ -1,4 +1,6 @@
-// Package deadline builds the deadline workloads of Islam, Balaji,
+// Package deadline builds the deadline workloads of the QoPS evaluation.
+//
+// It builds the deadline workloads of Islam, Balaji,
 // Sadayappan & Panda's QoPS evaluation (§4.1, §4.2, §5) from any
 // workload: job subsets by offset, higher offered loads by duplication or
 // expansion, completion deadlines derived from an EASY backfilling run of

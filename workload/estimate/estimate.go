@@ -1,4 +1,6 @@
-// Package estimate replaces the runtime estimates of a workload before it
+// Package estimate replaces the runtime estimates of a workload.
+//
+// It replaces the runtime estimates of a workload before it
 // is simulated: the models that Feitelson's slides use to study how much
 // the accuracy of estimates matters.
 //

@@ -1,4 +1,6 @@
-// Package importer turns a site's own accounting records into standard
+// Package importer turns a site's accounting records (Slurm sacct, PBS) into SWF workloads.
+//
+// It turns a site's own accounting records into standard
 // workloads: Slurm `sacct` dumps (ReadSacct) and PBS/Torque/OpenPBS
 // accounting logs (ReadPBS) become an Import, which WriteSWF writes as
 // Standard Workload Format (with the Parallel Workloads Archive's header

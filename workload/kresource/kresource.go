@@ -1,4 +1,6 @@
-// Package kresource turns a single-resource workload into the K-resource
+// Package kresource builds the K-resource workloads of Leinberger, Karypis & Kumar.
+//
+// It turns a single-resource workload into the K-resource
 // workload of Leinberger, Karypis & Kumar (TR 99-025, §3.1): each job's
 // size n becomes a vector of K requirements, drawn from a uniform or an
 // exponential distribution and scaled by n, on a machine where every

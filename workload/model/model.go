@@ -1,4 +1,6 @@
-// Package model is the home of the synthetic workload models: a small
+// Package model is the interface and registry of synthetic workload models.
+//
+// It is the home of the synthetic workload models: a small
 // interface that every model implements, a registry of models by name, and
 // the helpers they share (seeded random streams, arrival processes, load
 // calibration).
@@ -25,6 +27,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	specpkg "github.com/backfill-hpc/backfill/spec"
 
 	"github.com/backfill-hpc/backfill/job"
 )
@@ -116,18 +120,9 @@ func List() []Info { return append([]Info(nil), registry...) }
 
 // New builds the model named by spec ("name[:key=value...]").
 func New(spec string) (Model, error) {
-	parts := strings.Split(strings.TrimSpace(spec), ":")
-	name := parts[0]
-	args := map[string]string{}
-	for _, kv := range parts[1:] {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("model %s: expected key=value, found %q", name, kv)
-		}
-		if _, dup := args[k]; dup {
-			return nil, fmt.Errorf("model %s: parameter %q given twice", name, k)
-		}
-		args[k] = v
+	name, args, err := specpkg.Parse("model", spec)
+	if err != nil {
+		return nil, err
 	}
 	var names []string
 	for _, r := range registry {

@@ -1,4 +1,6 @@
-// Package feitelson96 is the workload model of Feitelson, "Packing schemes
+// Package feitelson96 is the workload model of Feitelson (1996).
+//
+// It is the workload model of Feitelson, "Packing schemes
 // for gang scheduling" (JSSPP 1996, LNCS 1162), as the Parallel Workloads
 // Archive describes it: based on six logs (NASA Ames iPSC/860, Argonne
 // SP1, SDSC Paragon, LLNL Butterfly, CTC SP2, ETH Paragon), it models

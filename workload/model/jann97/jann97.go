@@ -1,4 +1,6 @@
-// Package jann97 is the workload model of Jann, Pattnaik, Franke, Wang,
+// Package jann97 is the CTC SP2 workload model of Jann et al. (1997).
+//
+// It is the workload model of Jann, Pattnaik, Franke, Wang,
 // Skovira and Riordan, "Modeling of workload in MPPs" (JSSPP 1997, LNCS
 // 1291), a statistical model of the CTC SP2: the sizes are divided into
 // ranges (powers of two up to the 322 nodes of the partition); each range

@@ -1,4 +1,6 @@
-// Package lublin is the workload model of Lublin & Feitelson, "The
+// Package lublin is the workload model of Lublin & Feitelson (2003).
+//
+// It is the workload model of Lublin & Feitelson, "The
 // workload on parallel supercomputers: modeling the characteristics of
 // rigid jobs" (JPDC 63(11), 2003), with the parameters of the model's
 // published C code (m_lublin99.c, distributed with the Parallel Workloads

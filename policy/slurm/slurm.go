@@ -1,0 +1,618 @@
+// Package slurm is Slurm's scheduler as a policy: the main scheduler's
+// priority pass and sched/backfill, over a priority order (by default
+// Slurm's priority/multifactor, package slurm at the module root), with
+// Slurm's parameter names and defaults (Slurm 22.05).
+//
+// The main scheduler takes the waiting jobs in priority order and starts
+// each that fits now; in each partition it stops at the first job that
+// does not. It runs every sched_interval, and after a submission or a job
+// end once batch_sched_delay has passed since its last run (slurmctld's
+// background loop, which wakes every second; the recording shows job ends
+// served by it, not at once). Every bf_interval (when jobs wait), the backfill scheduler takes
+// them in priority order again, up to bf_max_job_test jobs (and
+// bf_max_job_user per user): a job that fits now without touching the
+// reservations made so far in this cycle starts; one that does not gets a
+// reservation at its earliest such start, if within bf_window, rounded to
+// bf_resolution. Reservations live for one cycle only, as in Slurm.
+// Running jobs are planned to end at their time limits (the estimates).
+//
+// Reservations hold whole nodes in Slurm. On a machine of one-CPU nodes
+// (SWF traces) a reservation holds its job's processors in the shared
+// availability profile; on a single node (a slurm.conf with one NodeName
+// of many CPUs, like the validation machine), it holds the whole node
+// during its interval, which Slurm rounds down to bf_resolution at both
+// ends. Machines of several multi-CPU nodes are simulated as one-CPU
+// nodes (a simplification: reservations there hold only the CPUs, not
+// whole nodes).
+//
+// Jobs beyond a partition's MaxTime or MaxNodes, or beyond a MaxSubmit
+// limit (association or QOS), are rejected at submission (Slurm with
+// EnforcePartLimits and submit-time limits; policy.Admitter); jobs held by
+// a running limit (MaxJobs, the QOS's MaxJobsPerUser, GrpTRES=cpu) wait,
+// skipped by both schedulers, until the limit allows them.
+package slurm
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/slurm"
+)
+
+// Sched is the slurm policy.
+type Sched struct {
+	c     slurm.Conf
+	spec  string // the files it was built from, for Name
+	procs int
+	mf    *slurm.Multifactor // the associations, limits and partitions (and the default order)
+	ord   policy.Ordering
+	run   *policy.Running
+	node  bool // single-node machine: reservations hold the whole node
+	// waiting jobs, in the order's order when !stale
+	wait  []*job.Request
+	stale bool // wait must be re-sorted before the next pass
+	epoch int  // the multifactor epoch wait was sorted at
+	// changed: a job arrived, left or started, or priorities were
+	// recalculated, since the last backfill cycle (without a change a
+	// cycle would start nothing)
+	changed bool
+	parts   int            // partitions (a pass may stop once all are blocked)
+	limited bool           // some limit may hold a waiting job
+	dynamic bool           // an order other than multifactor that changes with time
+	suffix  []int          // the smallest job from each position of the queue on
+	longest []int64        // the longest estimate from each position on
+	prev    []*job.Request // scratch of sorted
+	// scratch of a pass
+	blocked map[string]bool
+	started []int
+	rej     map[int]string // rejected at submission, with the reason
+	// timing
+	lastBf    int64 // the last backfill cycle
+	lastSched int64 // the background loop's last main pass
+	lastFull  int64 // the last periodic (sched_interval) pass
+	// req is when the background loop first sees a pending request for
+	// the main scheduler (a submission: at once; a job end: at the loop's
+	// next wake, the next second), noReq for none
+	req    int64
+	endLag int64 // Options.EndLag
+	// the reservations of the current backfill cycle
+	blocks []block
+	holds  []hold
+	// running jobs' planned ends and CPUs (single-node mode), for the
+	// select plugin's will-run estimate
+	ends   []runEnd
+	tested map[string]int
+	queue  []*job.Request
+}
+
+type block struct{ start, end int64 }
+
+type runEnd struct {
+	end  int64
+	cpus int
+	id   int
+}
+type hold struct {
+	start, end int64
+	n          int
+}
+
+const noReq = int64(1<<63 - 1)
+
+var (
+	_ policy.Scheduler = (*Sched)(nil)
+	_ policy.Admitter  = admitting{}
+)
+
+// admitting is a Sched with admission control, for configurations with
+// limits that refuse jobs at submission (Scheduler).
+type admitting struct{ *Sched }
+
+// Admitted implements policy.Admitter.
+func (a admitting) Admitted(j *job.Request) (bool, string) { return a.Sched.admitted(j) }
+
+// Scheduler is s as the engine should see it: with admission control
+// (policy.Admitter) when the configuration has a limit that refuses jobs
+// at submission (a partition's MaxTime or MaxNodes, a MaxSubmit, a
+// GrpTRES=cpu), without otherwise.
+func (s *Sched) Scheduler() policy.Scheduler {
+	if s.refuses() {
+		return admitting{s}
+	}
+	return s
+}
+
+// refuses reports whether the configuration has a limit that refuses jobs
+// at submission.
+func (s *Sched) refuses() bool {
+	for _, p := range s.c.Partitions {
+		if p.MaxTime != slurm.Infinite || p.MaxNodes != slurm.Infinite {
+			return true
+		}
+	}
+	return slurm.Refuses(s.mf.Tree())
+}
+
+// Options are the parts of a Sched not in slurm.conf.
+type Options struct {
+	// Order replaces the multifactor priority of the configuration (nil:
+	// multifactor).
+	Order policy.Order
+	// Resolver maps jobs to associations (nil: slurm.DefaultResolver).
+	Resolver slurm.Resolver
+	// Origin is a priority calculation instant (the others are Origin +
+	// k·PriorityCalcPeriod), and BfStart slurmctld's start (the backfill
+	// cycles fall at BfStart + k·bf_interval, the periodic main passes at
+	// BfStart + k·sched_interval): the phases of Slurm's timers. Both
+	// default to 0, the trace's clock origin; they must not be later than
+	// the first submission.
+	Origin, BfStart int64
+	// EndLag is how many seconds after a job's end the main scheduler's
+	// background loop first sees it (0 or 1: the loop wakes once a second
+	// at a phase that drifts; the recordings show both).
+	EndLag int64
+	// SchedStart is a periodic pass of the main scheduler (slurmctld's
+	// background loop; the next periodic ones fall sched_interval apart,
+	// and batch submissions are scheduled batch_sched_delay after the last
+	// pass of the loop); 0: BfStart.
+	SchedStart int64
+}
+
+// New returns Slurm's scheduler with configuration c and association tree
+// t (nil: an empty one) on a machine of procs CPUs.
+func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
+	s := &Sched{c: c, procs: procs, run: policy.NewRunning(procs), rej: map[int]string{}, tested: map[string]int{},
+		blocked: map[string]bool{}, parts: max(1, len(c.Partitions)), req: noReq}
+	s.mf = slurm.NewMultifactor(c, t, procs, o.Resolver, o.Origin)
+	if o.Order != nil {
+		s.ord = policy.NewOrdering(o.Order)
+	} else {
+		s.ord = policy.NewOrdering(s.mf)
+	}
+	s.node = c.Nodes == 1 && c.CPUs == procs && procs > 1
+	s.limited = slurm.Holds(s.mf.Tree())
+	s.dynamic = s.ord.Dynamic && s.ord.O != policy.Order(s.mf)
+	s.lastBf, s.lastSched, s.lastFull = o.BfStart, o.BfStart, o.BfStart
+	s.endLag = o.EndLag
+	if o.SchedStart != 0 {
+		s.lastSched, s.lastFull = o.SchedStart, o.SchedStart
+	}
+	return s
+}
+
+// Multifactor is the policy's priority (also when another order is used:
+// it holds the associations and their limits).
+func (s *Sched) Multifactor() *slurm.Multifactor { return s.mf }
+
+// Name implements policy.Scheduler.
+func (s *Sched) Name() string {
+	n := "slurm"
+	d := slurm.DefaultConf()
+	if s.c.BfInterval != d.BfInterval {
+		n += ":bf_interval=" + strconv.FormatInt(s.c.BfInterval, 10)
+	}
+	if s.c.BfWindow != d.BfWindow {
+		n += ":bf_window=" + strconv.FormatInt(s.c.BfWindow/60, 10)
+	}
+	if s.c.BfResolution != d.BfResolution {
+		n += ":bf_resolution=" + strconv.FormatInt(s.c.BfResolution, 10)
+	}
+	if s.c.BfMaxJobTest != d.BfMaxJobTest {
+		n += ":bf_max_job_test=" + strconv.Itoa(s.c.BfMaxJobTest)
+	}
+	if s.c.BfMaxJobUser != d.BfMaxJobUser {
+		n += ":bf_max_job_user=" + strconv.Itoa(s.c.BfMaxJobUser)
+	}
+	if s.c.SchedInterval != d.SchedInterval {
+		n += ":sched_interval=" + strconv.FormatInt(s.c.SchedInterval, 10)
+	}
+	if s.ord.O != policy.Order(s.mf) {
+		n += ":order=" + s.ord.O.Name()
+	}
+	return n + s.spec
+}
+
+// Insert implements policy.Scheduler.
+func (s *Sched) Insert(now int64, j *job.Request) {
+	s.req = min(s.req, now)
+	if r := s.admit(j); r != "" {
+		s.rej[j.ID] = r
+		return
+	}
+	s.mf.Submitted(now, j)
+	if s.ord.O != policy.Order(s.mf) {
+		s.ord.Submitted(now, j)
+	}
+	a, q := s.mf.Job(j)
+	in := s.mf.Info(j)
+	for x := a; x != nil; x = x.Parent {
+		slurm.CountSubmit(x, 1)
+	}
+	slurm.CountQOSSubmit(q, in.User, 1)
+	s.changed = true
+	if !s.stale && !s.dynamic && (s.ord.O != policy.Order(s.mf) || s.mf.Epoch() == s.epoch) {
+		// the list is in order: insert at j's place
+		i, _ := slices.BinarySearchFunc(s.wait, j, func(a, b *job.Request) int {
+			if s.ord.O.Less(now, a, b) {
+				return -1
+			}
+			if s.ord.O.Less(now, b, a) {
+				return 1
+			}
+			return a.ID - b.ID
+		})
+		s.wait = slices.Insert(s.wait, i, j)
+		return
+	}
+	s.wait = append(s.wait, j)
+	s.stale = true
+}
+
+// admit is the reason to reject j at submission, or "".
+func (s *Sched) admit(j *job.Request) string {
+	p := s.mf.Partition(j)
+	if p.MaxTime != slurm.Infinite && j.Estimate > p.MaxTime {
+		return fmt.Sprintf("PartitionTimeLimit: time limit %d s over partition %s's MaxTime %d s", j.Estimate, p.Name, p.MaxTime)
+	}
+	if n := s.mf.Nodes(j); p.MaxNodes != slurm.Infinite && n > p.MaxNodes {
+		return fmt.Sprintf("PartitionNodeLimit: %d nodes over partition %s's MaxNodes %d", n, p.Name, p.MaxNodes)
+	}
+	a, q := s.mf.Job(j)
+	in := s.mf.Info(j)
+	if r := slurm.SubmitLimit(a, q, in.User, int64(j.Procs)); r != "" {
+		return r
+	}
+	return ""
+}
+
+// admitted is Admitted of the admitting Sched.
+func (s *Sched) admitted(j *job.Request) (bool, string) {
+	if r, ok := s.rej[j.ID]; ok {
+		delete(s.rej, j.ID)
+		return false, r
+	}
+	return true, ""
+}
+
+// Remove implements policy.Scheduler.
+func (s *Sched) Remove(now int64, j *job.Request) {
+	s.changed = true
+	s.req = min(s.req, now+s.endLag)
+	a, q := s.mf.Job(j)
+	in := s.mf.Info(j)
+	if _, running := s.run.Started(j); running {
+		s.run.End(now, j)
+		for i, e := range s.ends {
+			if e.id == j.ID {
+				s.ends = slices.Delete(s.ends, i, i+1)
+				break
+			}
+		}
+		slurm.CountRun(a, q, in.User, int64(j.Procs), -1)
+	} else {
+		if i := slices.Index(s.wait, j); i >= 0 {
+			s.wait = slices.Delete(s.wait, i, i+1)
+		}
+	}
+	for x := a; x != nil; x = x.Parent {
+		slurm.CountSubmit(x, -1)
+	}
+	slurm.CountQOSSubmit(q, in.User, -1)
+	s.mf.Ended(now, j)
+	if s.ord.O != policy.Order(s.mf) {
+		s.ord.Ended(now, j)
+	}
+}
+
+// Tick implements policy.Scheduler.
+func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
+	s.run.Prof.Forget(now)
+	if s.run.Overrunning(now) {
+		if err := s.run.Extend(now); err != nil {
+			panic("slurm: " + err.Error()) // unreachable: no reservation is held between passes
+		}
+	}
+	s.mf.Advance(now)
+	if s.ord.O != policy.Order(s.mf) {
+		s.ord.Advance(now)
+	}
+	launch := func(j *job.Request) {
+		if err := s.run.Start(now, j); err != nil {
+			panic("slurm: " + err.Error()) // unreachable: it fits
+		}
+		a, q := s.mf.Job(j)
+		slurm.CountRun(a, q, s.mf.Info(j).User, int64(j.Procs), 1)
+		if s.node {
+			s.ends = append(s.ends, runEnd{now + j.Estimate, j.Procs, j.ID})
+		}
+		s.mf.Started(now, j)
+		if s.ord.O != policy.Order(s.mf) {
+			s.ord.Started(now, j)
+		}
+		s.changed = true
+		start(j)
+	}
+	// the timers keep their phase: the periodic pass falls at lastFull +
+	// k·sched_interval, the backfill cycle at lastBf + k·bf_interval
+	// (Slurm's backfill agent sleeps bf_interval after each cycle; jobs
+	// and their updates keep it cycling while jobs wait)
+	main := false
+	if k := (now - s.lastFull) / s.c.SchedInterval; k > 0 {
+		s.lastFull += k * s.c.SchedInterval
+		s.lastSched = max(s.lastSched, s.lastFull)
+		if s.lastFull == now {
+			main = true
+			s.req = noReq
+		}
+	}
+	if s.req <= now && now >= s.lastSched+s.c.BatchSchedDelay {
+		main = true
+		s.lastSched = now
+		s.req = noReq
+	}
+	if main && len(s.wait) > 0 {
+		s.mainPass(now, launch)
+	}
+	if k := (now - s.lastBf) / s.c.BfInterval; k > 0 {
+		s.lastBf += k * s.c.BfInterval
+		if s.lastBf == now && len(s.wait) > 0 {
+			s.backfill(now, launch)
+		}
+	}
+	if len(s.wait) == 0 {
+		return policy.NoWake
+	}
+	wake := min(s.lastBf+s.c.BfInterval, s.lastFull+s.c.SchedInterval)
+	if s.req != noReq {
+		wake = min(wake, max(s.req, s.lastSched+s.c.BatchSchedDelay))
+	}
+	return max(wake, now+1)
+}
+
+// sorted is the waiting jobs in priority order at now.
+func (s *Sched) sorted(now int64) []*job.Request {
+	if s.dynamic || (s.ord.O == policy.Order(s.mf) && s.mf.Epoch() != s.epoch) {
+		s.stale = true
+	}
+	if s.stale {
+		s.prev = append(s.prev[:0], s.wait...)
+		policy.SortWaiting(now, s.ord.O, s.wait)
+		s.stale = false
+		s.epoch = s.mf.Epoch()
+		if !slices.Equal(s.prev, s.wait) {
+			s.changed = true // a new order may start other jobs
+		}
+	}
+	return s.wait
+}
+
+// drop removes the jobs at positions idx (increasing) of the waiting
+// list.
+func (s *Sched) drop(idx []int) {
+	if len(idx) == 0 {
+		return
+	}
+	k, next := 0, 0
+	for i, j := range s.wait {
+		if next < len(idx) && idx[next] == i {
+			next++
+			continue
+		}
+		s.wait[k] = j
+		k++
+	}
+	clear(s.wait[k:])
+	s.wait = s.wait[:k]
+}
+
+// runnable reports whether j's running limits let it start now.
+func (s *Sched) runnable(j *job.Request) bool {
+	if !s.limited {
+		return true
+	}
+	a, q := s.mf.Job(j)
+	return slurm.RunLimit(a, q, s.mf.Info(j).User, int64(j.Procs)) == ""
+}
+
+// mainPass is the main scheduler: priority order, start what fits now,
+// stop in a partition at its first job that does not fit.
+func (s *Sched) mainPass(now int64, launch func(*job.Request)) {
+	free := s.run.Prof.FreeAt(now)
+	clear(s.blocked)
+	s.started = s.started[:0]
+	for i, j := range s.sorted(now) {
+		if len(s.blocked) == s.parts || free == 0 {
+			break
+		}
+		part := s.mf.Partition(j).Name
+		if s.blocked[part] || !s.runnable(j) {
+			continue
+		}
+		if j.Procs <= free {
+			launch(j)
+			free -= j.Procs
+			s.started = append(s.started, i)
+			continue
+		}
+		s.blocked[part] = true
+	}
+	s.drop(s.started)
+}
+
+// backfill is one cycle of sched/backfill.
+func (s *Sched) backfill(now int64, launch func(*job.Request)) {
+	q := s.sorted(now) // sets changed when the order changed
+	if !s.changed {
+		return // the same state as the last cycle, which started nothing more
+	}
+	s.changed = false
+	prof := s.run.Prof
+	res := s.c.BfResolution
+	s.blocks = s.blocks[:0]
+	s.holds = s.holds[:0]
+	clear(s.tested)
+	s.started = s.started[:0]
+	tested := 0
+	windowEnd := now + s.c.BfWindow
+	free := prof.FreeAt(now)
+	// the smallest job from each position on: once it exceeds the free
+	// processors, no later job can start in this cycle, and reservations
+	// only matter to later jobs
+	s.suffix = slices.Grow(s.suffix[:0], len(q))[:len(q)]
+	s.longest = slices.Grow(s.longest[:0], len(q)+1)[:len(q)+1]
+	small := int(^uint(0) >> 1)
+	var long int64
+	s.longest[len(q)] = 0
+	for i := len(q) - 1; i >= 0; i-- {
+		small = min(small, q[i].Procs)
+		s.suffix[i] = small
+		long = max(long, q[i].Estimate)
+		s.longest[i] = long
+	}
+	for i, j := range q {
+		if tested >= s.c.BfMaxJobTest || s.suffix[i] > free {
+			break
+		}
+		if !s.runnable(j) {
+			continue
+		}
+		if s.c.BfMaxJobUser > 0 {
+			u := s.mf.Info(j).User
+			if s.tested[u] >= s.c.BfMaxJobUser {
+				continue
+			}
+			s.tested[u]++
+		}
+		tested++
+		t := s.earliest(now, j, windowEnd)
+		if t == now {
+			launch(j)
+			free -= j.Procs
+			s.started = append(s.started, i)
+			continue
+		}
+		if t > windowEnd {
+			continue // beyond the window: no reservation
+		}
+		end := t + j.Estimate
+		if s.node {
+			b := block{t / res * res, end / res * res}
+			if b.end > b.start {
+				s.blocks = append(s.blocks, b)
+			}
+			continue
+		}
+		if t >= now+s.longest[i+1] {
+			// no later job that starts now can run into it: the hold
+			// would change nothing in this cycle
+			continue
+		}
+		e := max(t+1, end/res*res)
+		if err := prof.Add(t, e, j.Procs); err != nil {
+			panic("slurm: " + err.Error()) // unreachable: it fits from t
+		}
+		s.holds = append(s.holds, hold{t, e, j.Procs})
+	}
+	for _, h := range s.holds {
+		_ = prof.Remove(h.start, h.end, h.n)
+	}
+	s.drop(s.started)
+}
+
+// earliest is the earliest start ≥ now of j that fits the running jobs and
+// touches no reservation of this cycle, or a time past limit.
+//
+// On a single node it follows _attempt_backfill: the node is unavailable
+// while a reservation meets [t, t+limit] (the job then tries from that
+// reservation's end); the start is the select plugin's will-run estimate
+// (willRun) or t, whichever is later; and a start whose rounded interval
+// meets a reservation is tried again from there.
+func (s *Sched) earliest(now int64, j *job.Request, limit int64) int64 {
+	prof := s.run.Prof
+	d := j.Estimate
+	if !s.node {
+		return prof.EarliestFit(now, d, j.Procs)
+	}
+	res := s.c.BfResolution
+	w := s.willRun(now, j)
+	t := now
+	for t <= limit {
+		moved := false
+		for _, b := range s.blocks {
+			if b.end > t && b.start <= t+d {
+				t = max(t, b.end)
+				moved = true
+			}
+		}
+		if moved {
+			continue
+		}
+		st := max(w, t)
+		if st == now {
+			return now
+		}
+		rs, re := st/res*res, (st+d)/res*res
+		clash := false
+		for _, b := range s.blocks {
+			if b.end > rs && b.start < re {
+				clash = true
+			}
+		}
+		if !clash {
+			return st
+		}
+		if st == t {
+			t++ // rounding meets a reservation the exact window does not
+		} else {
+			t = st
+		}
+	}
+	return t
+}
+
+// willRun is cons_tres's will-run estimate of j's start on the running
+// jobs alone (job_test.c): it frees the running jobs in order of their
+// planned ends, in batches — the first batch up to the first end rounded
+// up to a multiple of 30 s plus 30 s, each next batch's window doubled —
+// and answers the end of the last job of the first batch after which j
+// fits. So the estimate is often later than the exact earliest fit.
+func (s *Sched) willRun(now int64, j *job.Request) int64 {
+	free := s.run.Prof.FreeAt(now)
+	if j.Procs <= free {
+		return now
+	}
+	slices.SortFunc(s.ends, func(a, b runEnd) int {
+		if a.end != b.end {
+			return int(a.end - b.end)
+		}
+		return a.id - b.id
+	})
+	const first = 30
+	var barrier int64
+	window := int64(first)
+	i := 0
+	for i < len(s.ends) {
+		if i == 0 {
+			barrier = s.ends[0].end + first - s.ends[0].end%first
+		}
+		last := s.ends[i]
+		free += last.cpus
+		i++
+		for i < len(s.ends) && s.ends[i].end <= barrier+window {
+			last = s.ends[i]
+			free += last.cpus
+			i++
+		}
+		window *= 2 // at least once, then until the next end is in
+		for i < len(s.ends) && s.ends[i].end > barrier+window {
+			window *= 2
+		}
+		if j.Procs <= free {
+			return max(last.end, now+1)
+		}
+	}
+	return noReq // never (larger than the node)
+}

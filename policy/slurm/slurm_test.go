@@ -1,0 +1,122 @@
+package slurm
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/slurm"
+)
+
+func jobsOf(spec [][4]int64) []job.Job {
+	var js []job.Job
+	for i, s := range spec {
+		js = append(js, job.Job{Request: job.Request{ID: i, SWFID: int64(i + 1), Submit: s[0], Procs: int(s[1]), Estimate: s[2],
+			User: 1, Group: 1, Queue: -1, Partition: -1}, Runtime: s[3]})
+	}
+	return js
+}
+
+func starts(t *testing.T, s policy.Scheduler, procs int, js []job.Job) string {
+	t.Helper()
+	res, err := sim.Run(js, s, sim.Options{Procs: procs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := ""
+	for i, o := range res.Outcomes {
+		if i > 0 {
+			out += " "
+		}
+		out += fmt.Sprint(o.Start)
+	}
+	return out
+}
+
+// TestByHand, worked from Slurm's rules (package comment): a 10-CPU
+// machine, every priority equal (arrival order), bf_interval 30,
+// bf_resolution 60, batch_sched_delay 3, timers from 0. J0 (t=0, 6 CPUs,
+// limit 600), J1 (t=1, 6 CPUs, 600), J2 (t=2, 4 CPUs, 120), J3 (t=5, 4
+// CPUs, 600); runtimes = limits.
+//
+// The main scheduler first runs at 3 (batch_sched_delay after its start):
+// J0 starts, J1 does not fit and blocks the partition, so J2 is not tried.
+// The backfill cycle at 30 reserves J1 at 603 (J0's end), [600, 1200)
+// rounded down to the minute, and starts J2 (it ends at 150, before the
+// reservation). J3 fits the CPUs from 150 but would run into J1's
+// reservation:
+//
+//   - on a single node of 10 CPUs the reservation holds the whole node, so
+//     J3 is reserved at 1200 and only starts when the main scheduler runs
+//     at J0's end, 603, where it fits beside J1;
+//   - on ten 1-CPU nodes the reservation holds 6 CPUs, J3's 4 fit beside
+//     it, and the backfill cycle at 150 starts J3.
+func TestByHand(t *testing.T) {
+	js := jobsOf([][4]int64{{0, 6, 600, 600}, {1, 6, 600, 600}, {2, 4, 120, 120}, {5, 4, 600, 600}})
+	c := slurm.DefaultConf()
+	c.BfInterval = 30
+	one := c
+	one.CPUs, one.Nodes = 10, 1
+	if got := starts(t, New(10, one, nil, Options{}), 10, js); got != "3 603 30 603" {
+		t.Errorf("single node: starts %s, want 3 603 30 603", got)
+	}
+	if got := starts(t, New(10, c, nil, Options{}), 10, js); got != "3 603 30 150" {
+		t.Errorf("one-CPU nodes: starts %s, want 3 603 30 150", got)
+	}
+}
+
+// TestLimitsByHand: user 1 may run one job at a time (MaxJobs=1), so its
+// second job waits for the first although the machine is free; a job over
+// the partition's MaxTime and one over MaxSubmit=2 are rejected.
+func TestLimitsByHand(t *testing.T) {
+	c := slurm.DefaultConf()
+	c.Partitions["p"] = slurm.Partition{Name: "p", MaxTime: 3600, MaxNodes: slurm.Infinite, PriorityJobFactor: 1, Default: true}
+	c.PartitionOrder = []string{"p"}
+	tr := slurm.NewTree()
+	if _, err := tr.AddUser("1", "1", 1); err != nil {
+		t.Fatal(err)
+	}
+	u := tr.User("1", "1")
+	u.MaxJobs, u.MaxSubmit = 1, 2
+	js := jobsOf([][4]int64{{0, 1, 100, 100}, {0, 1, 100, 100}, {0, 1, 7200, 10}, {1, 1, 100, 100}})
+	s := New(10, c, tr, Options{})
+	if _, ok := s.Scheduler().(policy.Admitter); !ok {
+		t.Fatal("limits that refuse jobs need admission control")
+	}
+	if _, ok := New(10, slurm.DefaultConf(), nil, Options{}).Scheduler().(policy.Admitter); ok {
+		t.Error("no admission control without such limits")
+	}
+	res, err := sim.Run(js, s.Scheduler(), sim.Options{Procs: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := res.Outcomes
+	if o[0].Start != 3 || o[1].Start != 103 {
+		t.Errorf("starts %d %d, want 3 and 103 (MaxJobs=1)", o[0].Start, o[1].Start)
+	}
+	if !o[2].Rejected || !o[3].Rejected {
+		t.Errorf("rejections: MaxTime %v (%s), MaxSubmit %v (%s)", o[2].Rejected, o[2].Reason, o[3].Rejected, o[3].Reason)
+	}
+}
+
+// TestRegistered: the registry builds the policy with Slurm's defaults
+// and the parameter overrides, and names it back.
+func TestRegistered(t *testing.T) {
+	s, err := policy.New("slurm:bf_interval=20:bf_window=60", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name() != "slurm:bf_interval=20:bf_window=60" {
+		t.Errorf("name %q", s.Name())
+	}
+	for _, bad := range []string{"slurm:bf_interval=0", "slurm:bf_max_job_test=0", "slurm:order=nosuch", "slurm:slurmconf=/nonexistent", "slurm:bf_resolution=x"} {
+		if _, err := policy.New(bad, 64); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+	if s, err := policy.New("slurm:order=sjf", 64); err != nil || s.Name() != "slurm:order=sjf" {
+		t.Errorf("slurm:order=sjf: %v %v", s, err)
+	}
+}

@@ -1,0 +1,103 @@
+package service
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// restartSizes are the (history, waiting) sizes of BenchmarkRestart:
+// $BACKFILL_RESTART as "N:W,N:W,…", else one small size.
+func restartSizes(b *testing.B) [][2]int {
+	spec := os.Getenv("BACKFILL_RESTART")
+	if spec == "" {
+		spec = "2000:500"
+	}
+	var out [][2]int
+	for _, p := range strings.Split(spec, ",") {
+		n, w, ok := strings.Cut(p, ":")
+		N, err1 := strconv.Atoi(n)
+		W, err2 := strconv.Atoi(w)
+		if !ok || err1 != nil || err2 != nil || W > N {
+			b.Fatalf("BACKFILL_RESTART: expected N:W,… with W ≤ N, found %q", p)
+		}
+		out = append(out, [2]int{N, W})
+	}
+	return out
+}
+
+// buildHistory writes a state directory with n submissions of which w are
+// still waiting at the end (the others were cancelled right after their
+// submission), behind a job holding the whole machine: the log a
+// restart replays with a queue of w.
+func buildHistory(b *testing.B, spec string, n, w int) string {
+	dir := b.TempDir()
+	svc, err := Open(Config{Policy: spec, Procs: 128, StateDir: dir, Sync: "normal", AdminToken: "admin-secret", Clock: NewManualClock(0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+	err = svc.do(func(e *Engine) error {
+		if _, err := e.Submit(0, SubmitInput{User: "u0", Procs: 128, Estimate: 1 << 40}); err != nil {
+			return err
+		}
+		return e.Flush()
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	kept := 0
+	for i := 0; i < n; i++ {
+		t := int64(1 + i/10)
+		keep := (i+1)*w/n > kept
+		err := svc.do(func(e *Engine) error {
+			j, err := e.Submit(t, SubmitInput{User: fmt.Sprint("u", i%7), Procs: 1 + i%64, Estimate: int64(100 + i%1000)})
+			if err != nil {
+				return err
+			}
+			if !keep {
+				_, err = e.Cancel(t, j)
+			}
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if keep {
+			kept++
+		}
+	}
+	return dir
+}
+
+// BenchmarkRestart measures Open on a state directory with a history of N
+// submissions and W jobs waiting (BACKFILL_RESTART="N:W,…"): the time the
+// port stays closed after a restart. Run with -benchtime=1x for large
+// sizes.
+func BenchmarkRestart(b *testing.B) {
+	for _, spec := range []string{"conservative", "easy"} {
+		for _, sz := range restartSizes(b) {
+			b.Run(fmt.Sprintf("%s/N=%d/W=%d", spec, sz[0], sz[1]), func(b *testing.B) {
+				t0 := time.Now()
+				dir := buildHistory(b, spec, sz[0], sz[1])
+				b.Logf("built in %v", time.Since(t0))
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					svc, err := Open(Config{Policy: spec, Procs: 128, StateDir: dir, Sync: "normal", AdminToken: "admin-secret", Clock: NewManualClock(0)})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.StopTimer()
+					if w, _, _ := svc.eng.Counts(); w != sz[1] {
+						b.Fatalf("%d waiting after the restart, want %d", w, sz[1])
+					}
+					svc.Close()
+					b.StartTimer()
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+func appendN(t *testing.T, s *Store, from, to int64) {
+	t.Helper()
+	var recs []Record
+	for q := from; q <= to; q++ {
+		recs = append(recs, Record{Seq: q, Kind: "tick", T: q, Data: []byte(fmt.Sprint(q))})
+	}
+	if err := s.Append(recs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func loaded(t *testing.T, s *Store) []int64 {
+	t.Helper()
+	var got []int64
+	if err := s.Load(func(r Record) error { got = append(got, r.Seq); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestSnapshotsCompactAndFallBack: a snapshot cuts the log behind the
+// previous one; a restart loads the latest snapshot and the log after it;
+// a damaged latest snapshot falls back to the previous one and its log;
+// both damaged is refused. Archived jobs stay queryable.
+func TestSnapshotsCompactAndFallBack(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, "normal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, s, 1, 10)
+	if err := s.SaveSnapshot(Snapshot{Seq: 9, T: 9, Data: []byte("x")}, nil); err == nil {
+		t.Fatal("a snapshot behind the log's end was accepted")
+	}
+	arch := []Archived{{ID: 1, User: "alice", Key: "k1", State: "completed", End: 5, Data: []byte(`{"id":1}`)},
+		{ID: 2, User: "bob", State: "cancelled", End: 6, Data: []byte(`{"id":2}`)}}
+	if err := s.SaveSnapshot(Snapshot{Seq: 10, T: 10, Data: []byte("state@10")}, arch); err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, s, 11, 15)
+	if err := s.SaveSnapshot(Snapshot{Seq: 15, T: 15, Data: []byte("state@15")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, s, 16, 20)
+	var n int
+	s.db.QueryRow("SELECT count(*) FROM events").Scan(&n)
+	if n != 10 { // 11..20: the log behind the previous snapshot (10) is gone
+		t.Fatalf("%d records kept, want 10", n)
+	}
+	s.Close()
+
+	s, err = Open(dir, "normal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, ok, err := s.LatestSnapshot()
+	if err != nil || !ok || snap.Seq != 15 || string(snap.Data) != "state@15" {
+		t.Fatalf("latest snapshot %+v %v %v", snap, ok, err)
+	}
+	if got := loaded(t, s); len(got) != 5 || got[0] != 16 {
+		t.Fatalf("log after the snapshot: %v", got)
+	}
+	if a, ok, _ := s.ArchivedByKey("alice", "k1"); !ok || a.ID != 1 {
+		t.Fatalf("archived by key: %+v %v", a, ok)
+	}
+	var ids []int64
+	s.ArchivedJobs(ArchiveQuery{State: "cancelled"}, func(a Archived) error { ids = append(ids, a.ID); return nil })
+	if len(ids) != 1 || ids[0] != 2 {
+		t.Fatalf("archived cancelled: %v", ids)
+	}
+	s.Close()
+
+	// damage the latest snapshot: the previous one and its log serve
+	damage := func(seq int) {
+		db, _ := sql.Open("sqlite", "file:"+filepath.Join(dir, "state.db"))
+		defer db.Close()
+		if _, err := db.Exec("UPDATE snapshots SET data = 'garbage' WHERE seq = ?", seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	damage(15)
+	s, err = Open(dir, "normal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Notes) == 0 {
+		t.Error("no note about the damaged snapshot")
+	}
+	snap, ok, _ = s.LatestSnapshot()
+	if !ok || snap.Seq != 10 {
+		t.Fatalf("fallback snapshot %+v", snap)
+	}
+	if got := loaded(t, s); len(got) != 10 || got[0] != 11 || got[9] != 20 {
+		t.Fatalf("log after the fallback: %v", got)
+	}
+	// a new snapshot after the fallback drops the damaged one, keeps 10
+	appendN(t, s, 21, 22)
+	if err := s.SaveSnapshot(Snapshot{Seq: 22, T: 22, Data: []byte("state@22")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int64
+	rows, _ := s.db.Query("SELECT seq FROM snapshots ORDER BY seq")
+	for rows.Next() {
+		var q int64
+		rows.Scan(&q)
+		seqs = append(seqs, q)
+	}
+	rows.Close()
+	if len(seqs) != 2 || seqs[0] != 10 || seqs[1] != 22 {
+		t.Fatalf("snapshots kept: %v", seqs)
+	}
+	s.Close()
+	damage(22)
+	damage(10)
+	_, err = Open(dir, "normal")
+	var ie *IntegrityError
+	if !errors.As(err, &ie) || ie.CanAccept {
+		t.Fatalf("both snapshots damaged: %v", err)
+	}
+}

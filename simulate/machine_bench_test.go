@@ -1,0 +1,66 @@
+package simulate_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/backfill-hpc/backfill/machine"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
+)
+
+// cpuSeconds is the process's user + system CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkMachine simulates EASY on the two largest traces on counts only
+// ("counts") and with every job given concrete cores by each rule, on the
+// machines' published node shapes: CEA-Curie 5,832 nodes × 16 cores
+// (93,312), RICC 1,024 × 8 (8,192). Compare the variants' ns/op within
+// one run (the machine is shared): the allocation overhead ratio.
+func BenchmarkMachine(b *testing.B) {
+	for _, tc := range []struct {
+		name         string
+		nodes, cores int
+	}{{"CEA-Curie-2011-2.1-cln.swf.gz", 5832, 16}, {"RICC-2010-2.noheader.swf.gz", 1024, 8}} {
+		path := filepath.Join("..", "..", "shared", "traces", tc.name)
+		if _, err := os.Stat(path); err != nil {
+			b.Skipf("%s not present", path)
+		}
+		tr, err := workload.Load(path, workload.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := machine.Uniform(tc.nodes, tc.cores)
+		if err != nil || m.Procs() != tr.Procs {
+			b.Fatalf("%v: machine of %d cores for P = %d", err, m.Procs(), tr.Procs)
+		}
+		for _, variant := range []string{"counts", "firstfit", "bestfit", "contiguous"} {
+			b.Run(strings.SplitN(tc.name, "-", 2)[0]+"/easy/"+variant, func(b *testing.B) {
+				cpu0 := cpuSeconds()
+				for i := 0; i < b.N; i++ {
+					s, _ := policy.New("easy", tr.Procs)
+					opt := sim.Options{Procs: tr.Procs}
+					if variant != "counts" {
+						opt.Placer = machine.NewAllocator(m, machine.Rules[variant], len(tr.Jobs))
+					}
+					if _, err := sim.Run(tr.Jobs, s, opt); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(len(tr.Jobs)*b.N)/b.Elapsed().Seconds(), "jobs/s")
+				// CPU time, which contention on the shared machine does not inflate
+				b.ReportMetric((cpuSeconds()-cpu0)*1000/float64(b.N), "cpu-ms/op")
+			})
+		}
+	}
+}

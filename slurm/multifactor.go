@@ -1,0 +1,608 @@
+package slurm
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+)
+
+// Info is what the priority needs to know of a job beyond its Request:
+// its association (user and account), QOS, partition and nice value.
+type Info struct {
+	User, Account, QOS, Partition string
+	Nice                          int64
+}
+
+// Resolver maps a job to its Info.
+type Resolver func(j *job.Request) Info
+
+// DefaultResolver names the trace's identifiers: user = the decimal user
+// ID (SWF field 12), account = the decimal group ID (field 13, "none"
+// when unknown), QOS = the decimal queue number (field 15, "normal" when
+// unknown), partition = the decimal partition number (field 16, "" for
+// the default partition), nice 0.
+func DefaultResolver(j *job.Request) Info {
+	in := Info{User: strconv.Itoa(int(j.User)), Account: "none", QOS: "normal"}
+	if j.Group >= 0 {
+		in.Account = strconv.Itoa(int(j.Group))
+	}
+	if j.Queue >= 0 {
+		in.QOS = strconv.Itoa(int(j.Queue))
+	}
+	if j.Partition >= 0 {
+		in.Partition = strconv.Itoa(int(j.Partition))
+	}
+	return in
+}
+
+// Factors are a job's normalized priority factors, each in [0, 1], as
+// `sprio -n` shows them.
+type Factors struct {
+	Age, Fairshare, JobSize, Partition, QOS float64
+	Nice                                    int64
+}
+
+// Multifactor is Slurm's priority/multifactor plugin as a policy.Order
+// (registered as "multifactor"): jobs in decreasing priority, ties by
+// arrival. The priority of a waiting job is set at submission and
+// recalculated every PriorityCalcPeriod (the plugin's decay thread):
+//
+//	priority = WeightAge·age + WeightFairshare·fs + WeightJobSize·size
+//	         + WeightPartition·part + WeightQOS·qos − nice
+//
+// floored at 1 and truncated to an integer, where age = min(1, waited /
+// PriorityMaxAge); size = (nodes−n)/nodes + (cpus−c)/cpus, halved, with
+// PriorityFavorSmall (else n/nodes + c/cpus, halved) for a job of c CPUs
+// on n nodes; part and qos are the partition's PriorityJobFactor and the
+// QOS's priority over the largest of them; and fs is the fair-share
+// factor: classic, 2^(−Ue/S) with S the association's normalized shares
+// and Ue its effective usage, Ue = U + (Ue_parent − U)·s/s_level for the
+// normalized usage U (decayed CPU-seconds over the root's); or Fair Tree's
+// rank of the user among all users (PriorityFlags without NO_FAIR_TREE).
+//
+// Usage: every calculation period the usage of every association decays
+// by d^Δ, d = 1 − 0.693/PriorityDecayHalfLife (Slurm's own first-order
+// approximation of 2^(−1/half-life)), and each running job adds
+// Δj·d^Δj·c for the Δj seconds it ran since the previous calculation; a
+// job that ends adds its last part at once.
+type Multifactor struct {
+	spec    string // the parameters it was built from, for Name
+	c       Conf
+	tree    *Tree
+	resolve Resolver
+	// the machine
+	cpus, nodes, cpusPerNode int
+	maxQOS, maxPart          int64
+	decay                    float64 // per-second decay factor
+	// calculation periods
+	origin   int64 // a calculation instant; the others are origin + k·CalcPeriod
+	lastCalc int64
+	nextCalc int64
+	started  bool
+	// jobs: by ID (nil when gone), and the waiting and running ones
+	// (positions kept in mfJob.pos for O(1) removal; the iteration order
+	// is deterministic)
+	jobs          []*mfJob
+	waiting, runs []*mfJob
+	epoch         int // calculations done
+	// the fair-share factor of each association at the current calculation
+	fsCache map[*Assoc]float64
+	ecount  int     // effective usages computed at ecount are current
+	powP    float64 // decay^PriorityCalcPeriod (0: not yet computed)
+}
+
+type mfJob struct {
+	j      *job.Request
+	in     Info
+	assoc  *Assoc
+	qos    *QOS
+	part   Partition
+	submit int64
+	start  int64
+	prio   uint32
+	f      Factors
+}
+
+var (
+	_ policy.Order         = (*Multifactor)(nil)
+	_ policy.OrderObserver = (*Multifactor)(nil)
+)
+
+// NewMultifactor returns the priority of configuration c and association
+// tree t (nil: an empty tree, every account and user created with one
+// share at first sight) on a machine of procs CPUs (c.CPUs and c.Nodes,
+// when set, describe the machine's nodes; without them every CPU is a
+// node). resolve maps jobs to associations (nil: DefaultResolver).
+// Calculations fall at origin + k·PriorityCalcPeriod.
+func NewMultifactor(c Conf, t *Tree, procs int, resolve Resolver, origin int64) *Multifactor {
+	if t == nil {
+		t = NewTree()
+	}
+	if resolve == nil {
+		resolve = DefaultResolver
+	}
+	m := &Multifactor{c: c, tree: t, resolve: resolve, cpus: procs, nodes: procs, cpusPerNode: 1,
+		origin: origin, fsCache: map[*Assoc]float64{}}
+	if c.CPUs > 0 && c.Nodes > 0 {
+		m.nodes = c.Nodes
+		m.cpusPerNode = max(1, c.CPUs/c.Nodes)
+	}
+	m.decay = 1
+	if c.DecayHalfLife > 0 && c.DecayHalfLife != Infinite {
+		m.decay = 1 - 0.693/float64(c.DecayHalfLife)
+	}
+	for _, p := range c.Partitions {
+		m.maxPart = max(m.maxPart, p.PriorityJobFactor)
+	}
+	return m
+}
+
+// Name implements policy.Order.
+func (m *Multifactor) Name() string { return "multifactor" + m.spec }
+
+// Less implements policy.Order: higher priority first.
+func (m *Multifactor) Less(_ int64, a, b *job.Request) bool {
+	pa, pb := m.jobs[a.ID].prio, m.jobs[b.ID].prio // both waiting: known
+	if pa != pb {
+		return pa > pb
+	}
+	return a.ID < b.ID
+}
+
+// Priority is waiting job j's current priority (0 when unknown).
+func (m *Multifactor) Priority(j *job.Request) uint32 {
+	if x := m.job(j); x != nil {
+		return x.prio
+	}
+	return 0
+}
+
+// Factors are waiting job j's normalized factors at its last calculation.
+func (m *Multifactor) Factors(j *job.Request) Factors {
+	if x := m.job(j); x != nil {
+		return x.f
+	}
+	return Factors{}
+}
+
+// Epoch counts the calculations so far: priorities change only at a new
+// epoch (and a new job's is set at its submission).
+func (m *Multifactor) Epoch() int { return m.epoch }
+
+// Static reports whether priorities never change after submission (no
+// age and no fair-share weight).
+func (m *Multifactor) Static() bool { return m.c.WeightAge == 0 && m.c.WeightFairshare == 0 }
+
+func (m *Multifactor) job(j *job.Request) *mfJob {
+	if j.ID >= 0 && j.ID < len(m.jobs) {
+		return m.jobs[j.ID]
+	}
+	return nil
+}
+
+// Info is j's resolved association, QOS and partition.
+func (m *Multifactor) Info(j *job.Request) Info {
+	if x := m.job(j); x != nil {
+		return x.in
+	}
+	return m.resolve(j)
+}
+
+// Tree is the association tree (with its limits and usage).
+func (m *Multifactor) Tree() *Tree { return m.tree }
+
+// Conf is the configuration.
+func (m *Multifactor) Conf() Conf { return m.c }
+
+// Partition is j's partition: the one its Info names, else the default
+// one (Default=YES, else the first in the file), else an unlimited one.
+func (m *Multifactor) Partition(j *job.Request) Partition {
+	if x := m.job(j); x != nil {
+		return x.part
+	}
+	return m.partition(m.resolve(j).Partition)
+}
+
+func (m *Multifactor) partition(name string) Partition {
+	if p, ok := m.c.Partitions[name]; ok {
+		return p
+	}
+	for _, n := range m.c.PartitionOrder {
+		if m.c.Partitions[n].Default {
+			return m.c.Partitions[n]
+		}
+	}
+	if len(m.c.PartitionOrder) > 0 {
+		return m.c.Partitions[m.c.PartitionOrder[0]]
+	}
+	return Partition{Name: name, MaxTime: Infinite, MaxNodes: Infinite, PriorityJobFactor: 1}
+}
+
+// Nodes is the number of nodes job j needs (its CPUs over the CPUs per
+// node, rounded up).
+func (m *Multifactor) Nodes(j *job.Request) int64 {
+	return int64((j.Procs + m.cpusPerNode - 1) / m.cpusPerNode)
+}
+
+// Job returns j's association and QOS (known after Submitted).
+func (m *Multifactor) Job(j *job.Request) (*Assoc, *QOS) {
+	if x := m.job(j); x != nil {
+		return x.assoc, x.qos
+	}
+	in := m.resolve(j)
+	return m.tree.User(in.User, in.Account), m.tree.QOSNamed(in.QOS)
+}
+
+// Submitted implements policy.OrderObserver: the job's initial priority.
+func (m *Multifactor) Submitted(now int64, j *job.Request) {
+	m.Advance(now)
+	in := m.resolve(j)
+	x := &mfJob{start: -1, j: j, in: in, assoc: m.tree.User(in.User, in.Account), qos: m.tree.QOSNamed(in.QOS), part: m.partition(in.Partition), submit: j.Submit}
+	m.maxQOS = 0
+	for _, q := range m.tree.QOS {
+		m.maxQOS = max(m.maxQOS, q.Priority)
+	}
+	for j.ID >= len(m.jobs) {
+		m.jobs = append(m.jobs, make([]*mfJob, max(64, len(m.jobs)))...)
+	}
+	m.jobs[j.ID] = x
+	m.waiting = push(m.waiting, x)
+	m.set(now, x)
+}
+
+// push inserts x into l, kept in job-id order.
+func push(l []*mfJob, x *mfJob) []*mfJob {
+	if n := len(l); n == 0 || l[n-1].j.ID < x.j.ID {
+		return append(l, x)
+	}
+	i, _ := slices.BinarySearchFunc(l, x, byID)
+	return slices.Insert(l, i, x)
+}
+
+// pull removes x from l.
+func pull(l []*mfJob, x *mfJob) []*mfJob {
+	i, ok := slices.BinarySearchFunc(l, x, byID)
+	if !ok {
+		return l
+	}
+	return slices.Delete(l, i, i+1)
+}
+
+func byID(a, b *mfJob) int { return a.j.ID - b.j.ID }
+
+// Started implements policy.OrderObserver.
+func (m *Multifactor) Started(now int64, j *job.Request) {
+	x := m.job(j)
+	if x == nil || x.start >= 0 {
+		return
+	}
+	m.waiting = pull(m.waiting, x)
+	x.start = now
+	m.runs = push(m.runs, x)
+}
+
+// Ended implements policy.OrderObserver: with AccountingStorageEnforce=
+// limits a running job's last usage is added at once (Slurm's
+// priority_p_job_end, called only then); without, it is lost.
+func (m *Multifactor) Ended(now int64, j *job.Request) {
+	m.Advance(now)
+	x := m.job(j)
+	if x == nil {
+		return
+	}
+	if x.start >= 0 {
+		if m.c.EnforceLimits {
+			m.addUsage(x, now)
+		}
+		m.runs = pull(m.runs, x)
+	} else {
+		m.waiting = pull(m.waiting, x)
+	}
+	m.jobs[j.ID] = nil
+}
+
+// Advance implements policy.OrderObserver: the calculations due by now.
+func (m *Multifactor) Advance(now int64) {
+	if !m.started {
+		// the decay thread's first pass (which only records its time) is
+		// the last calculation instant at or before now
+		m.started = true
+		p := m.c.CalcPeriod
+		k := (now - m.origin) / p
+		if now < m.origin && (m.origin-now)%p != 0 {
+			k--
+		}
+		m.lastCalc = m.origin + k*p
+		m.nextCalc = m.lastCalc + p
+		m.setEfctv()
+		if m.c.FairTree && m.c.WeightFairshare > 0 {
+			m.fairTree()
+		}
+	}
+	for m.nextCalc <= now {
+		m.calc(m.nextCalc)
+		m.nextCalc += m.c.CalcPeriod
+	}
+}
+
+// NextCalc is the next calculation instant.
+func (m *Multifactor) NextCalc() int64 { return m.nextCalc }
+
+// calc is one pass of the decay thread at t.
+func (m *Multifactor) calc(t int64) {
+	if m.Static() {
+		// no priority changes after submission: nothing to recalculate
+		// (usage is only kept for the fair-share factor)
+		m.lastCalc = t
+		return
+	}
+	// effective usage of the accounts, from the usage before this period
+	// (the decay thread computes it first)
+	m.setEfctv()
+	{
+		if d := t - m.lastCalc; d > 0 && m.decay != 1 && m.c.WeightFairshare > 0 {
+			m.tree.decay(m.pow(d))
+		}
+		clear(m.fsCache)
+		if m.c.FairTree {
+			for _, x := range m.runs {
+				m.addUsage(x, t)
+			}
+			if m.c.WeightFairshare > 0 {
+				m.fairTree()
+			}
+			for _, x := range m.waiting {
+				m.set(t, x)
+			}
+		} else {
+			// Slurm's job list order (job ids): a running job adds its
+			// usage, a waiting job gets its priority; a user's effective
+			// usage is computed at its first waiting job, from the usage
+			// added so far
+			// (both lists are kept in job-id order: merge them)
+			r, w := m.runs, m.waiting
+			for len(r) > 0 || len(w) > 0 {
+				if len(w) == 0 || (len(r) > 0 && r[0].j.ID < w[0].j.ID) {
+					m.addUsage(r[0], t)
+					r = r[1:]
+				} else {
+					m.set(t, w[0])
+					w = w[1:]
+				}
+			}
+		}
+		m.epoch++
+	}
+	m.lastCalc = t
+}
+
+// addUsage adds the usage of running job x from the last calculation (or
+// its start) to t.
+func (m *Multifactor) addUsage(x *mfJob, t int64) {
+	if m.c.WeightFairshare == 0 {
+		return // usage only feeds the fair-share factor
+	}
+	from := max(x.start, m.lastCalc)
+	d := float64(t - from)
+	if d <= 0 {
+		return
+	}
+	u := d * m.pow(t-from) * float64(x.j.Procs) / m.tree.scale
+	for a := x.assoc; a != nil; a = a.Parent {
+		a.usageRaw += u
+	}
+}
+
+// pow is decay^d, cached for the calculation period.
+func (m *Multifactor) pow(d int64) float64 {
+	if d == m.c.CalcPeriod {
+		if m.powP == 0 {
+			m.powP = math.Pow(m.decay, float64(d))
+		}
+		return m.powP
+	}
+	return math.Pow(m.decay, float64(d))
+}
+
+// setEfctv computes the classic effective usage of the accounts, top
+// down, and invalidates that of the users (computed when first needed).
+func (m *Multifactor) setEfctv() {
+	m.ecount++ // every effective usage is now stale
+	for _, a := range m.tree.Accounts() {
+		m.efctv(a) // parents before children
+	}
+}
+
+func (m *Multifactor) efctv(a *Assoc) float64 {
+	if a.efctvAt == m.ecount {
+		return a.usageEfctv
+	}
+	root := m.tree.Root
+	norm := 0.0
+	if root.usageRaw > 0 {
+		norm = min(1, a.usageRaw/root.usageRaw)
+	}
+	switch {
+	case a.Parent == root:
+		a.usageEfctv = norm
+	case a.levelShares == 0:
+		a.usageEfctv = a.Parent.usageEfctv
+	default:
+		a.usageEfctv = norm + (a.Parent.usageEfctv-norm)*float64(a.Shares)/float64(a.levelShares)
+	}
+	a.efctvAt = m.ecount
+	return a.usageEfctv
+}
+
+// fairTree computes Fair Tree's factor of every user: associations are
+// ranked depth first, siblings by decreasing level fair-share S/U (S the
+// shares over the siblings' total, U the usage over the siblings' total,
+// infinite for no usage; ties by name), and a user's factor is its rank
+// from the bottom over the number of users (users of equal level
+// fair-share among siblings share the higher rank).
+func (m *Multifactor) fairTree() {
+	var users []*Assoc
+	var walk func(a *Assoc)
+	walk = func(a *Assoc) {
+		kids := append([]*Assoc(nil), a.Children...)
+		var totUse float64
+		var totShares int64
+		for _, c := range kids {
+			totUse += c.usageRaw
+			totShares += c.Shares
+		}
+		lf := func(c *Assoc) float64 {
+			if totShares == 0 || c.Shares == 0 {
+				return 0
+			}
+			s := float64(c.Shares) / float64(totShares)
+			if totUse == 0 || c.usageRaw == 0 {
+				return math.Inf(1)
+			}
+			return s / (c.usageRaw / totUse)
+		}
+		sort.SliceStable(kids, func(x, y int) bool { return lf(kids[x]) > lf(kids[y]) })
+		for _, c := range kids {
+			if c.User != "" {
+				users = append(users, c)
+			} else {
+				walk(c)
+			}
+		}
+	}
+	walk(m.tree.Root)
+	n := len(users)
+	for i, u := range users {
+		u.fsFactor = float64(n-i) / float64(n)
+	}
+}
+
+// set computes x's priority at t.
+func (m *Multifactor) set(t int64, x *mfJob) {
+	c := &m.c
+	f := Factors{}
+	if c.WeightAge > 0 {
+		if d := t - x.submit; d > 0 && c.MaxAge > 0 {
+			f.Age = min(1, float64(d)/float64(c.MaxAge))
+		} else if c.MaxAge == 0 {
+			f.Age = 1
+		}
+	}
+	if c.WeightFairshare > 0 {
+		a := x.assoc
+		if c.FairTree {
+			f.Fairshare = a.fsFactor
+		} else if v, ok := m.fsCache[a]; ok {
+			f.Fairshare = v
+		} else if a.sharesNorm > 0 {
+			f.Fairshare = math.Pow(2, -(m.efctv(a)/a.sharesNorm)/c.DampeningFactor)
+			m.fsCache[a] = f.Fairshare
+		}
+	}
+	if c.WeightJobSize > 0 {
+		n := float64(m.Nodes(x.j))
+		cp := float64(x.j.Procs)
+		if c.FavorSmall {
+			f.JobSize = ((float64(m.nodes)-n)/float64(m.nodes) + (float64(m.cpus)-cp)/float64(m.cpus)) / 2
+		} else {
+			f.JobSize = (n/float64(m.nodes) + cp/float64(m.cpus)) / 2
+		}
+		f.JobSize = min(1, max(0, f.JobSize))
+	}
+	if c.WeightPartition > 0 && m.maxPart > 0 {
+		f.Partition = float64(x.part.PriorityJobFactor) / float64(m.maxPart)
+	}
+	if c.WeightQOS > 0 && x.qos.Priority > 0 && m.maxQOS > 0 {
+		f.QOS = float64(x.qos.Priority) / float64(m.maxQOS)
+	}
+	f.Nice = x.in.Nice
+	p := f.Age*float64(c.WeightAge) + f.Fairshare*float64(c.WeightFairshare) + f.JobSize*float64(c.WeightJobSize) +
+		f.Partition*float64(c.WeightPartition) + f.QOS*float64(c.WeightQOS) - float64(f.Nice)
+	if p < 1 {
+		p = 1
+	}
+	if p > math.MaxUint32 {
+		p = math.MaxUint32
+	}
+	x.prio = uint32(p)
+	x.f = f
+}
+
+func init() {
+	policy.RegisterOrder(policy.OrderInfo{
+		Name: "multifactor",
+		Doc:  "Slurm's priority/multifactor: age, fair-share (classic or Fair Tree), job size, partition, QOS and nice with the PriorityWeight* of a slurm.conf excerpt, recalculated every PriorityCalcPeriod; users, accounts and QOS are the trace's user, group and queue numbers",
+		Params: []policy.Param{
+			{Name: "slurmconf", Default: "", Doc: "slurm.conf excerpt with the Priority* settings (and, for the slurm policy, SchedulerParameters and partitions); none: Slurm's defaults (every weight 0: arrival order)"},
+			{Name: "shares", Default: "", Doc: "association file: account/user/qos lines with shares, priorities and limits, or `sshare -a -P` output; none: every account and user gets one share when first seen"},
+			{Name: "sidecar", Default: "", Doc: "the sidecar CSV of `backfill import slurm`: each job's user, account, partition and QOS names (none: the trace's user, group, partition and queue numbers)"},
+		},
+		New: func(procs int, p policy.Params) (policy.Order, error) {
+			return FromParams(procs, p)
+		},
+	})
+}
+
+// FromParams builds the multifactor priority from the parameters
+// slurmconf and shares of a policy spec.
+func FromParams(procs int, p policy.Params) (*Multifactor, error) {
+	c, t, err := Load(p["slurmconf"], p["shares"])
+	if err != nil {
+		return nil, err
+	}
+	res, err := LoadResolver(p["sidecar"])
+	if err != nil {
+		return nil, err
+	}
+	m := NewMultifactor(c, t, procs, res, 0)
+	m.spec = Spec(p)
+	return m, nil
+}
+
+// LoadResolver reads a sidecar file (ReadSidecar); an empty path gives
+// nil (DefaultResolver).
+func LoadResolver(path string) (Resolver, error) {
+	if path == "" {
+		return nil, nil
+	}
+	r, err := ReadSidecar(path)
+	if err != nil {
+		return nil, fmt.Errorf("sidecar: %w", err)
+	}
+	return r, nil
+}
+
+// Spec is the slurmconf and shares parameters of p as a spec suffix.
+func Spec(p policy.Params) string {
+	s := ""
+	for _, k := range []string{"slurmconf", "shares", "sidecar"} {
+		if v := p[k]; v != "" {
+			s += ":" + k + "=" + v
+		}
+	}
+	return s
+}
+
+// Load reads the configuration and the association tree; an empty path
+// gives the defaults (an empty tree).
+func Load(confPath, sharesPath string) (Conf, *Tree, error) {
+	c := DefaultConf()
+	var err error
+	if confPath != "" {
+		if c, err = ReadConf(confPath); err != nil {
+			return c, nil, fmt.Errorf("slurmconf: %w", err)
+		}
+	}
+	t := NewTree()
+	if sharesPath != "" {
+		if t, err = ReadShares(sharesPath); err != nil {
+			return c, nil, fmt.Errorf("shares: %w", err)
+		}
+	}
+	return c, t, nil
+}

@@ -1,0 +1,46 @@
+package spec
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	name, args, err := Parse("policy", " easy:depth=2: order = sjf ")
+	if err != nil || name != "easy" || !reflect.DeepEqual(args, map[string]string{"depth": "2", "order": "sjf"}) {
+		t.Fatalf("%q %v %v", name, args, err)
+	}
+	for _, bad := range []string{"easy:depth", "easy:=2", "easy:depth=1:depth=2"} {
+		if _, _, err := Parse("policy", bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if _, _, err := Parse("policy", "easy:depth=1:depth=2"); err == nil || err.Error() != `policy "easy:depth=1:depth=2": parameter depth given twice` {
+		t.Errorf("duplicate: %v", err)
+	}
+}
+
+func TestValues(t *testing.T) {
+	if n, err := Int("depth", "all", 1, math.MaxInt); err != nil || n != math.MaxInt {
+		t.Errorf("all: %d %v", n, err)
+	}
+	if _, err := Int("depth", "0", 1, math.MaxInt); err == nil || err.Error() != `parameter depth: expected an integer ≥ 1 or "all", found "0"` {
+		t.Errorf("int: %v", err)
+	}
+	if _, err := Float("au", "1.5", 0, 1); err == nil || err.Error() != `parameter au: expected a number in [0, 1], found "1.5"` {
+		t.Errorf("float: %v", err)
+	}
+	if _, err := Float("au", "NaN", 0, 1); err == nil {
+		t.Error("NaN accepted")
+	}
+	if b, err := Bool("reserve", "false"); err != nil || b {
+		t.Errorf("bool: %v %v", b, err)
+	}
+	if _, err := Bool("reserve", "1"); err == nil {
+		t.Error("1 accepted as a bool")
+	}
+	if _, err := Enum("nd", "maybe", "admit", "reject"); err == nil || err.Error() != `parameter nd: expected admit or reject, found "maybe"` {
+		t.Errorf("enum: %v", err)
+	}
+}
