@@ -353,20 +353,22 @@ func (a *auditor) capacity(outcomes []job.Outcome) {
 		}
 		evs = append(evs, event{o.Start, true, i}, event{o.End, false, i})
 	}
+	// Within an instant the order does not change the busy count after
+	// it; it only matters for listing the starting jobs, which are put in
+	// ID order below when there is something to report. Sorting by
+	// (time, index) keeps the comparison off the outcomes themselves.
 	slices.SortFunc(evs, func(x, y event) int {
-		// Within an instant the order only matters for listing the
-		// starting jobs, which are named in ID order.
-		return cmp.Or(
-			cmp.Compare(x.t, y.t),
-			cmp.Compare(outcomes[x.idx].ID, outcomes[y.idx].ID),
-			cmp.Compare(x.idx, y.idx))
+		if x.t != y.t {
+			return cmp.Compare(x.t, y.t)
+		}
+		return cmp.Compare(x.idx, y.idx)
 	})
 	var busy int64
 	capacity := int64(a.opt.Procs)
 	for i := 0; i < len(evs); {
 		t := evs[i].t
 		j := i
-		var starting []int // indices into outcomes, in ID order
+		var starting []int // indices into outcomes
 		for ; j < len(evs) && evs[j].t == t; j++ {
 			o := &outcomes[evs[j].idx]
 			if evs[j].start {
@@ -377,6 +379,9 @@ func (a *auditor) capacity(outcomes []job.Outcome) {
 			}
 		}
 		if busy > capacity && len(starting) > 0 {
+			slices.SortFunc(starting, func(x, y int) int {
+				return cmp.Or(cmp.Compare(outcomes[x].ID, outcomes[y].ID), cmp.Compare(x, y))
+			})
 			var ids strings.Builder
 			for k, idx := range starting {
 				if k == maxListed {
