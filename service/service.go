@@ -183,6 +183,7 @@ type Service struct {
 	snapOff  bool      // the policy cannot save its state
 	snapSeq  int64     // the record of the latest snapshot
 	snapTime time.Time // when it was taken (or the service started)
+	replayed int       // records replayed by Open (after the snapshot)
 
 	met    *metrics
 	over   *overload
@@ -302,7 +303,7 @@ func Open(cfg Config) (*Service, error) {
 	if err != nil {
 		return fail(fmt.Errorf("%s: rebuilding the state from the log: %w", st.Path, err))
 	}
-	s.snapSeq, s.snapTime = s.eng.seq, time.Now()
+	s.snapSeq, s.snapTime, s.replayed = s.eng.seq, time.Now(), n
 	if snap, ok, _ := st.LatestSnapshot(); ok {
 		s.snapSeq = snap.Seq
 	}

@@ -29,7 +29,7 @@ import (
 const (
 	// DefaultSnapshotEvery is the number of records after which a
 	// snapshot is taken.
-	DefaultSnapshotEvery = 20000
+	DefaultSnapshotEvery = 1000
 	// DefaultSnapshotInterval is the time after which a snapshot is
 	// taken if records were logged since the last one.
 	DefaultSnapshotInterval = 5 * time.Minute
