@@ -25,7 +25,9 @@ import (
 // configuration (for example conservative backfilling with a runtime
 // predictor, whose learned history is not saved); a driver then falls
 // back to replaying its full history (documented in docs/service.md).
-// Policies without the capability are always replayed in full.
+// Policies without the capability are always replayed in full. A policy
+// that embeds another and keeps state of its own must override Snapshot
+// (and Restore), or it would inherit a snapshot that misses that state.
 type Snapshotter interface {
 	// Snapshot encodes the policy's state.
 	Snapshot() ([]byte, error)

@@ -84,7 +84,7 @@ func checkReplay(st *store.Store, in *store.Inspection, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n, err := loadState(st, eng, func() error {
+	n, _, err := loadState(st, eng, func() error {
 		eng.TakeFinished()
 		return nil
 	})

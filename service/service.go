@@ -285,7 +285,7 @@ func Open(cfg Config) (*Service, error) {
 		}
 	}
 	var backfill []store.Archived
-	n, err := loadState(st, s.eng, func() error {
+	n, base, err := loadState(st, s.eng, func() error {
 		fin := s.eng.TakeFinished()
 		if archived != "live" {
 			for _, j := range fin {
@@ -303,10 +303,9 @@ func Open(cfg Config) (*Service, error) {
 	if err != nil {
 		return fail(fmt.Errorf("%s: rebuilding the state from the log: %w", st.Path, err))
 	}
-	s.snapSeq, s.snapTime, s.replayed = s.eng.seq, time.Now(), n
-	if snap, ok, _ := st.LatestSnapshot(); ok {
-		s.snapSeq = snap.Seq
-	}
+	// the next snapshot is due SnapshotEvery records after the latest (a
+	// log without one, e.g. from before snapshots, gets one at once)
+	s.snapSeq, s.snapTime, s.replayed = base, time.Now(), n
 	if archived != "live" {
 		if err := st.ArchiveJobs(backfill); err != nil {
 			return fail(err)

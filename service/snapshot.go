@@ -146,22 +146,23 @@ func (e *Engine) restore(data []byte) error {
 }
 
 // loadState rebuilds eng from st: the latest snapshot, if any, then the
-// records after it. It returns the number of records replayed; each is
-// passed to after (nil: none) once replayed.
-func loadState(st *store.Store, eng *Engine, after func() error) (int, error) {
+// records after it. It returns the number of records replayed and the
+// record of the snapshot (0 for none); after (nil: none) is called once
+// each record is replayed.
+func loadState(st *store.Store, eng *Engine, after func() error) (n int, base int64, err error) {
 	snap, ok, err := st.LatestSnapshot()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if ok {
 		if err := eng.restore(snap.Data); err != nil {
-			return 0, fmt.Errorf("%s: snapshot at record %d: %w", st.Path, snap.Seq, err)
+			return 0, 0, fmt.Errorf("%s: snapshot at record %d: %w", st.Path, snap.Seq, err)
 		}
 		if eng.seq != snap.Seq {
-			return 0, fmt.Errorf("%s: snapshot at record %d holds the state of record %d", st.Path, snap.Seq, eng.seq)
+			return 0, 0, fmt.Errorf("%s: snapshot at record %d holds the state of record %d", st.Path, snap.Seq, eng.seq)
 		}
+		base = snap.Seq
 	}
-	n := 0
 	err = st.Load(func(r store.Record) error {
 		if n == 0 && !ok {
 			eng.cur = r.T
@@ -175,7 +176,7 @@ func loadState(st *store.Store, eng *Engine, after func() error) (int, error) {
 		}
 		return nil
 	})
-	return n, err
+	return n, base, err
 }
 
 // snapshotDue reports whether a snapshot is due after the engine's last
