@@ -432,6 +432,24 @@ func TestAttackJobs(t *testing.T) {
 	}
 }
 
+// killJobsUnder kills every process whose BF_JOB_DIR is under root (the
+// jobs of one test's serve) and removes their cgroups.
+func killJobsUnder(root string) {
+	mark := []byte("BF_JOB_DIR=" + root + "/")
+	es, _ := os.ReadDir("/proc")
+	for _, e := range es {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && bytesContains(env, mark) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+func bytesContains(b, sub []byte) bool { return strings.Contains(string(b), string(sub)) }
+
 // cgroupUnavailable says why this machine has no writable cgroup v2 ("" if
 // it has one).
 func cgroupUnavailable() string {
@@ -460,6 +478,10 @@ func attackJobs(t *testing.T, cgroup string) {
 	}
 	state, jobs := filepath.Join(dir, "state"), filepath.Join(dir, "jobs")
 	secret := "SECRET_" + randHex(8)
+	// registered before serve's own cleanup, so it runs after serve has
+	// stopped: serve leaves running jobs running (a restart adopts them),
+	// and a test that failed half way must not leave its jobs behind
+	t.Cleanup(func() { killJobsUnder(jobs) })
 	p := startServe(t, state, []string{"BACKFILL_TOKEN=" + secret, "AWS_SECRET_ACCESS_KEY=" + secret, "BF_TEST_SECRET=" + secret},
 		"--procs", "8", "--executor", "local", "--job-dir", jobs, "--cgroup", cgroup,
 		"--run-as-map", "alice=61001:61001", "--run-as-map", "bob=61002:61002")
@@ -657,5 +679,15 @@ func attackJobs(t *testing.T, cgroup string) {
 	alice2 := p.user(t, "alice")
 	if _, err := alice2.Job(ctx, a1.ID); err == nil {
 		t.Errorf("a new user named alice sees the deleted alice's job")
+	}
+	// the CLI: delete with --reassign gives the jobs to the admin
+	carol := p.user(t, "carol")
+	c1 := submit(carol, "sleep 1", 8, 60)
+	out2, err := run(t, "user", "delete", "carol", "--reassign", "--server", p.url, "--token-file", filepath.Join(state, "admin.token"))
+	if err != nil || !strings.Contains(out2, "given to admin") {
+		t.Fatalf("user delete --reassign: %v %s", err, out2)
+	}
+	if v, err := p.admin.Job(ctx, c1.ID); err != nil || v.User != "admin" || v.State == service.Cancelled {
+		t.Errorf("carol's job after user delete --reassign: %+v %v", v, err)
 	}
 }

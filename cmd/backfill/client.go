@@ -373,6 +373,7 @@ type userFlags struct {
 	quota      int64
 	admin      bool
 	resetToken bool
+	reassign   bool
 }
 
 func newUserCmd() *cobra.Command {
@@ -382,11 +383,15 @@ func newUserCmd() *cobra.Command {
 		Short: "Manage the users of a backfill service (admin token)",
 		Long: `user manages API users: 'add NAME' creates one and prints its token (shown
 once), 'set NAME' changes its political priority, quota or token, 'list' shows
-all, 'delete NAME' removes one. The quota is in processor-seconds of waiting and
+all, 'delete NAME' removes one and cancels its waiting and running jobs (with
+--reassign they go to the admin user instead). Jobs belong to a user's id: a
+user added later under the same name does not get them. The quota is in
+processor-seconds of waiting and
 running work; beyond it a user's jobs get political priority −∞ (they run only
 where they delay nobody, Talby & Feitelson §2.3).`,
 		Example: `  backfill user add alice --token-file state/admin.token
-  backfill user set alice --pp 0.8 --quota 3600000 --token-file state/admin.token`,
+  backfill user set alice --pp 0.8 --quota 3600000 --token-file state/admin.token
+  backfill user delete bob --reassign --token-file state/admin.token`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error { return runUser(cmd, f, args) },
 	}
@@ -395,7 +400,8 @@ where they delay nobody, Talby & Feitelson §2.3).`,
 	fl.Float64Var(&f.pp, "pp", -1, "political priority in [0, 1]")
 	fl.Int64Var(&f.quota, "quota", -1, "quota in processor-seconds (0: none)")
 	fl.BoolVar(&f.admin, "admin", false, "make the user an admin")
-	fl.BoolVar(&f.resetToken, "reset-token", false, "issue a new token (set)")
+	fl.BoolVar(&f.resetToken, "reset-token", false, "issue a new token (set; for admin, the service rewrites its token file)")
+	fl.BoolVar(&f.reassign, "reassign", false, "delete: give the user's waiting and running jobs to the admin user instead of cancelling them")
 	return cmd
 }
 
@@ -475,10 +481,14 @@ func runUser(cmd *cobra.Command, f *userFlags, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := c.Do(ctx, "DELETE", "/v1/users/"+name, nil, nil); err != nil {
+		path, what := "/v1/users/"+name, "cancelled"
+		if f.reassign {
+			path, what = path+"?jobs=reassign", "given to admin"
+		}
+		if err := c.Do(ctx, "DELETE", path, nil, nil); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "user %s deleted\n", name)
+		fmt.Fprintf(w, "user %s deleted; their waiting and running jobs %s\n", name, what)
 		return nil
 	default:
 		return fmt.Errorf("unknown user action %q (add, set, list, delete)", args[0])

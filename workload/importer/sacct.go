@@ -84,11 +84,20 @@ var sacctStates = map[string]stateInfo{
 
 // sacctReader holds the state of one ReadSacct call.
 type sacctReader struct {
-	im     *Import
-	name   string
-	col    [nCols]int // column index of each field, -1 absent
-	ncols  int
-	byID   map[string]int // job id → index in im.Jobs of its latest record
+	im    *Import
+	name  string
+	col   [nCols]int // column index of each field, -1 absent
+	ncols int
+	// The latest record of each job id, for its steps and components:
+	// index in im.Jobs, or -1 for a record dropped. sacct prints steps
+	// right after their job, so the last record answers almost always
+	// (lastID, lastK); byID is built on the first lookup it does not
+	// answer, from hist (the dropped records, by position), and kept up
+	// to date from then on.
+	lastID string
+	lastK  int
+	byID   map[string]int
+	hist   []dropMark
 	intern map[string]string
 	fields [][]byte
 }
@@ -102,7 +111,7 @@ func ReadSacct(r io.Reader, name string, opts Options) (*Import, error) {
 		return nil, err
 	}
 	im := &Import{Format: "slurm sacct", Options: opts}
-	s := &sacctReader{im: im, name: name, byID: map[string]int{}, intern: map[string]string{}}
+	s := &sacctReader{im: im, name: name, lastK: -2, intern: map[string]string{}}
 	for i := range s.col {
 		s.col[i] = i
 	}
@@ -228,7 +237,7 @@ func (s *sacctReader) record(b []byte, line int) error {
 		if p := bytes.IndexByte(parent, '+'); p >= 0 {
 			parent = parent[:p]
 		}
-		k, ok := s.byID[string(parent)]
+		k, ok := s.lookup(parent)
 		if !ok {
 			return im.warnf(s.name, line, "JobID", "step %q of a job not seen before it (sacct lists a job before its steps)", id)
 		}
@@ -380,7 +389,7 @@ func (s *sacctReader) record(b []byte, line int) error {
 
 	// heterogeneous components after the first fold into the job
 	if comp > 0 {
-		k, ok := s.byID[string(jobID)]
+		k, ok := s.lookup(jobID)
 		if ok && k < 0 {
 			addAt(&im.Dropped, DropComponentOfDropped, s.name, line)
 			return nil
@@ -438,7 +447,7 @@ func (s *sacctReader) record(b []byte, line int) error {
 			jt := j
 			jt.ID = base + strconv.FormatInt(t, 10)
 			im.Jobs = append(im.Jobs, jt)
-			s.byID[jt.ID] = len(im.Jobs) - 1
+			s.remember(jt.ID, len(im.Jobs)-1)
 			if n > 0 {
 				im.Tasks++
 				// the per-record counts above, once more for each extra task
@@ -457,7 +466,7 @@ func (s *sacctReader) record(b []byte, line int) error {
 		j.Components = 1
 	}
 	im.Jobs = append(im.Jobs, j)
-	s.byID[j.ID] = len(im.Jobs) - 1
+	s.remember(j.ID, len(im.Jobs)-1)
 	return nil
 }
 
@@ -465,7 +474,49 @@ func (s *sacctReader) record(b []byte, line int) error {
 // heterogeneous components) are dropped with it.
 func (s *sacctReader) drop(reason string, jobID []byte, line int) {
 	addAt(&s.im.Dropped, reason, s.name, line)
-	s.byID[string(jobID)] = -1
+	id := string(jobID)
+	s.hist = append(s.hist, dropMark{id, len(s.im.Jobs)})
+	s.remember(id, -1)
+}
+
+// dropMark is a dropped record: its job id and the number of jobs
+// written before it.
+type dropMark struct {
+	id  string
+	pos int
+}
+
+// remember records that the latest record of id is k (-1: dropped).
+func (s *sacctReader) remember(id string, k int) {
+	s.lastID, s.lastK = id, k
+	if s.byID != nil {
+		s.byID[id] = k
+	}
+}
+
+// lookup returns the latest record of id: its index in im.Jobs, or -1
+// when it was dropped; ok is false for an id not seen.
+func (s *sacctReader) lookup(id []byte) (int, bool) {
+	if s.lastK != -2 && string(id) == s.lastID {
+		return s.lastK, true
+	}
+	if s.byID == nil {
+		// build the index once: jobs and dropped records in input order
+		s.byID = make(map[string]int, len(s.im.Jobs)+len(s.hist))
+		h := 0
+		for i := range s.im.Jobs {
+			for h < len(s.hist) && s.hist[h].pos <= i {
+				s.byID[s.hist[h].id] = -1
+				h++
+			}
+			s.byID[s.im.Jobs[i].ID] = i
+		}
+		for ; h < len(s.hist); h++ {
+			s.byID[s.hist[h].id] = -1
+		}
+	}
+	k, ok := s.byID[string(id)]
+	return k, ok
 }
 
 // addKnown adds b to a, where -1 is unknown.

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"os"
 	"strings"
@@ -310,5 +311,73 @@ func TestSWFReadsBack(t *testing.T) {
 	}
 	if j := tr.Jobs[1]; j.Procs != 16 || j.Runtime != 3600 || j.Estimate != 3600 || j.Submit != 5 {
 		t.Errorf("job 2: %+v", j)
+	}
+}
+
+// TestSacctStepsAnywhere: steps moved after every job (not right after
+// their own) fold into the same jobs, dropped ones included: the same
+// output and counts.
+func TestSacctStepsAnywhere(t *testing.T) {
+	data, err := os.ReadFile("testdata/sacct-forms.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, o := importFile(t, "testdata/sacct-forms.txt", Options{})
+	want := swfLines(t, o)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	var jobs, steps []string
+	for _, l := range lines[1:] {
+		id, _, _ := strings.Cut(l, "|")
+		if strings.Contains(id, ".") {
+			steps = append(steps, l)
+		} else {
+			jobs = append(jobs, l)
+		}
+	}
+	in := strings.Join(append(append([]string{lines[0]}, jobs...), steps...), "\n") + "\n"
+	im, err := ReadSacct(strings.NewReader(in), "moved", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := swfLines(t, im.Prepare()); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("steps moved:\n%s", strings.Join(got, "\n"))
+	}
+	for _, c := range append(append(workload.Counts{}, ref.Merged...), ref.Dropped...) {
+		if im.Merged.Get(c.Reason)+im.Dropped.Get(c.Reason) != c.N {
+			t.Errorf("%s: merged %v dropped %v, want %d", c.Reason, im.Merged, im.Dropped, c.N)
+		}
+	}
+	if im.Merged.Total() != ref.Merged.Total() || im.Dropped.Total() != ref.Dropped.Total() {
+		t.Errorf("merged %v dropped %v, want %v %v", im.Merged, im.Dropped, ref.Merged, ref.Dropped)
+	}
+	for k := 0; k < len(want); k++ {
+		a, _ := o.Job(k)
+		b, _ := im.prepared.Job(k)
+		if a.Steps != b.Steps {
+			t.Errorf("job %s: %d steps, want %d", b.ID, b.Steps, a.Steps)
+		}
+	}
+}
+
+// TestSidecarCSV: the sidecar reads back with encoding/csv, odd names
+// (commas, quotes) included, one row per job with the header's columns.
+func TestSidecarCSV(t *testing.T) {
+	in := "JobID|State|Submit|Start|End|User|Account|AllocTRES\n" +
+		"1|COMPLETED|2024-01-01T00:00:00|2024-01-01T00:00:01|2024-01-01T00:00:05|a,b|\"q\" x| cpu=2\n"
+	in = strings.Replace(in, "| cpu=2", "|cpu=2", 1)
+	im, err := ReadSacct(strings.NewReader(in), "odd", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteSidecar(&b, im.Prepare()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || len(rows[1]) != len(SidecarHeader) || rows[1][3] != "a,b" || rows[1][5] != `"q" x` || rows[1][13] != "2" || rows[1][21] != "odd:2" {
+		t.Errorf("%q", rows)
 	}
 }

@@ -143,24 +143,67 @@ var SidecarHeader = []string{
 // (-1 unknown), heterogeneous components and steps, and FILE:LINE of the
 // record.
 func WriteSidecar(w io.Writer, o *Output) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(SidecarHeader); err != nil {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	line := []byte(strings.Join(SidecarHeader, ",") + "\n")
+	if _, err := bw.Write(line); err != nil {
 		return err
 	}
-	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
-	row := make([]string, len(SidecarHeader))
 	for k := 0; k < o.Len(); k++ {
 		j, _ := o.Job(k)
-		row = append(row[:0], strconv.Itoa(k+1), j.ID, j.State, j.User, j.Group, j.Account, j.Partition, j.Queue,
-			i64(j.Submit), i64(j.Eligible), i64(j.Start), i64(j.End), i64(j.Limit),
-			i64(j.ReqCPUs), i64(j.AllocCPUs), i64(j.ReqNodes), i64(j.AllocNodes), i64(j.GPUs), i64(j.ReqMemKB),
-			strconv.Itoa(j.Components), strconv.Itoa(j.Steps), loc(j.File, j.Line))
-		if err := cw.Write(row); err != nil {
+		line = strconv.AppendInt(line[:0], int64(k+1), 10)
+		for _, f := range [...]string{j.ID, j.State, j.User, j.Group, j.Account, j.Partition, j.Queue} {
+			line = appendCSV(append(line, ','), f)
+		}
+		for _, v := range [...]int64{j.Submit, j.Eligible, j.Start, j.End, j.Limit,
+			j.ReqCPUs, j.AllocCPUs, j.ReqNodes, j.AllocNodes, j.GPUs, j.ReqMemKB, int64(j.Components), int64(j.Steps)} {
+			line = strconv.AppendInt(append(line, ','), v, 10)
+		}
+		if needsQuote(j.File) {
+			line = appendCSV(append(line, ','), loc(j.File, j.Line))
+		} else {
+			line = append(append(line, ','), j.File...)
+			line = strconv.AppendInt(append(line, ':'), int64(j.Line), 10)
+		}
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return bw.Flush()
+}
+
+// needsQuote reports whether s must be quoted in CSV.
+func needsQuote(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] == ' ' || s[0] == '\t' || s[len(s)-1] == ' ' {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ',', '"', '\r', '\n':
+			return true
+		}
+	}
+	return false
+}
+
+// appendCSV appends s as one CSV field (RFC 4180: quoted, with quotes
+// doubled, when it holds a comma, a quote, a line break or leading or
+// trailing space — as encoding/csv writes it).
+func appendCSV(b []byte, s string) []byte {
+	if !needsQuote(s) {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
 }
 
 // WriteNames writes the CSV "kind,number,name": for each kind (user,
