@@ -18,6 +18,7 @@ import (
 	"github.com/backfill-hpc/backfill/audit"
 	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/service/store"
 )
 
 // TestServeProcess is not a test: run with BACKFILL_SERVE_HELPER=DIR, it
@@ -166,6 +167,16 @@ func crashRun(t *testing.T, pol string) {
 			runToEndClient(t, admin)
 			finalCheck(t, admin, acked)
 			srv.kill9()
+			st, in, err := store.OpenReadOnly(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st != nil {
+				st.Close()
+			}
+			if (pol == "conservative") != (in.Snapshots > 0) {
+				t.Fatalf("%s: %d snapshots in the state directory", pol, in.Snapshots)
+			}
 			return
 		}
 		// the stream, killed at a random moment
