@@ -32,6 +32,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -54,6 +55,12 @@ type Config struct {
 	Extend bool
 	// Jobs, if known, is the number of jobs to come (a capacity hint).
 	Jobs int
+	// Trace, when set, holds every job to come, job i at index i (the
+	// simulator's input): job i's request must then be &Trace[i].Request,
+	// and the Engine keeps no pointer per job (the simulator's hot path).
+	// Without it, the Engine remembers each submitted request until the
+	// job is done.
+	Trace []job.Job
 }
 
 // Admission is the outcome of a submission.
@@ -106,7 +113,8 @@ type Engine struct {
 	procs, free  int
 	res, freeRes []int
 
-	reqs  []*job.Request // by job ID
+	trace []job.Job      // Config.Trace
+	reqs  []*job.Request // by job ID, without a trace; nil once done
 	state []uint8        // by job ID
 
 	waiting, running int
@@ -133,7 +141,11 @@ func New(sched policy.Scheduler, cfg Config) (*Engine, error) {
 		e.res = append([]int(nil), cfg.Res...)
 		e.freeRes = append([]int(nil), cfg.Res...)
 	}
-	if cfg.Jobs > 0 {
+	switch {
+	case cfg.Trace != nil:
+		e.trace = cfg.Trace
+		e.state = make([]uint8, 0, len(cfg.Trace))
+	case cfg.Jobs > 0:
 		e.reqs = make([]*job.Request, 0, cfg.Jobs)
 		e.state = make([]uint8, 0, cfg.Jobs)
 	}
@@ -185,28 +197,42 @@ func (e *Engine) Passes() int64 { return e.passes }
 func (e *Engine) Err() error { return e.err }
 
 func (e *Engine) at(now int64) error {
-	if e.err != nil {
-		return e.err
-	}
-	if now < e.now {
-		return fmt.Errorf("engine: time %d is before the current instant %d", now, e.now)
+	if e.err != nil || now < e.now {
+		return e.badTime(now) // out of line: at is inlined on the hot path
 	}
 	e.now = now
 	return nil
 }
 
-func (e *Engine) lookup(r *job.Request) (uint8, error) {
-	if r == nil || r.ID < 0 || r.ID >= len(e.reqs) {
-		return 0, fmt.Errorf("engine: unknown job")
+func (e *Engine) badTime(now int64) error {
+	if e.err != nil {
+		return e.err
 	}
-	if q := e.reqs[r.ID]; q != r {
-		if q == nil && e.state[r.ID] == stDone {
-			return stDone, nil // finished (its request is not kept)
-		}
-		return 0, fmt.Errorf("engine: unknown job")
-	}
-	return e.state[r.ID], nil
+	return fmt.Errorf("engine: time %d is before the current instant %d", now, e.now)
 }
+
+// known reports whether r is the request of a job submitted to e (a done
+// job's request is not kept without a trace: any request with its ID is
+// taken for it).
+func (e *Engine) known(r *job.Request) bool {
+	if r == nil || r.ID < 0 || r.ID >= len(e.state) {
+		return false
+	}
+	if e.trace != nil {
+		return &e.trace[r.ID].Request == r
+	}
+	q := e.reqs[r.ID]
+	return q == r || (q == nil && e.state[r.ID] == stDone)
+}
+
+// forget drops a done job's request (a long-running service).
+func (e *Engine) forget(id int) {
+	if e.trace == nil {
+		e.reqs[id] = nil
+	}
+}
+
+var errUnknown = errors.New("engine: unknown job")
 
 // Submit tells the policy that r was submitted at now (Insert), then asks
 // a policy.Admitter whether it admitted r and a policy.Guarantor for its
@@ -217,8 +243,10 @@ func (e *Engine) Submit(now int64, r *job.Request) (Admission, error) {
 		return Admission{}, err
 	}
 	switch {
-	case r.ID != len(e.reqs):
-		return Admission{}, fmt.Errorf("engine: job %d submitted with ID %d, expected %d", r.SWFID, r.ID, len(e.reqs))
+	case r.ID != len(e.state):
+		return Admission{}, fmt.Errorf("engine: job %d submitted with ID %d, expected %d", r.SWFID, r.ID, len(e.state))
+	case e.trace != nil && (r.ID >= len(e.trace) || &e.trace[r.ID].Request != r):
+		return Admission{}, fmt.Errorf("engine: job %d is not the trace's job %d", r.SWFID, r.ID)
 	case r.Procs < 1 || r.Procs > e.procs:
 		return Admission{}, fmt.Errorf("engine: job %d needs %d processors; the machine has %d", r.SWFID, r.Procs, e.procs)
 	case r.Estimate < 1:
@@ -231,7 +259,9 @@ func (e *Engine) Submit(now int64, r *job.Request) (Admission, error) {
 			return Admission{}, fmt.Errorf("engine: job %d needs %d units of resource %d; the machine has %d", r.SWFID, n, k+1, e.res[k])
 		}
 	}
-	e.reqs = append(e.reqs, r)
+	if e.trace == nil {
+		e.reqs = append(e.reqs, r)
+	}
 	e.state = append(e.state, stWaiting)
 	e.waiting++
 	e.sched.Insert(now, r)
@@ -239,7 +269,7 @@ func (e *Engine) Submit(now int64, r *job.Request) (Admission, error) {
 	if e.adm != nil {
 		if ok, reason := e.adm.Admitted(r); !ok {
 			e.state[r.ID] = stDone
-			e.reqs[r.ID] = nil
+			e.forget(r.ID)
 			e.waiting--
 			return Admission{Reason: reason, Bound: -1}, nil
 		}
@@ -256,15 +286,14 @@ func (e *Engine) End(now int64, r *job.Request) (Prediction, error) {
 	if err := e.at(now); err != nil {
 		return Prediction{}, err
 	}
-	st, err := e.lookup(r)
-	if err != nil {
-		return Prediction{}, err
+	if !e.known(r) {
+		return Prediction{}, errUnknown
 	}
-	if st != stRunning {
+	if e.state[r.ID] != stRunning {
 		return Prediction{}, fmt.Errorf("engine: job %d ended at %d but is not running", r.SWFID, now)
 	}
 	e.state[r.ID] = stDone
-	e.reqs[r.ID] = nil // a finished job is not kept (a long-running service)
+	e.forget(r.ID) // a finished job is not kept (a long-running service)
 	e.running--
 	e.free += r.Procs
 	for k, n := range r.Res {
@@ -284,15 +313,14 @@ func (e *Engine) Cancel(now int64, r *job.Request) error {
 	if err := e.at(now); err != nil {
 		return err
 	}
-	st, err := e.lookup(r)
-	if err != nil {
-		return err
+	if !e.known(r) {
+		return errUnknown
 	}
-	if st != stWaiting {
+	if e.state[r.ID] != stWaiting {
 		return fmt.Errorf("engine: job %d cancelled at %d but is not waiting", r.SWFID, now)
 	}
 	e.state[r.ID] = stDone
-	e.reqs[r.ID] = nil
+	e.forget(r.ID)
 	e.waiting--
 	e.sched.Remove(now, r)
 	return nil
@@ -305,11 +333,10 @@ func (e *Engine) Extend(now int64, r *job.Request) (int64, error) {
 	if err := e.at(now); err != nil {
 		return 0, err
 	}
-	st, err := e.lookup(r)
-	if err != nil {
-		return 0, err
+	if !e.known(r) {
+		return 0, errUnknown
 	}
-	if st != stRunning {
+	if e.state[r.ID] != stRunning {
 		return 0, fmt.Errorf("engine: extension asked at %d for job %d, which is not running", now, r.SWFID)
 	}
 	if e.ext == nil {
@@ -357,12 +384,11 @@ func (e *Engine) start(r *job.Request) {
 	if e.err != nil {
 		return
 	}
-	st, err := e.lookup(r)
 	switch {
-	case err != nil:
+	case !e.known(r):
 		e.fail("started an unknown job at %d", e.now)
 		return
-	case st != stWaiting:
+	case e.state[r.ID] != stWaiting:
 		e.fail("started job %d at %d, which is not waiting", r.SWFID, e.now)
 		return
 	case r.Procs > e.free:

@@ -147,7 +147,7 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 	if opt.Placer != nil && opt.Placer.Free() != P {
 		return nil, fmt.Errorf("sim: the placer has %d free processors; the machine has %d", opt.Placer.Free(), P)
 	}
-	eng, err := engine.New(sched, engine.Config{Procs: P, Res: opt.Res, Guarantees: !opt.NoKill, Extend: opt.Extend && !opt.NoKill, Jobs: len(jobs)})
+	eng, err := engine.New(sched, engine.Config{Procs: P, Res: opt.Res, Guarantees: !opt.NoKill, Extend: opt.Extend && !opt.NoKill, Trace: jobs})
 	if err != nil {
 		return nil, err
 	}

@@ -115,3 +115,28 @@ func TestOrderParamErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestConservativeOrder, worked by hand: one processor; A (t=0, estimate
+// 100, runtime 10), B (t=1) and C (t=2), estimate = runtime = 10.
+// Conservative reserves B at 100 and C at 110; A ends at 10 and the
+// compression re-places them: in reservation order B at 10, C at 20;
+// with newest first, C at 10 and B at 20 (and no guarantee is reported).
+func TestConservativeOrder(t *testing.T) {
+	jobs := []job.Job{
+		{Request: job.Request{ID: 0, SWFID: 1, Submit: 0, Procs: 1, Estimate: 100, User: -1, Group: -1, Queue: -1, Partition: -1}, Runtime: 10},
+		{Request: job.Request{ID: 1, SWFID: 2, Submit: 1, Procs: 1, Estimate: 10, User: -1, Group: -1, Queue: -1, Partition: -1}, Runtime: 10},
+		{Request: job.Request{ID: 2, SWFID: 3, Submit: 2, Procs: 1, Estimate: 10, User: -1, Group: -1, Queue: -1, Partition: -1}, Runtime: 10},
+	}
+	for spec, want := range map[string]string{"conservative": "0 10 20", "conservative:order=test-lifo": "0 20 10"} {
+		res := run(t, spec, 1, jobs)
+		if got := fmt.Sprint(res.Outcomes[0].Start, res.Outcomes[1].Start, res.Outcomes[2].Start); got != want {
+			t.Errorf("%s: starts %s, want %s", spec, got, want)
+		}
+		if res.Policy != spec {
+			t.Errorf("name %q, want %q", res.Policy, spec)
+		}
+	}
+	if res := run(t, "conservative:order=test-lifo", 1, jobs); res.Outcomes[1].Bound != -1 {
+		t.Errorf("a priority order reports no guarantee, got %d", res.Outcomes[1].Bound)
+	}
+}

@@ -41,13 +41,18 @@ func init() {
 		Params: []policy.Param{
 			{Name: "predict", Default: "estimate", Doc: predict.PredictDoc},
 			{Name: "correct", Default: "estimate", Doc: predict.CorrectDoc},
+			orderParam,
 		},
 		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
 			plan, err := predict.Parse(p["predict"], p["correct"])
 			if err != nil {
 				return nil, fmt.Errorf("conservative: %w", err)
 			}
-			return NewPlan(procs, plan), nil
+			c := NewPlan(procs, plan)
+			if err := c.setOrder(procs, p); err != nil {
+				return nil, fmt.Errorf("conservative: %w", err)
+			}
+			return c, nil
 		},
 	})
 }
@@ -75,6 +80,10 @@ type Policy struct {
 	// pend are the releases of the current instant, compressed once all
 	// of them are known (settle)
 	pend policy.Pending
+	// ord is the queue order of the compressions (order.go); prio is
+	// true when it is not arrival order
+	ord  policy.Ordering
+	prio bool
 }
 
 var (
@@ -98,7 +107,7 @@ func NewPlan(procs int, plan *predict.Plan) *Policy {
 }
 
 // Name implements policy.Scheduler.
-func (c *Policy) Name() string { return "conservative" + c.plan.Params() }
+func (c *Policy) Name() string { return "conservative" + c.plan.Params() + c.orderName() }
 
 // Prediction implements policy.Predicting.
 func (c *Policy) Prediction(j *job.Request) (int64, int, bool) { return c.plan.Prediction(j) }
@@ -132,6 +141,7 @@ func (c *Policy) Insert(now int64, j *job.Request) {
 	c.catchUp(now)
 	c.settle()
 	c.plan.Submit(now, j)
+	c.ord.Submitted(now, j)
 	e := &entry{j: j}
 	c.place(now, e)
 	e.first = e.start
@@ -142,6 +152,9 @@ func (c *Policy) Insert(now int64, j *job.Request) {
 
 // Guarantee implements policy.Guarantor.
 func (c *Policy) Guarantee(j *job.Request) int64 {
+	if c.prio {
+		return -1 // a compression in priority order may move a job later
+	}
 	if !c.plan.Exact() {
 		return -1 // reservations for predictions may move later
 	}
@@ -158,6 +171,7 @@ func (c *Policy) Guarantee(j *job.Request) int64 {
 // are reported, and a job whose hold ends now and whose Remove is still
 // to come is not taken for an overrunning one.
 func (c *Policy) Remove(now int64, j *job.Request) {
+	c.ord.Ended(now, j)
 	if c.pend.Due(now) {
 		c.settle()
 	}
@@ -225,6 +239,10 @@ func (c *Policy) settle() {
 // slot): the search stops there instead of at the job's own reservation,
 // which near saturation is far in the future.
 func (c *Policy) compress(now, freed, released int64) {
+	if c.prio {
+		c.replanOrdered(now)
+		return
+	}
 	if c.literal || c.run.Overrunning(now) {
 		c.replan(now)
 		return
@@ -331,6 +349,8 @@ func (c *Policy) replan(now int64) {
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
 func (c *Policy) Tick(now int64, start func(*job.Request)) int64 {
+	c.ord.Advance(now)
+	start = c.ord.Wrap(now, start)
 	c.catchUp(now)
 	c.settle()
 	c.plan.Flush()

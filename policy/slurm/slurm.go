@@ -81,6 +81,11 @@ type Sched struct {
 	// the reservations of the current backfill cycle
 	blocks []block
 	holds  []hold
+	// holds no start-now decision can meet, not yet in the profile, and
+	// the earliest of their starts
+	deferred    []hold
+	minDeferred int64
+	noDefer     bool // tests: place every hold at once
 	// running jobs' planned ends and CPUs (single-node mode), for the
 	// select plugin's will-run estimate
 	ends   []runEnd
@@ -469,7 +474,9 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 	for i := len(q) - 1; i >= 0; i-- {
 		small = min(small, q[i].Procs)
 		s.suffix[i] = small
-		long = max(long, q[i].Estimate)
+		if q[i].Procs <= free { // only a job that fits now may start now
+			long = max(long, q[i].Estimate)
+		}
 		s.longest[i] = long
 	}
 	for i, j := range q {
@@ -488,6 +495,20 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 		}
 		tested++
 		t := s.earliest(now, j, windowEnd)
+		if len(s.deferred) > 0 && t+j.Estimate > s.minDeferred {
+			// the window reaches a deferred hold: place them all and ask
+			// again (before the earliest deferred start the profile is
+			// the same with or without them, so a window that ends
+			// there needs none)
+			for _, h := range s.deferred {
+				if err := prof.Add(h.start, h.end, h.n); err != nil {
+					panic("slurm: " + err.Error()) // unreachable: they fitted when found
+				}
+			}
+			s.holds = append(s.holds, s.deferred...)
+			s.deferred = s.deferred[:0]
+			t = s.earliest(now, j, windowEnd)
+		}
 		if t == now {
 			launch(j)
 			free -= j.Procs
@@ -505,12 +526,16 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 			}
 			continue
 		}
-		if t >= now+s.longest[i+1] {
-			// no later job that starts now can run into it: the hold
-			// would change nothing in this cycle
+		e := max(t+1, end/res*res)
+		if t >= now+s.longest[i+1] && !s.noDefer {
+			// no later job that starts now can run into it: the hold is
+			// deferred, placed only when a later window reaches it
+			if len(s.deferred) == 0 || t < s.minDeferred {
+				s.minDeferred = t
+			}
+			s.deferred = append(s.deferred, hold{t, e, j.Procs})
 			continue
 		}
-		e := max(t+1, end/res*res)
 		if err := prof.Add(t, e, j.Procs); err != nil {
 			panic("slurm: " + err.Error()) // unreachable: it fits from t
 		}
@@ -519,6 +544,7 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 	for _, h := range s.holds {
 		_ = prof.Remove(h.start, h.end, h.n)
 	}
+	s.deferred = s.deferred[:0]
 	s.drop(s.started)
 }
 

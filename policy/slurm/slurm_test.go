@@ -2,8 +2,10 @@ package slurm
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/sim"
@@ -118,5 +120,42 @@ func TestRegistered(t *testing.T) {
 	}
 	if s, err := policy.New("slurm:order=sjf", 64); err != nil || s.Name() != "slurm:order=sjf" {
 		t.Errorf("slurm:order=sjf: %v %v", s, err)
+	}
+}
+
+// TestDeferredHoldsExact: deferring the holds no start-now decision can
+// meet (a speed-up) changes no schedule, on random workloads of one-CPU
+// nodes with Slurm's defaults and with a fair-share configuration.
+func TestDeferredHoldsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(20, 11))
+	n := 60
+	if testing.Short() {
+		n = 25
+	}
+	for k := 0; k < n; k++ {
+		spec := testgen.Random(r)
+		js := testgen.Jobs(r, spec)
+		c := slurm.DefaultConf()
+		c.BfInterval = int64(1 + r.IntN(60))
+		c.BfResolution = int64(1 + r.IntN(120))
+		if k%2 == 1 {
+			c.WeightAge, c.WeightFairshare, c.MaxAge, c.CalcPeriod, c.FairTree = 100, 1000, 3600, 60, false
+		}
+		a := New(spec.Procs, c, nil, Options{})
+		b := New(spec.Procs, c, nil, Options{})
+		b.noDefer = true
+		ra, err := sim.Run(js, a, sim.Options{Procs: spec.Procs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := sim.Run(js, b, sim.Options{Procs: spec.Procs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range ra.Outcomes {
+			if ra.Outcomes[i].Start != rb.Outcomes[i].Start {
+				t.Fatalf("workload %d (%+v): job %d starts at %d with deferred holds, %d without", k, spec, i, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
+			}
+		}
 	}
 }

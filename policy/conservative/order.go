@@ -1,0 +1,60 @@
+package conservative
+
+import (
+	"slices"
+
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+)
+
+// orderParam is the queue order of the compressions: with any order but
+// fcfs, a compression removes every reservation and re-places the waiting
+// jobs in that order (the highest priority first), each at its earliest
+// fit, instead of compressing in reservation order. A job may then move
+// later, so no guarantee is reported; a new job still takes its earliest
+// slot at submission. With an order that changes with time (multifactor),
+// the order of the compression's instant is used.
+var orderParam = policy.OrderParam("fcfs")
+
+// setOrder reads the order parameter.
+func (c *Policy) setOrder(procs int, p policy.Params) error {
+	if v, ok := p["order"]; !ok || v == "" || v == "fcfs" {
+		return nil
+	}
+	o, err := policy.NewOrder(p, "fcfs", procs)
+	if err != nil {
+		return err
+	}
+	c.ord = policy.NewOrdering(o)
+	c.prio = !policy.IsArrival(o)
+	return nil
+}
+
+func (c *Policy) orderName() string {
+	if !c.prio {
+		return ""
+	}
+	return ":order=" + c.ord.O.Name()
+}
+
+// replanOrdered removes every reservation and re-places the waiting jobs
+// in the queue order at now.
+func (c *Policy) replanOrdered(now int64) {
+	for _, e := range c.wait {
+		c.unplace(e)
+	}
+	if c.run.Overrunning(now) {
+		if _, err := c.run.ExtendWith(now, c.plan.Extender(now)); err != nil {
+			panic("conservative: " + err.Error()) // unreachable: no reservations held
+		}
+	}
+	js := make([]*job.Request, len(c.wait))
+	for i, e := range c.wait {
+		js[i] = e.j
+	}
+	policy.SortWaiting(now, c.ord.O, js)
+	for _, j := range js {
+		c.place(now, c.byID[j.ID])
+	}
+	slices.SortFunc(c.wait, cmpEntry)
+}
