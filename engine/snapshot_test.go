@@ -70,8 +70,8 @@ func plan(e *engine.Engine, now int64) string {
 }
 
 // TestSnapshotRestoreSameDecisions: for conservative (every waiting job's
-// reservation and guarantee) and EASY (depth 1 and 3, orders fcfs and
-// sjbf), an engine restored from a snapshot at random instants — after a
+// reservation and guarantee) and EASY (depth 1 and 3, orders fcfs, sjbf
+// and sjf), an engine restored from a snapshot at random instants — after a
 // pass, with releases of the instant pending (after ends, before the
 // pass), and with submissions of the instant already inserted — makes
 // exactly the decisions of the engine never stopped, on random workloads
@@ -79,7 +79,7 @@ func plan(e *engine.Engine, now int64) string {
 // cancellations; the reservation lists are compared in full after every
 // pass.
 func TestSnapshotRestoreSameDecisions(t *testing.T) {
-	specs := []string{"conservative", "easy", "easy:depth=3", "easy:order=sjbf"}
+	specs := []string{"conservative", "easy", "easy:depth=3", "easy:order=sjbf", "easy:order=sjf"}
 	for _, spec := range specs {
 		for seed := uint64(1); seed <= 8; seed++ {
 			t.Run(fmt.Sprintf("%s/%d", spec, seed), func(t *testing.T) { snapshotRun(t, spec, seed) })
@@ -231,6 +231,25 @@ func snapshotRun(t *testing.T, spec string, seed uint64) {
 				state[id] = 3
 			}
 			delete(end, now)
+		}
+	}
+}
+
+// TestSnapshotRefused: configurations whose state is not saved (runtime
+// predictors, priority orders, policies without policy.Snapshotter) make
+// Snapshot fail, so that the live service falls back to replaying its
+// whole log instead of restoring a partial state.
+func TestSnapshotRefused(t *testing.T) {
+	for _, spec := range []string{"conservative:predict=history-2", "conservative:order=sjf", "easy++", "easy:predict=history-2", "easy:order=multifactor", "slack", "fcfs"} {
+		e := newEngine(t, spec, 8)
+		if _, err := e.Snapshot(); err == nil {
+			t.Errorf("%s: Snapshot succeeded", spec)
+		}
+	}
+	for _, spec := range []string{"conservative", "easy", "easy:order=sjf", "easy:depth=all"} {
+		e := newEngine(t, spec, 8)
+		if _, err := e.Snapshot(); err != nil {
+			t.Errorf("%s: %v", spec, err)
 		}
 	}
 }

@@ -24,12 +24,24 @@ type snapshot struct {
 	Pend *[4]int64            `json:"pend,omitempty"`
 }
 
-// Snapshot implements policy.Snapshotter. It fails with a runtime
-// predictor (its learned history and corrections are not saved): such a
-// configuration is replayed in full.
-func (c *Policy) Snapshot() ([]byte, error) {
+// snapshotable reports why the configuration cannot be saved, or nil: a
+// runtime predictor learns from history, and a queue order other than
+// fcfs (order.go) may keep state of its own (fair share), neither of
+// which is saved. Such configurations are replayed in full.
+func (c *Policy) snapshotable() error {
 	if c.plan.Params() != "" {
-		return nil, fmt.Errorf("conservative: snapshot with predict=%s/correct=%s is not supported", c.plan.P.Name(), c.plan.C.Name())
+		return fmt.Errorf("conservative: snapshot with predict=%s/correct=%s is not supported", c.plan.P.Name(), c.plan.C.Name())
+	}
+	if c.prio {
+		return fmt.Errorf("conservative: snapshot with order %s is not supported", c.ord.O.Name())
+	}
+	return nil
+}
+
+// Snapshot implements policy.Snapshotter.
+func (c *Policy) Snapshot() ([]byte, error) {
+	if err := c.snapshotable(); err != nil {
+		return nil, err
 	}
 	s := snapshot{V: 1, Run: c.run.Holds(), Wait: make([][3]int64, len(c.wait))}
 	for i, e := range c.wait {
@@ -43,8 +55,8 @@ func (c *Policy) Snapshot() ([]byte, error) {
 
 // Restore implements policy.Snapshotter.
 func (c *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Request) error {
-	if c.plan.Params() != "" {
-		return errors.New("conservative: restore with a runtime predictor is not supported")
+	if err := c.snapshotable(); err != nil {
+		return err
 	}
 	if c.run.Len() > 0 || len(c.wait) > 0 {
 		return errors.New("conservative: restore into a policy that is not fresh")
