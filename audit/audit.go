@@ -431,15 +431,18 @@ func (a *auditor) perJob(o *job.Outcome) {
 		// the limit is the estimate plus any extension the policy granted
 		limit := o.Estimate + o.Extension
 		want := min(o.Runtime, limit)
-		lim := fmt.Sprintf("estimate %d", o.Estimate)
-		if o.Extension > 0 {
-			lim = fmt.Sprintf("estimate %d + extension %d", o.Estimate, o.Extension)
+		// the limit's description, formatted only for a violation
+		lim := func() string {
+			if o.Extension > 0 {
+				return fmt.Sprintf("estimate %d + extension %d", o.Estimate, o.Extension)
+			}
+			return fmt.Sprintf("estimate %d", o.Estimate)
 		}
 		if run != want {
-			a.add(KindRunLength, o, o.Start, "ran %d s, want min(runtime %d, %s) = %d", run, o.Runtime, lim, want)
+			a.add(KindRunLength, o, o.Start, "ran %d s, want min(runtime %d, %s) = %d", run, o.Runtime, lim(), want)
 		}
 		if wantKilled := o.Runtime > limit; o.Killed != wantKilled {
-			a.add(KindKilledFlag, o, o.Start, "killed=%t, want %t (runtime %d, %s)", o.Killed, wantKilled, o.Runtime, lim)
+			a.add(KindKilledFlag, o, o.Start, "killed=%t, want %t (runtime %d, %s)", o.Killed, wantKilled, o.Runtime, lim())
 		}
 	case opt.KnownRuntime:
 		if run != o.Runtime {
