@@ -49,3 +49,28 @@ func TestOutOfRangeFlagsRejected(t *testing.T) {
 		t.Errorf("a refused figure left a file behind (%v)", err)
 	}
 }
+
+// TestServeLimitFlags: a limit of 0 (or a negative other than -1) meant
+// "the default" inside the service and was silently replaced; on the
+// command line it is an error, before anything is opened.
+func TestServeLimitFlags(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "st")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-body", "0"}, "--max-body 0: expected at least 1 byte"},
+		{[]string{"--max-body", "-1"}, "--max-body -1: expected at least 1 byte"},
+		{[]string{"--max-in-flight", "0"}, "--max-in-flight 0: expected at least 1, or -1 for no limit"},
+		{[]string{"--max-exec-backlog", "-5"}, "--max-exec-backlog -5: expected at least 1, or -1 for no limit"},
+	} {
+		args := append([]string{"serve", "--procs", "4", "--state", state, "--listen", "127.0.0.1:0"}, c.args...)
+		out, err := run(t, args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("backfill %s: error %v, want one saying %q\n%s", strings.Join(args, " "), err, c.want, out)
+		}
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Errorf("a refused start created the state directory (%v)", err)
+	}
+}

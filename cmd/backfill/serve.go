@@ -140,6 +140,17 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if f.maxConns < 1 || f.maxConnsPerClient < 1 || f.headerTimeout <= 0 || f.bodyTimeout <= 0 || f.idleTimeout <= 0 {
 		return errors.New("--max-conns, --max-conns-per-client and the timeouts must be positive")
 	}
+	// 0 means "the default" in service.Config; given on the command line
+	// it would be silently replaced, so it is refused
+	if f.maxBody < 1 {
+		return fmt.Errorf("--max-body %d: expected at least 1 byte (the default is 65536)", f.maxBody)
+	}
+	if f.maxInFlight == 0 || f.maxInFlight < -1 {
+		return fmt.Errorf("--max-in-flight %d: expected at least 1, or -1 for no limit", f.maxInFlight)
+	}
+	if f.maxExecBacklog == 0 || f.maxExecBacklog < -1 {
+		return fmt.Errorf("--max-exec-backlog %d: expected at least 1, or -1 for no limit", f.maxExecBacklog)
+	}
 	if err := checkNofile(f.maxConns, logger); err != nil {
 		return err
 	}
