@@ -247,15 +247,11 @@ func serveConfig(f *serveFlags, logger *slog.Logger, runAsMap map[string]string)
 		return cfg, fmt.Errorf("--clock must be wall or manual, got %q", f.clock)
 	}
 	if f.adminTokenFile != "" {
-		b, err := os.ReadFile(f.adminTokenFile)
+		tok, err := readAdminToken(f.adminTokenFile, logger)
 		if err != nil {
 			return cfg, err
 		}
-		cfg.AdminToken = strings.TrimSpace(string(b))
-		cfg.AdminTokenFile = f.adminTokenFile
-		if cfg.AdminToken == "" {
-			return cfg, fmt.Errorf("%s: empty admin token", f.adminTokenFile)
-		}
+		cfg.AdminToken, cfg.AdminTokenFile = tok, f.adminTokenFile
 	}
 	return cfg, nil
 }
@@ -328,4 +324,22 @@ func serveLogger(w io.Writer, verbose bool) *slog.Logger {
 		level = slog.LevelDebug
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// readAdminToken reads --admin-token-file. A file that other users can
+// read gives them the admin token: it is logged as a warning (not refused:
+// mounted secrets are often 0644 inside a container where nobody else runs).
+func readAdminToken(path string, logger *slog.Logger) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("%s: empty admin token", path)
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+		logger.Warn("the admin token file can be read by other users: chmod 600 it", "file", path, "mode", fmt.Sprintf("%04o", st.Mode().Perm()))
+	}
+	return tok, nil
 }
