@@ -233,7 +233,7 @@ func Gantt(r *report.Run, from, to int64, opt Options) (*plot.Plot, error) {
 	if to <= 0 {
 		to = end
 	}
-	if from < 0 || to <= from {
+	if from < 0 || to <= from || from >= end {
 		return nil, fmt.Errorf("--from %d --to %d: expected 0 ≤ from < to (seconds since the first submission; the schedule ends at %d)", from, to, end)
 	}
 	pl := report.Assign(outs, r.Procs)

@@ -119,6 +119,16 @@ func Load(path string) (*Machine, error) {
 // Parse reads a machine file's content; name is used in errors
 // ("FILE:LINE: ..." for YAML errors, "FILE: nodes[i]: ..." for values).
 func Parse(data []byte, name string) (*Machine, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(root.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty machine file: expected a nodes: list", name)
+	}
+	if err := wholeNumbers(root.Content[0]); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
 	var f file
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -177,6 +187,31 @@ func Parse(data []byte, name string) (*Machine, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return m, nil
+}
+
+// wholeNumbers checks that count, cores and gpus of every nodes entry are
+// YAML integers: yaml.v3 would truncate "cores: 2.5" to 2 without a word.
+func wholeNumbers(doc *yaml.Node) error {
+	if doc.Kind != yaml.MappingNode {
+		return nil // the decoder names the wrong shape
+	}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i].Value != "nodes" || doc.Content[i+1].Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, n := range doc.Content[i+1].Content {
+			if n.Kind != yaml.MappingNode {
+				continue
+			}
+			for k := 0; k+1 < len(n.Content); k += 2 {
+				key, v := n.Content[k].Value, n.Content[k+1]
+				if (key == "count" || key == "cores" || key == "gpus") && v.Kind == yaml.ScalarNode && v.ShortTag() != "!!int" {
+					return fmt.Errorf("line %d: %s: expected a whole number, found %s", v.Line, key, v.Value)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // parseSize parses "192G", "512M", "1T", "1048576K" or a plain number of

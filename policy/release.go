@@ -49,3 +49,9 @@ func (p *Pending) Take() (now, freed, relEnd int64, ok bool) {
 	p.on = false
 	return p.now, p.freed, p.relEnd, true
 }
+
+// Peek returns the pending releases like Take, without clearing them
+// (a policy's snapshot saves them).
+func (p *Pending) Peek() (now, freed, relEnd int64, ok bool) {
+	return p.now, p.freed, p.relEnd, p.on
+}

@@ -67,7 +67,7 @@ func DefaultKres() KresConfig {
 		Jobs: 10000, Seeds: 10, Procs: feitelson96.DefaultProcs,
 		Ks: []int{2, 4, 8}, Dists: []wkres.Dist{wkres.Uniform, wkres.Exponential}, Queues: []int{64, 128, 256},
 		Tol: 0.03, MaxSteps: 40,
-		Pow2: []float64{4}, ExpMeans: []float64{wkres.ExpMean},
+		Pow2: []float64{4}, ExpMeans: []float64{wkres.ExpMean, 0.2},
 		Variants: []string{"bl-easy:fullness=off", "bb-easy:fullness=off"},
 		Real:     KresRealTraces, RealJobs: 50000, MemScale: []float64{1, 0.75},
 	}
@@ -380,12 +380,7 @@ func kresSynthetic(r *Report, c *KresConfig) error {
 		if !rd.fullness {
 			ix[0], ix[1] = noFull[0], noFull[1]
 		}
-		var sel []kresCell
-		for _, x := range cells {
-			if x.set == rd.set {
-				sel = append(sel, x)
-			}
-		}
+		sel := kresReadingCells(cells, sets, rd.set, c.ExpMeans[0])
 		results[i] = kresClaims(sel, ix, rd.weight, c, queues)
 	}
 	sens := r.Section("The paper's statements (§3.3, §4) and their sensitivity")
@@ -433,6 +428,22 @@ func kresSynthetic(r *Report, c *KresConfig) error {
 		sens.Claim(cl)
 	}
 	return nil
+}
+
+// kresReadingCells are the cells of workload setting set: its own, and,
+// for a setting with another exponential mean than the first (firstMean),
+// which has no uniform cells of its own (the uniform ignores the mean),
+// the uniform cells of the setting with the same pow2 and the first mean.
+func kresReadingCells(cells []kresCell, sets []kresSetting, set int, firstMean float64) []kresCell {
+	st := sets[set]
+	var sel []kresCell
+	for _, x := range cells {
+		if x.set == set || (x.dist == wkres.Uniform && st.expMean != firstMean &&
+			sets[x.set].pow2 == st.pow2 && sets[x.set].expMean == firstMean) {
+			sel = append(sel, x)
+		}
+	}
+	return sel
 }
 
 // kresSelect are the cells of one configuration over the seeds.

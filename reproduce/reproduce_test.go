@@ -229,3 +229,24 @@ func TestQoPSSmall(t *testing.T) {
 		t.Errorf("s = 0.5 reading: %+v", s)
 	}
 }
+
+// A setting with another exponential mean is checked on the uniform cells
+// of its pow2 too (the uniform does not depend on the mean), so that its
+// uniform-vs-exponential figure compares both distributions.
+func TestKresReadingCells(t *testing.T) {
+	sets := []kresSetting{{4, 0.5}, {4, 0.2}, {1, 0.5}, {1, 0.2}}
+	var cells []kresCell
+	add := func(set int, d wkres.Dist) { cells = append(cells, kresCell{set: set, dist: d}) }
+	add(0, wkres.Uniform)
+	add(0, wkres.Exponential)
+	add(1, wkres.Exponential)
+	add(2, wkres.Uniform)
+	add(2, wkres.Exponential)
+	add(3, wkres.Exponential)
+	for set, want := range map[int][]int{0: {0, 0}, 1: {0, 1}, 2: {2, 2}, 3: {2, 3}} {
+		got := kresReadingCells(cells, sets, set, 0.5)
+		if len(got) != 2 || got[0].set != want[0] || got[0].dist != wkres.Uniform || got[1].set != want[1] || got[1].dist != wkres.Exponential {
+			t.Errorf("setting %d: %+v", set, got)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -113,7 +114,10 @@ func kthHead(t *testing.T, n int) ([]job.Job, int) {
 // TestServiceAgreesAcrossRestarts replays random workloads through a
 // service that is closed and opened again at random instants (a restart
 // rebuilds the state from the log, finished jobs from the archive) and
-// checks the simulator's schedule job by job, as without restarts.
+// checks the simulator's schedule job by job, as without restarts. The
+// service saves a snapshot every few records, so that most restarts of
+// the policies that save their state begin from a snapshot and replay
+// only the log's tail.
 func TestServiceAgreesAcrossRestarts(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 18))
 	n := 4
@@ -135,13 +139,25 @@ func TestServiceAgreesAcrossRestarts(t *testing.T) {
 				t.Fatal(err)
 			}
 			env := newEnv(t, spec, s.Procs)
-			env.clock.Set(0)
 			rr := rand.New(rand.NewPCG(uint64(k), 1))
-			restarts := 0
+			// snapshots every few records: most restarts begin from one
+			// (conservative and EASY save their state; slack and fcfs
+			// cannot, and replay their whole log)
+			env.cfg.SnapshotEvery = 1 + rr.IntN(40)
+			env.restart()
+			env.clock.Set(0)
+			restarts, fromSnap := 0, 0
 			got, err := replay(context.Background(), env.admin, jobs, func(int64) *Client {
 				if rr.IntN(8) == 0 {
+					before := engineView(env.svc)
 					env.restart()
+					if after := engineView(env.svc); after != before {
+						t.Fatalf("%s: the state before a restart\n%s\ndiffers from the state after it\n%s", spec, before, after)
+					}
 					restarts++
+					if _, ok, _ := env.svc.st.LatestSnapshot(); ok {
+						fromSnap++
+					}
 				}
 				return env.admin
 			})
@@ -150,6 +166,9 @@ func TestServiceAgreesAcrossRestarts(t *testing.T) {
 			}
 			if restarts == 0 {
 				t.Fatalf("%s: no restart happened", spec)
+			}
+			if snapshots := spec == "conservative" || spec == "easy"; snapshots != (fromSnap > 0) {
+				t.Fatalf("%s: %d of %d restarts began from a snapshot", spec, fromSnap, restarts)
 			}
 			for i := range jobs {
 				w, g := want.Outcomes[i], got[i]
@@ -161,4 +180,23 @@ func TestServiceAgreesAcrossRestarts(t *testing.T) {
 			env.stop()
 		}
 	}
+}
+
+// engineView is what a restart must keep of the engine: the instant, the
+// next wake-up, the counts, every waiting job's planned start and the
+// decision feed.
+func engineView(s *Service) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.eng
+	w, r, b := e.Counts()
+	v := fmt.Sprintf("now %d next %d waiting %d running %d busy %d seq %d\nplan", e.Now(), e.Next(), w, r, b, e.seq)
+	e.Reservations(func(j *Job, start int64) { v += fmt.Sprintf(" %d@%d", j.ID(), start) })
+	v += "\njobs"
+	for _, j := range e.Jobs() {
+		if j != nil {
+			v += fmt.Sprintf(" %d:%s:%d:%d", j.ID(), j.State, j.Start, j.Guarantee)
+		}
+	}
+	return v + fmt.Sprintf("\ndecisions %v", e.Decisions(0))
 }

@@ -84,15 +84,9 @@ func checkReplay(st *store.Store, in *store.Inspection, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n := 0
-	err = st.Load(func(r store.Record) error {
-		if n == 0 {
-			eng.cur = r.T
-		}
-		n++
-		err := eng.Replay(r)
+	n, _, err := loadState(st, eng, func() error {
 		eng.TakeFinished()
-		return err
+		return nil
 	})
 	if err != nil {
 		return err

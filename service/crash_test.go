@@ -18,18 +18,21 @@ import (
 	"github.com/backfill-hpc/backfill/audit"
 	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/service/store"
 )
 
 // TestServeProcess is not a test: run with BACKFILL_SERVE_HELPER=DIR, it
 // is the server process of TestCrashKill9 (a manual clock, durable
-// commits, DIR/addr written once it listens).
+// commits, a snapshot every 5 records, DIR/addr written once it listens).
 func TestServeProcess(t *testing.T) {
 	dir := os.Getenv("BACKFILL_SERVE_HELPER")
 	if dir == "" {
 		t.Skip("helper process for TestCrashKill9")
 	}
+	// a snapshot every 5 records: kills land before, during and after
+	// snapshot transactions, and restarts begin from snapshots
 	svc, err := Open(Config{Policy: os.Getenv("BACKFILL_SERVE_POLICY"), Procs: 16, StateDir: dir, Sync: "full",
-		AdminToken: "admin-secret", Clock: NewManualClock(0)})
+		AdminToken: "admin-secret", Clock: NewManualClock(0), SnapshotEvery: 5})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		os.Exit(3)
@@ -164,6 +167,16 @@ func crashRun(t *testing.T, pol string) {
 			runToEndClient(t, admin)
 			finalCheck(t, admin, acked)
 			srv.kill9()
+			st, in, err := store.OpenReadOnly(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st != nil {
+				st.Close()
+			}
+			if (pol == "conservative") != (in.Snapshots > 0) {
+				t.Fatalf("%s: %d snapshots in the state directory", pol, in.Snapshots)
+			}
 			return
 		}
 		// the stream, killed at a random moment

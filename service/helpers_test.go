@@ -24,6 +24,12 @@ type testAdmitter struct {
 
 func (a *testAdmitter) Name() string { return "test-deadline" }
 
+// Snapshot overrides the embedded policy's: the rejections are not saved,
+// so this policy takes no snapshots (the service replays its whole log).
+func (a *testAdmitter) Snapshot() ([]byte, error) {
+	return nil, fmt.Errorf("test-deadline: no snapshots")
+}
+
 func (a *testAdmitter) Insert(now int64, j *job.Request) {
 	a.Policy.Insert(now, j)
 	if j.Deadline == 0 {

@@ -29,13 +29,32 @@ func restartSizes(b *testing.B) [][2]int {
 	return out
 }
 
+// snapshotEvery are the snapshot periods of BenchmarkRestart:
+// $BACKFILL_SNAPSHOT_EVERY as "K,K,…" (-1: none), else none and the
+// default.
+func snapshotEvery(b *testing.B) []int {
+	spec := os.Getenv("BACKFILL_SNAPSHOT_EVERY")
+	if spec == "" {
+		return []int{-1, DefaultSnapshotEvery}
+	}
+	var out []int
+	for _, p := range strings.Split(spec, ",") {
+		k, err := strconv.Atoi(p)
+		if err != nil || k == 0 {
+			b.Fatalf("BACKFILL_SNAPSHOT_EVERY: expected K,… (non-zero integers), found %q", p)
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
 // buildHistory writes a state directory with n submissions of which w are
 // still waiting at the end (the others were cancelled right after their
 // submission), behind a job holding the whole machine: the log a
 // restart replays with a queue of w.
-func buildHistory(b *testing.B, spec string, n, w int) string {
+func buildHistory(b *testing.B, spec string, n, w, every int) string {
 	dir := b.TempDir()
-	svc, err := Open(Config{Policy: spec, Procs: 128, StateDir: dir, Sync: "normal", AdminToken: "admin-secret", Clock: NewManualClock(0)})
+	svc, err := Open(Config{Policy: spec, Procs: 128, StateDir: dir, Sync: "normal", AdminToken: "admin-secret", Clock: NewManualClock(0), SnapshotEvery: every})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -75,29 +94,39 @@ func buildHistory(b *testing.B, spec string, n, w int) string {
 
 // BenchmarkRestart measures Open on a state directory with a history of N
 // submissions and W jobs waiting (BACKFILL_RESTART="N:W,…"): the time the
-// port stays closed after a restart. Run with -benchtime=1x for large
-// sizes.
+// port stays closed after a restart. snap=off builds the history without
+// snapshots (a restart replays the whole log); snap=K takes one every K
+// records (a restart restores the latest and replays the tail, logged
+// with the time the build took, i.e. the live cost of snapshots). Run
+// with -benchtime=1x for large sizes.
 func BenchmarkRestart(b *testing.B) {
 	for _, spec := range []string{"conservative", "easy"} {
 		for _, sz := range restartSizes(b) {
-			b.Run(fmt.Sprintf("%s/N=%d/W=%d", spec, sz[0], sz[1]), func(b *testing.B) {
-				t0 := time.Now()
-				dir := buildHistory(b, spec, sz[0], sz[1])
-				b.Logf("built in %v", time.Since(t0))
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					svc, err := Open(Config{Policy: spec, Procs: 128, StateDir: dir, Sync: "normal", AdminToken: "admin-secret", Clock: NewManualClock(0)})
-					if err != nil {
-						b.Fatal(err)
-					}
-					b.StopTimer()
-					if w, _, _ := svc.eng.Counts(); w != sz[1] {
-						b.Fatalf("%d waiting after the restart, want %d", w, sz[1])
-					}
-					svc.Close()
-					b.StartTimer()
+			for _, every := range snapshotEvery(b) {
+				name := "off"
+				if every > 0 {
+					name = strconv.Itoa(every)
 				}
-			})
+				b.Run(fmt.Sprintf("%s/N=%d/W=%d/snap=%s", spec, sz[0], sz[1], name), func(b *testing.B) {
+					t0 := time.Now()
+					dir := buildHistory(b, spec, sz[0], sz[1], every)
+					b.Logf("built in %v", time.Since(t0))
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						svc, err := Open(Config{Policy: spec, Procs: 128, StateDir: dir, Sync: "normal", AdminToken: "admin-secret", Clock: NewManualClock(0), SnapshotEvery: every})
+						if err != nil {
+							b.Fatal(err)
+						}
+						b.StopTimer()
+						if w, _, _ := svc.eng.Counts(); w != sz[1] {
+							b.Fatalf("%d waiting after the restart, want %d", w, sz[1])
+						}
+						b.ReportMetric(float64(svc.replayed), "replayed")
+						svc.Close()
+						b.StartTimer()
+					}
+				})
+			}
 		}
 	}
 }

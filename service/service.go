@@ -134,6 +134,14 @@ type Config struct {
 	// resource manager) beyond which new submissions are answered 503
 	// with Retry-After; 0 means DefaultMaxExecBacklog, negative no limit.
 	MaxExecBacklog int
+	// SnapshotEvery is the number of log records after which the service
+	// saves a snapshot of its state and compacts the log behind the
+	// previous one (0: DefaultSnapshotEvery; negative: never). A restart
+	// then replays only the records after the latest snapshot.
+	SnapshotEvery int
+	// SnapshotInterval is the time after which a snapshot is saved if
+	// records were logged since the last one (0: DefaultSnapshotInterval).
+	SnapshotInterval time.Duration
 	// AcceptLoss lets Open continue from what a damaged state directory
 	// still holds (store.Options.AcceptLoss) instead of refusing; the loss
 	// is logged. Without it, a state directory that lost acknowledged
@@ -171,12 +179,19 @@ type Service struct {
 	effects effectQueue   // committed effects, for the executor (effects.go)
 	newDec  chan struct{} // closed and replaced when decisions are added
 
+	// snapshots (snapshot.go), guarded by mu
+	snapOff  bool      // the policy cannot save its state
+	snapSeq  int64     // the record of the latest snapshot
+	snapTime time.Time // when it was taken (or the service started)
+	replayed int       // records replayed by Open (after the snapshot)
+
 	met    *metrics
 	over   *overload
 	routes []string // the API's patterns, as registered by Handler
 }
 
 type batch struct {
+	snap    *store.Snapshot  // saved after recs, when set
 	arch    []store.Archived // jobs finished in recs
 	fin     []*Job
 	recs    []Record
@@ -214,6 +229,12 @@ func Open(cfg Config) (*Service, error) {
 	}
 	if cfg.Executor == "" {
 		cfg.Executor = "none"
+	}
+	if cfg.SnapshotEvery == 0 {
+		cfg.SnapshotEvery = DefaultSnapshotEvery
+	}
+	if cfg.SnapshotInterval <= 0 {
+		cfg.SnapshotInterval = DefaultSnapshotInterval
 	}
 	sched, err := policy.New(cfg.Policy, cfg.Procs)
 	if err != nil {
@@ -264,15 +285,7 @@ func Open(cfg Config) (*Service, error) {
 		}
 	}
 	var backfill []store.Archived
-	n := 0
-	if err := st.Load(func(r store.Record) error {
-		if n == 0 {
-			s.eng.cur = r.T
-		}
-		n++
-		if err := s.eng.Replay(r); err != nil {
-			return err
-		}
+	n, base, err := loadState(st, s.eng, func() error {
 		fin := s.eng.TakeFinished()
 		if archived != "live" {
 			for _, j := range fin {
@@ -286,9 +299,13 @@ func Open(cfg Config) (*Service, error) {
 			}
 		}
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		return fail(fmt.Errorf("%s: rebuilding the state from the log: %w", st.Path, err))
 	}
+	// the next snapshot is due SnapshotEvery records after the latest (a
+	// log without one, e.g. from before snapshots, gets one at once)
+	s.snapSeq, s.snapTime, s.replayed = base, time.Now(), n
 	if archived != "live" {
 		if err := st.ArchiveJobs(backfill); err != nil {
 			return fail(err)
@@ -297,7 +314,7 @@ func Open(cfg Config) (*Service, error) {
 			return fail(err)
 		}
 	}
-	if n == 0 {
+	if n == 0 && s.eng.seq == 0 {
 		s.eng.cur = start
 	}
 	if mc, ok := cfg.Clock.(*ManualClock); ok {
@@ -740,6 +757,9 @@ func (s *Service) enqueueLocked() *batch {
 	}
 	arch, fin := s.takeFinishedLocked()
 	b := &batch{recs: recs, effects: effs, arch: arch, fin: fin, done: make(chan error, 1)}
+	if len(recs) > 0 {
+		b.snap = s.takeSnapshotLocked()
+	}
 	s.qmu.Lock()
 	if s.fatal != nil || s.closing {
 		s.qmu.Unlock()
@@ -768,17 +788,7 @@ func (s *Service) committer() {
 		q := s.queue
 		s.queue = nil
 		s.qmu.Unlock()
-		var recs []Record
-		for _, b := range q {
-			recs = append(recs, b.recs...)
-		}
-		t0 := time.Now()
-		var arch []store.Archived
-		for _, b := range q {
-			arch = append(arch, b.arch...)
-		}
-		err := s.st.AppendArchive(recs, arch)
-		s.met.commit.Observe(time.Since(t0).Seconds())
+		err := s.commitBatches(q)
 		if err != nil {
 			s.log.Error("commit failed; the service stops accepting requests", "err", err)
 			s.qmu.Lock()

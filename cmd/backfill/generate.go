@@ -54,6 +54,13 @@ feitelson96:repeat=0:pow2=3 (see docs/workload.md).`,
   backfill generate lublin:classes=1 --procs 256 -o lublin.swf && backfill info lublin.swf --compare ../shared/traces/synthetic/lublin_256.swf.gz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// 0 is the flags' "not given": an explicit 0 is refused
+			if cmd.Flags().Changed("procs") && f.procs <= 0 {
+				return fmt.Errorf("--procs %d: the machine size must be at least 1 processor (leave --procs out for the model's)", f.procs)
+			}
+			if cmd.Flags().Changed("load") && !(f.load > 0) {
+				return fmt.Errorf("--load %g: the offered load must be greater than 0, e.g. 0.9 (leave --load out for the model's arrival process)", f.load)
+			}
 			var buf bytes.Buffer
 			if err := runGenerate(&buf, args[0], f); err != nil {
 				return err
@@ -70,7 +77,7 @@ feitelson96:repeat=0:pow2=3 (see docs/workload.md).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVarP(&f.jobs, "jobs", "n", 10000, "number of jobs")
+	fl.IntVarP(&f.jobs, "jobs", "n", 10000, "number of jobs (1 to 10,000,000)")
 	fl.IntVarP(&f.procs, "procs", "p", 0, "machine size P (default: the model's: lublin 128, feitelson96 128, jann97 322)")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.load, "load", 0, "target offered load (scales the arrival process)")

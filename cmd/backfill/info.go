@@ -107,6 +107,9 @@ exits with status 1 when there is a violation.`,
 			if limit < 1 {
 				return fmt.Errorf("--limit %d: expected at least 1 violation of each kind listed", limit)
 			}
+			if cmd.Flags().Changed("procs") && procs <= 0 {
+				return fmt.Errorf("--procs %d: the machine size must be at least 1 processor (leave --procs out to take it from the schedule's header)", procs)
+			}
 			outs, P, skipped, err := readSchedule(args[0], procs, lenient)
 			if err != nil {
 				return err

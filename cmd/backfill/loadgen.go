@@ -1,26 +1,19 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
-	"net/http"
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/backfill-hpc/backfill/service"
+	"github.com/backfill-hpc/backfill/service/loadgen"
 )
 
 type loadgenFlags struct {
@@ -84,32 +77,11 @@ use a fresh service: it submits and cancels jobs).`,
 	return cmd
 }
 
-// LoadResult is one configuration's measurement.
-type LoadResult struct {
-	Policy      string  `json:"policy"`
-	Queue       int     `json:"queue"`
-	Clients     int     `json:"clients"`
-	Seconds     float64 `json:"seconds"`
-	Submissions int     `json:"submissions"`
-	PerSecond   float64 `json:"submissions_per_second"`
-	SubmitP50   float64 `json:"submit_p50_ms"`
-	SubmitP99   float64 `json:"submit_p99_ms"`
-	SubmitMax   float64 `json:"submit_max_ms"`
-	CancelP50   float64 `json:"cancel_p50_ms"`
-	CancelP99   float64 `json:"cancel_p99_ms"`
-	DecisionP50 float64 `json:"decision_p50_ms"`
-	DecisionP99 float64 `json:"decision_p99_ms"`
-	Errors      int     `json:"errors"`
-	Rejected    int     `json:"rejected"`
-	FinalQueue  int     `json:"final_queue"`
-}
-
 func runLoadgen(cmd *cobra.Command, f *loadgenFlags) error {
-	if f.drain != "newest" && f.drain != "oldest" && f.drain != "none" {
-		return fmt.Errorf("--drain must be newest, oldest or none, got %q", f.drain)
-	}
-	if f.clients < 1 || f.duration <= 0 {
-		return errors.New("--clients and --duration must be positive")
+	cfg := &loadgen.Config{Server: f.server, Procs: f.procs, Sync: f.sync, Duration: f.duration,
+		Clients: f.clients, Seed: f.seed, Drain: f.drain, DeadlineShare: f.deadlineShare}
+	if err := cfg.Validate(); err != nil {
+		return err
 	}
 	if f.cpuprofile != "" {
 		pf, err := os.Create(f.cpuprofile)
@@ -122,13 +94,13 @@ func runLoadgen(cmd *cobra.Command, f *loadgenFlags) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	var results []LoadResult
+	var results []loadgen.Result
 	for _, pol := range f.policies {
 		for _, q := range f.queues {
 			if q < 0 {
 				return fmt.Errorf("--queue %d: must be ≥ 0", q)
 			}
-			r, err := loadOne(cmd.ErrOrStderr(), f, pol, q)
+			r, err := loadOne(cmd.ErrOrStderr(), f, cfg, pol, q)
 			if err != nil {
 				return fmt.Errorf("%s, queue %d: %w", pol, q, err)
 			}
@@ -149,273 +121,18 @@ func runLoadgen(cmd *cobra.Command, f *loadgenFlags) error {
 	return tw.Flush()
 }
 
-// loadOne measures one policy at one queue length.
-func loadOne(log io.Writer, f *loadgenFlags, pol string, queue int) (LoadResult, error) {
-	res := LoadResult{Policy: pol, Queue: queue, Clients: f.clients}
-	base, adminTok := f.server, ""
-	procs := f.procs
-	if f.server == "" {
-		dir, err := os.MkdirTemp("", "backfill-loadgen-")
-		if err != nil {
-			return res, err
-		}
-		defer os.RemoveAll(dir)
-		adminTok = service.NewToken()
-		svc, err := service.Open(service.Config{Policy: pol, Procs: procs, StateDir: dir, Sync: f.sync, AdminToken: adminTok})
-		if err != nil {
-			return res, err
-		}
-		defer svc.Close()
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return res, err
-		}
-		srv := &http.Server{Handler: svc.Handler()}
-		go srv.Serve(ln)
-		defer srv.Close()
-		stop := make(chan struct{})
-		go svc.Run(stop)
-		defer close(stop)
-		base = "http://" + ln.Addr().String()
-	} else {
+// loadOne reads the admin token of --server (if any) and measures one
+// policy at one queue length.
+func loadOne(log io.Writer, f *loadgenFlags, cfg *loadgen.Config, pol string, queue int) (loadgen.Result, error) {
+	if f.server != "" {
 		if f.tokenFile == "" {
-			return res, errors.New("--server needs --token-file (an admin token)")
+			return loadgen.Result{}, errors.New("--server needs --token-file (an admin token)")
 		}
 		b, err := os.ReadFile(f.tokenFile)
 		if err != nil {
-			return res, err
+			return loadgen.Result{}, err
 		}
-		adminTok = strings.TrimSpace(string(b))
+		cfg.AdminToken = strings.TrimSpace(string(b))
 	}
-	ctx := context.Background()
-	admin := service.NewClient(base, adminTok)
-	admin.HTTP.Transport = &http.Transport{MaxIdleConnsPerHost: f.clients + 4}
-	h, err := admin.Health(ctx)
-	if err != nil {
-		return res, err
-	}
-	procs = h.Procs
-	res.Policy = h.Policy
-	name := "load" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	u, err := admin.CreateUser(ctx, service.UserRequest{Name: name})
-	if err != nil {
-		return res, err
-	}
-	// one client per goroutine, sharing one transport
-	newClient := func() *service.Client {
-		c := service.NewClient(base, u.Token)
-		c.HTTP.Transport = admin.HTTP.Transport
-		return c
-	}
-	cl := newClient()
-	rng := rand.New(rand.NewPCG(f.seed, uint64(queue)))
-	var rmu sync.Mutex
-	all, long := procs, int64(300*24*3600)
-	blockerEnd := h.Now + 2 + long
-	job := func() service.SubmitRequest {
-		rmu.Lock()
-		defer rmu.Unlock()
-		n := 1 + rng.IntN(max(1, procs/8))
-		if rng.IntN(10) == 0 {
-			n = 1 + rng.IntN(procs)
-		}
-		e := int64(60 + rng.IntN(36000))
-		r := service.SubmitRequest{Procs: &n, Estimate: &e}
-		if f.deadlineShare > 0 && rng.Float64() < f.deadlineShare {
-			// after the long job, within about twice the queue's work
-			d := blockerEnd + e + int64(rng.Float64()*float64(4*e+int64(queue)*2000))
-			r.Deadline = &d
-		}
-		return r
-	}
-	// the blocker: every processor, for a long time
-	b, err := cl.Submit(ctx, service.SubmitRequest{Procs: &all, Estimate: &long, Name: "blocker"})
-	if err != nil {
-		return res, err
-	}
-	// wait for its start (the pass of its second), so that no job of the
-	// load starts before it
-	for i := 0; ; i++ {
-		v, err := cl.Job(ctx, b.ID)
-		if err != nil {
-			return res, err
-		}
-		if v.State == service.Running {
-			break
-		}
-		if i == 500 {
-			return res, fmt.Errorf("the long job did not start (%s)", v.State)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	// fill the queue (concurrently)
-	var fifo []int64
-	var fmu sync.Mutex
-	fmt.Fprintf(log, "loadgen: %s: filling the queue with %d jobs…\n", res.Policy, queue)
-	fillers := make([]*service.Client, f.clients)
-	for i := range fillers {
-		fillers[i] = newClient()
-	}
-	if err := parallel(f.clients, queue, func(w, _ int) error {
-		r := job()
-		r.Deadline = nil // the queue is filled with jobs that stay
-		v, err := fillers[w].Submit(ctx, r)
-		if err != nil {
-			return err
-		}
-		fmu.Lock()
-		fifo = append(fifo, v.ID)
-		fmu.Unlock()
-		return nil
-	}); err != nil {
-		return res, err
-	}
-	slices.Sort(fifo)
-	fmt.Fprintf(log, "loadgen: %s: queue %d, measuring for %s with %d clients…\n", res.Policy, queue, f.duration, f.clients)
-	var (
-		mu      sync.Mutex
-		subLat  []float64
-		decLat  []float64
-		canLat  []float64
-		errs    int
-		wg      sync.WaitGroup
-		stopAt  = time.Now().Add(f.duration)
-		started = time.Now()
-	)
-	for c := 0; c < f.clients; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cl := newClient()
-			for time.Now().Before(stopAt) {
-				t0 := time.Now()
-				v, timing, err := cl.SubmitTiming(ctx, job())
-				d := time.Since(t0).Seconds() * 1000
-				mu.Lock()
-				if err != nil {
-					errs++
-					mu.Unlock()
-					continue
-				}
-				if !v.Admitted {
-					subLat = append(subLat, d)
-					if x, ok := serverTiming(timing, "decision"); ok {
-						decLat = append(decLat, x)
-					}
-					mu.Unlock()
-					continue // rejected: it left no job to cancel
-				}
-				subLat = append(subLat, d)
-				if x, ok := serverTiming(timing, "decision"); ok {
-					decLat = append(decLat, x)
-				}
-				mu.Unlock()
-				var old int64 = -1
-				if f.drain == "none" {
-					continue
-				}
-				if f.drain == "newest" {
-					old = v.ID
-				} else {
-					fmu.Lock()
-					fifo = append(fifo, v.ID)
-					if len(fifo) > queue {
-						old = fifo[0]
-						fifo = fifo[1:]
-					}
-					fmu.Unlock()
-				}
-				if old >= 0 {
-					t0 = time.Now()
-					_, err := cl.Cancel(ctx, old)
-					d = time.Since(t0).Seconds() * 1000
-					mu.Lock()
-					if err != nil {
-						errs++
-					} else {
-						canLat = append(canLat, d)
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	res.Seconds = time.Since(started).Seconds()
-	res.Submissions = len(subLat)
-	res.PerSecond = float64(len(subLat)) / res.Seconds
-	res.SubmitP50, res.SubmitP99, res.SubmitMax = quantile(subLat, 0.5), quantile(subLat, 0.99), quantile(subLat, 1)
-	res.CancelP50, res.CancelP99 = quantile(canLat, 0.5), quantile(canLat, 0.99)
-	res.DecisionP50, res.DecisionP99 = quantile(decLat, 0.5), quantile(decLat, 0.99)
-	res.Errors = errs
-	if l, err := admin.Jobs(ctx, "rejected", ""); err == nil {
-		res.Rejected = len(l.Jobs)
-	}
-	if h, err := admin.Health(ctx); err == nil {
-		res.FinalQueue = h.Waiting
-	}
-	return res, nil
-}
-
-// quantile is the q-quantile (nearest rank) of xs, sorting xs.
-func quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	slices.Sort(xs)
-	i := int(q*float64(len(xs))+0.999999) - 1
-	return xs[min(max(i, 0), len(xs)-1)]
-}
-
-// serverTiming reads metric name's duration (ms) from a Server-Timing
-// header.
-func serverTiming(h, name string) (float64, bool) {
-	for _, part := range strings.Split(h, ",") {
-		fields := strings.Split(strings.TrimSpace(part), ";")
-		if len(fields) < 2 || fields[0] != name {
-			continue
-		}
-		for _, p := range fields[1:] {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(p), "dur="); ok {
-				x, err := strconv.ParseFloat(v, 64)
-				return x, err == nil
-			}
-		}
-	}
-	return 0, false
-}
-
-// parallel runs f(w, i) for i in 0..n-1 on k goroutines (w: the
-// goroutine's number); the first error stops it.
-func parallel(k, n int, f func(w, i int) error) error {
-	var mu sync.Mutex
-	next := 0
-	var first error
-	var wg sync.WaitGroup
-	for w := 0; w < k; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				if next >= n || first != nil {
-					mu.Unlock()
-					return
-				}
-				i := next
-				next++
-				mu.Unlock()
-				if err := f(w, i); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-					return
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	return first
+	return loadgen.Run(log, cfg, pol, queue)
 }

@@ -69,9 +69,9 @@ docs/report.md.`,
 	fl.StringVar(&f.gantt, "gantt", "", "draw this run's schedule (a Gantt chart: processors × time) instead of a metric; with --from and --to")
 	fl.StringVar(&f.from, "from", "0", "--gantt: start of the window, since the first submission: seconds or a duration (36h, 2d, 1d12h)")
 	fl.StringVar(&f.to, "to", "", "--gantt: end of the window (default: the last end)")
-	fl.Float64Var(&f.width, "width", 12, "width in cm")
-	fl.Float64Var(&f.height, "height", 8, "height in cm")
-	fl.IntVar(&f.dpi, "dpi", 300, "resolution of png, jpg and tif figures")
+	fl.Float64Var(&f.width, "width", 12, "width in cm (up to 500)")
+	fl.Float64Var(&f.height, "height", 8, "height in cm (up to 500)")
+	fl.IntVar(&f.dpi, "dpi", 300, "resolution of png, jpg and tif figures (1 to 2400; at most 200 million pixels)")
 	fl.IntVar(&f.procs, "machine-procs", 0, "machine size for a jobs.csv without simulate's \"machine:\" comment")
 	return cmd
 }
@@ -80,6 +80,19 @@ func runPlot(cmd *cobra.Command, f *plotFlags, args []string) error {
 	format, err := figure.FormatOf(f.output)
 	if err != nil {
 		return err
+	}
+	// bounds that keep a raster figure drawable: 500 cm at 2400 dpi would
+	// still be too large, so the pixel count is bounded too (a 100 cm ×
+	// 100 cm figure at 300 dpi is 140 million pixels)
+	if f.dpi < 1 || f.dpi > 2400 {
+		return fmt.Errorf("--dpi %d: expected 1 to 2400", f.dpi)
+	}
+	if !(f.width > 0 && f.width <= 500 && f.height > 0 && f.height <= 500) {
+		return fmt.Errorf("--width %g --height %g: expected sizes above 0 and up to 500 cm", f.width, f.height)
+	}
+	raster := format == "png" || format == "jpg" || format == "tif"
+	if px := f.width / 2.54 * float64(f.dpi) * f.height / 2.54 * float64(f.dpi); raster && px > 200e6 {
+		return fmt.Errorf("--width %g --height %g --dpi %d: %.0f million pixels, expected at most 200 million (a smaller --dpi or size)", f.width, f.height, f.dpi, px/1e6)
 	}
 	res, err := loadInputs(args, f.procs)
 	if err != nil {

@@ -37,10 +37,10 @@ archive page and, to make memory bind more often, a fraction of it
 (--mem-scale); FF-EASY without the memory constraint is shown for
 reference, and the utilization and peak use of each resource.
 
-Expected duration with the defaults: about 3 minutes of CPU (165 s measured
-on 2026-11-24; about half of that in wall time on two idle cores);
-each further --pow2 value adds about 2 minutes of CPU, each further
---exp-mean value about 1. The real part simulates the first 50,000 jobs of
+Expected duration with the defaults: about 3.5 minutes of CPU (215 s measured
+on 2026-11-24; about half of that in wall time on two idle cores); each
+further --pow2 value adds about 2 minutes of CPU, each further --exp-mean
+value about 1. The real part simulates the first 50,000 jobs of
 each trace (--real-jobs; the full traces take about 18 minutes of CPU).`,
 		Example: `  backfill reproduce kresource
   backfill reproduce kresource --pow2 4,1 --exp-mean 0.5,0.2
@@ -65,12 +65,17 @@ each trace (--real-jobs; the full traces take about 18 minutes of CPU).`,
 			return printReport(cmd, r)
 		},
 	}
+	kresFlags(cmd, &c, &dists)
+	return cmd
+}
+
+func kresFlags(cmd *cobra.Command, c *reproduce.KresConfig, dists *[]string) {
 	fl := cmd.Flags()
 	fl.IntVar(&c.Jobs, "jobs", c.Jobs, "jobs per synthetic workload")
 	fl.IntVar(&c.Seeds, "seeds", c.Seeds, "replications (seeds 1..N) of each synthetic configuration")
 	fl.IntVar(&c.Procs, "procs", c.Procs, "machine size P, the capacity of every resource")
 	fl.IntSliceVar(&c.Ks, "k", c.Ks, "numbers of resources K")
-	fl.StringSliceVar(&dists, "dist", []string{"uniform", "exponential"}, "distributions of the requirement factors")
+	fl.StringSliceVar(dists, "dist", []string{"uniform", "exponential"}, "distributions of the requirement factors")
 	fl.IntSliceVar(&c.Queues, "queue", c.Queues, "target mean ready-queue lengths of FF-EASY")
 	fl.Float64Var(&c.Tol, "tol", c.Tol, "relative tolerance of the rate search on the mean queue length")
 	fl.IntVar(&c.MaxSteps, "max-steps", c.MaxSteps, "largest number of FF-EASY runs in one rate search")
@@ -84,5 +89,4 @@ each trace (--real-jobs; the full traces take about 18 minutes of CPU).`,
 	fl.BoolVar(&c.NoSynthetic, "no-synthetic", false, "skip the synthetic part")
 	fl.BoolVar(&c.NoReal, "no-real", false, "skip the real-trace part")
 	fl.StringSliceVar(&c.Variants, "variants", c.Variants, "further K-resource policies shown beside BL, BB and FF-CONS (empty: none)")
-	return cmd
 }

@@ -60,6 +60,11 @@ time on two idle cores).`,
 			return printReport(cmd, r)
 		},
 	}
+	qopsFlags(cmd, &c)
+	return cmd
+}
+
+func qopsFlags(cmd *cobra.Command, c *reproduce.QoPSConfig) {
 	fl := cmd.Flags()
 	addTracesFlag(cmd, &c.Traces)
 	fl.StringSliceVar(&c.Parts, "part", c.Parts, "parts to run: deadline, mixed, r, region")
@@ -75,5 +80,4 @@ time on two idle cores).`,
 	fl.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the duplication and of the choice of deadline jobs")
 	fl.IntVar(&c.CTCProcs, "ctc-procs", c.CTCProcs, "machine size for CTC-SP2 (default: the header's 338, the batch partition)")
 	fl.IntVar(&c.Workers, "workers", 0, "simulations run in parallel (0: all cores)")
-	return cmd
 }

@@ -41,6 +41,8 @@ type serveFlags struct {
 	acceptLoss                                   bool
 	maxInFlight                                  int
 	maxExecBacklog                               int
+	snapshotEvery                                int
+	snapshotInterval                             time.Duration
 	// limits
 	maxConns, maxConnsPerClient             int
 	headerTimeout, bodyTimeout, idleTimeout time.Duration
@@ -96,6 +98,8 @@ user tokens with 'backfill user add NAME'.`,
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every decision and executor action")
 	fl.IntVar(&f.maxInFlight, "max-in-flight", service.DefaultMaxInFlight, "API requests handled at once; beyond, 503 with Retry-After (backpressure); -1 for no limit")
 	fl.IntVar(&f.maxExecBacklog, "max-exec-backlog", service.DefaultMaxExecBacklog, "executor actions waiting (a slow resource manager) beyond which submissions get 503 with Retry-After; -1 for no limit")
+	fl.IntVar(&f.snapshotEvery, "snapshot-every", service.DefaultSnapshotEvery, "save a snapshot of the state every N log records (and compact the log behind the previous one), so a restart replays only the records after it; -1 for never")
+	fl.DurationVar(&f.snapshotInterval, "snapshot-interval", service.DefaultSnapshotInterval, "save a snapshot after this time if records were logged since the last one")
 	fl.StringVar(&f.check, "check", "", "verify the state directory `STATE` offline (files, high-water mark, log, snapshots, admin user, replay) and exit; changes nothing")
 	fl.BoolVar(&f.acceptLoss, "accept-loss", false, "start from what a damaged state directory still holds, giving up the acknowledged records it lost (logged; a copy of the damaged files is kept in STATE/damaged-TIME/); without it such a directory is refused")
 	fl.IntVar(&f.maxConns, "max-conns", 1024, "most connections held at once; beyond it a connection gets health or 503 within 1 s (keep well below the open-files limit)")
@@ -141,6 +145,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	cfg := service.Config{Policy: f.policy, Procs: f.procs, StateDir: f.state, Executor: f.executor,
 		Sync: f.sync, MaxBody: f.maxBody, BodyTimeout: f.bodyTimeout, Logger: logger, AcceptLoss: f.acceptLoss, MaxInFlight: f.maxInFlight, MaxExecBacklog: f.maxExecBacklog,
+		SnapshotEvery: f.snapshotEvery, SnapshotInterval: f.snapshotInterval,
 		ExecOptions: executor.Options{SbatchArgs: f.sbatchArgs, JobRoot: f.jobDir, RunAs: f.runAs, RunAsMap: runAsMap,
 			Env: f.jobEnv, Cgroup: f.cgroup}}
 	switch f.clock {

@@ -126,6 +126,20 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if len(f.policies) == 0 {
 		return fmt.Errorf("--policy: no policy given")
 	}
+	seen := map[string]bool{}
+	for _, p := range f.policies {
+		if seen[p] {
+			// the second run would overwrite the first one's files in --out
+			return fmt.Errorf("--policy: %q given twice", p)
+		}
+		seen[p] = true
+	}
+	if f.workers < 1 {
+		return fmt.Errorf("--workers %d: expected at least 1", f.workers)
+	}
+	if cmd.Flags().Changed("cores-per-node") && f.cpn < 1 {
+		return fmt.Errorf("--cores-per-node %d: expected at least 1 core per node", f.cpn)
+	}
 	if err := checkTau(f.tau); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -102,6 +103,8 @@ var errDuration = errors.New("expected [D-]HH:MM:SS, MM:SS, D-HH[:MM] or minutes
 // parseDuration parses Slurm's time formats: "D-HH:MM:SS", "HH:MM:SS",
 // "MM:SS", "D-HH", "D-HH:MM", "MM" (minutes), each field an unsigned
 // integer (seconds may carry a fraction, which is dropped: "01:02.345").
+// Below the largest unit printed, hours are < 24 and minutes and seconds
+// < 60.
 func parseDuration(b []byte) (int64, error) {
 	var days int64 = -1
 	for i, c := range b {
@@ -140,6 +143,21 @@ func parseDuration(b []byte) (int64, error) {
 		parts[n] = v
 		n++
 		start = i + 1
+	}
+	// A unit below the largest printed must be in range (sacct never
+	// prints 25 hours after a day count, or 61 minutes): out of range means
+	// a damaged record, not a carry into the next unit.
+	bad := false
+	switch {
+	case days >= 0:
+		bad = parts[0] >= 24 || (n >= 2 && parts[1] >= 60) || (n == 3 && parts[2] >= 60)
+	case n == 3:
+		bad = parts[1] >= 60 || parts[2] >= 60
+	case n == 2:
+		bad = parts[1] >= 60
+	}
+	if bad {
+		return 0, fmt.Errorf("%w, found %q (a unit out of range)", errDuration, b)
 	}
 	var sec int64
 	switch {
@@ -356,4 +374,25 @@ func indexByte(b []byte, c byte) int {
 		}
 	}
 	return -1
+}
+
+// parsePBSDuration parses a PBS/Torque duration: [[HH:]MM:]SS[.ms], or an
+// integer number of seconds (PBS Pro's "Duration" type; unlike Slurm, where
+// a bare number is minutes). Minutes and seconds below the largest unit
+// printed are < 60; there is no day count.
+func parsePBSDuration(b []byte) (int64, error) {
+	if bytes.IndexByte(b, '-') >= 0 {
+		return 0, errDuration
+	}
+	if bytes.IndexByte(b, ':') < 0 {
+		if i := bytes.IndexByte(b, '.'); i >= 0 {
+			b = b[:i]
+		}
+		v, ok := num(b)
+		if !ok || v > 1<<40 {
+			return 0, errDuration
+		}
+		return v, nil
+	}
+	return parseDuration(b)
 }

@@ -195,9 +195,9 @@ func pbsJob(im *Import, file string, line int, id string, msg []byte) error {
 		if !ok || v == "" {
 			return -1, nil
 		}
-		d, err := parseDuration([]byte(v))
+		d, err := parsePBSDuration([]byte(v))
 		if err != nil {
-			return 0, bad(key, "expected HH:MM:SS, found %q", v)
+			return 0, bad(key, "expected HH:MM:SS, MM:SS or seconds, found %q", v)
 		}
 		return d, nil
 	}

@@ -190,11 +190,17 @@ func Stream(seed uint64, name string) *rand.PCG {
 	return rand.NewPCG(seed, h.Sum64())
 }
 
+// MaxJobs is the largest workload a model generates in one call: ten
+// million jobs, a few GB of memory (the largest archive logs hold about
+// five million), so that a mistyped count is an error, not a process killed
+// for lack of memory.
+const MaxJobs = 10_000_000
+
 // CheckConfig validates cfg and fills in the model's default P.
 func CheckConfig(cfg *Config, defaultProcs int) error {
 	switch {
-	case cfg.Jobs < 1:
-		return fmt.Errorf("number of jobs must be at least 1, got %d", cfg.Jobs)
+	case cfg.Jobs < 1 || cfg.Jobs > MaxJobs:
+		return fmt.Errorf("number of jobs must be from 1 to %d, got %d", MaxJobs, cfg.Jobs)
 	case cfg.Procs < 0 || cfg.Procs > math.MaxInt32:
 		return fmt.Errorf("machine size must be from 1 to %d, got %d", math.MaxInt32, cfg.Procs)
 	case cfg.Rate < 0 || math.IsNaN(cfg.Rate) || math.IsInf(cfg.Rate, 0):

@@ -1,0 +1,255 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/backfill-hpc/backfill/engine"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	_ "github.com/backfill-hpc/backfill/policy/all"
+)
+
+// pair drives a never-stopped engine (a) and one restored from snapshots
+// (b) with the same events, and fails at the first difference: a start,
+// a wake-up, a guarantee, or the full reservation list after a pass.
+type pair struct {
+	t    *testing.T
+	spec string
+	a, b *engine.Engine
+	reqs []*job.Request
+}
+
+func newEngine(t *testing.T, spec string, procs int) *engine.Engine {
+	t.Helper()
+	s, err := policy.New(spec, procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(s, engine.Config{Procs: procs, Guarantees: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// restart replaces b by a fresh engine restored from b's snapshot, sent
+// through its JSON encoding (as the service stores it).
+func (p *pair) restart(procs int) {
+	p.t.Helper()
+	st, err := p.b.Snapshot()
+	if err != nil {
+		p.t.Fatalf("%s: snapshot: %v", p.spec, err)
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var back engine.State
+	if err := json.Unmarshal(data, &back); err != nil {
+		p.t.Fatal(err)
+	}
+	b := newEngine(p.t, p.spec, procs)
+	if err := b.Restore(back, func(id int) *job.Request { return p.reqs[id] }); err != nil {
+		p.t.Fatalf("%s: restore: %v", p.spec, err)
+	}
+	p.b = b
+}
+
+func plan(e *engine.Engine, now int64) string {
+	pl := e.Planner()
+	if pl == nil {
+		return ""
+	}
+	s := ""
+	pl.Reservations(now, func(j *job.Request, start int64) { s += fmt.Sprintf("%d@%d ", j.ID, start) })
+	return s
+}
+
+// TestSnapshotRestoreSameDecisions: for conservative (every waiting job's
+// reservation and guarantee) and EASY (depth 1 and 3, orders fcfs, sjbf
+// and sjf), an engine restored from a snapshot at random instants — after a
+// pass, with releases of the instant pending (after ends, before the
+// pass), and with submissions of the instant already inserted — makes
+// exactly the decisions of the engine never stopped, on random workloads
+// with early ends, kills at the estimate, runtime-0 jobs and
+// cancellations; the reservation lists are compared in full after every
+// pass.
+func TestSnapshotRestoreSameDecisions(t *testing.T) {
+	specs := []string{"conservative", "easy", "easy:depth=3", "easy:order=sjbf", "easy:order=sjf"}
+	for _, spec := range specs {
+		for seed := uint64(1); seed <= 8; seed++ {
+			t.Run(fmt.Sprintf("%s/%d", spec, seed), func(t *testing.T) { snapshotRun(t, spec, seed) })
+		}
+	}
+}
+
+func snapshotRun(t *testing.T, spec string, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	const procs = 32
+	n := 300
+	type jb struct {
+		submit, runtime int64
+		cancel          int64 // cancel at this instant if still waiting (0: never)
+	}
+	jobs := make([]jb, n)
+	var tt int64
+	for i := range jobs {
+		tt += rng.Int64N(40)
+		est := 1 + rng.Int64N(300)
+		rt := rng.Int64N(est + 1) // kill at the estimate: runtime ≤ estimate
+		if rng.IntN(10) == 0 {
+			rt = 0
+		}
+		jobs[i] = jb{submit: tt, runtime: rt}
+		if rng.IntN(8) == 0 {
+			jobs[i].cancel = tt + 1 + rng.Int64N(200)
+		}
+	}
+	reqs := make([]*job.Request, n)
+	rng2 := rand.New(rand.NewPCG(seed, 9))
+	for i := range reqs {
+		size := 1 + rng2.IntN(procs)
+		if rng2.IntN(2) == 0 {
+			size = 1 + rng2.IntN(4)
+		}
+		reqs[i] = &job.Request{ID: i, SWFID: int64(i + 1), Submit: jobs[i].submit, Procs: size, Estimate: 1 + rng2.Int64N(300), User: int32(rng2.IntN(5))}
+		jobs[i].runtime = min(jobs[i].runtime, reqs[i].Estimate)
+	}
+	p := &pair{t: t, spec: spec, a: newEngine(t, spec, procs), reqs: reqs}
+	p.b = newEngine(t, spec, procs)
+	state := make([]uint8, n) // 0 not yet, 1 waiting, 2 running, 3 done
+	end := map[int64][]int{}
+	next := 0
+	t0 := jobs[0].submit
+	maybeRestart := func() {
+		if rng.IntN(6) == 0 {
+			p.restart(procs)
+		}
+	}
+	for now := t0; ; {
+		maybeRestart()
+		// ends and cancellations of now, in job order
+		ids := append([]int(nil), end[now]...)
+		slices.Sort(ids)
+		for _, id := range ids {
+			if _, err := p.a.End(now, reqs[id]); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.b.End(now, reqs[id]); err != nil {
+				t.Fatal(err)
+			}
+			state[id] = 3
+		}
+		delete(end, now)
+		for id := range next {
+			if state[id] == 1 && jobs[id].cancel == now {
+				if err := p.a.Cancel(now, reqs[id]); err != nil {
+					t.Fatal(err)
+				}
+				if err := p.b.Cancel(now, reqs[id]); err != nil {
+					t.Fatal(err)
+				}
+				state[id] = 3
+			}
+		}
+		maybeRestart() // releases pending
+		for next < n && jobs[next].submit == now {
+			aa, err := p.a.Submit(now, reqs[next])
+			if err != nil {
+				t.Fatal(err)
+			}
+			ab, err := p.b.Submit(now, reqs[next])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if aa != ab {
+				t.Fatalf("%s at %d: job %d admitted %+v, restored %+v", spec, now, next, aa, ab)
+			}
+			state[next] = 1
+			next++
+			maybeRestart() // submissions of the instant inserted
+		}
+		for {
+			var sa, sb []int
+			wa, err := p.a.Pass(now, func(r *job.Request) { sa = append(sa, r.ID) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			wb, err := p.b.Pass(now, func(r *job.Request) { sb = append(sb, r.ID) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(sa, sb) || wa != wb {
+				t.Fatalf("%s at %d: never stopped starts %v wake %d; restored starts %v wake %d", spec, now, sa, wa, sb, wb)
+			}
+			if pa, pb := plan(p.a, now), plan(p.b, now); pa != pb {
+				t.Fatalf("%s at %d: reservations differ:\nnever stopped %s\nrestored      %s", spec, now, pa, pb)
+			}
+			again := false
+			for _, id := range sa {
+				state[id] = 2
+				e := now + jobs[id].runtime
+				end[e] = append(end[e], id)
+				again = again || e == now
+			}
+			if !again {
+				nt := wa
+				if next < n {
+					nt = min(nt, jobs[next].submit)
+				}
+				for e := range end {
+					nt = min(nt, e)
+				}
+				for id := range next {
+					if state[id] == 1 && jobs[id].cancel > now {
+						nt = min(nt, jobs[id].cancel)
+					}
+				}
+				if nt == policy.NoWake {
+					if p.a.Waiting() != 0 || p.a.Running() != 0 {
+						t.Fatalf("%s: stuck with %d waiting", spec, p.a.Waiting())
+					}
+					return
+				}
+				now = nt
+				break
+			}
+			// a job started now ends now: its end, then another pass
+			ids := end[now]
+			slices.Sort(ids)
+			for _, id := range ids {
+				if _, err := p.a.End(now, reqs[id]); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := p.b.End(now, reqs[id]); err != nil {
+					t.Fatal(err)
+				}
+				state[id] = 3
+			}
+			delete(end, now)
+		}
+	}
+}
+
+// TestSnapshotRefused: configurations whose state is not saved (runtime
+// predictors, priority orders, policies without policy.Snapshotter) make
+// Snapshot fail, so that the live service falls back to replaying its
+// whole log instead of restoring a partial state.
+func TestSnapshotRefused(t *testing.T) {
+	for _, spec := range []string{"conservative:predict=history-2", "conservative:order=sjf", "easy++", "easy:predict=history-2", "easy:order=multifactor", "slack", "fcfs"} {
+		e := newEngine(t, spec, 8)
+		if _, err := e.Snapshot(); err == nil {
+			t.Errorf("%s: Snapshot succeeded", spec)
+		}
+	}
+	for _, spec := range []string{"conservative", "easy", "easy:order=sjf", "easy:depth=all"} {
+		e := newEngine(t, spec, 8)
+		if _, err := e.Snapshot(); err != nil {
+			t.Errorf("%s: %v", spec, err)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package conservative
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+)
+
+var _ policy.Snapshotter = (*Policy)(nil)
+
+// snapshot is the saved state of conservative backfilling (version 1):
+// the running jobs' holds, every waiting job's current reservation with
+// its first one (the guarantee), and the releases of the current instant
+// not yet compressed. The profile is not saved: it is the sum of the
+// holds and reservations, rebuilt by Restore.
+type snapshot struct {
+	V    int                  `json:"v"`
+	Run  []policy.RunningHold `json:"run"`
+	Wait [][3]int64           `json:"wait"` // job ID, start, first, in (start, ID) order
+	Pend *[4]int64            `json:"pend,omitempty"`
+}
+
+// snapshotable reports why the configuration cannot be saved, or nil: a
+// runtime predictor learns from history, and a queue order other than
+// fcfs (order.go) may keep state of its own (fair share), neither of
+// which is saved. Such configurations are replayed in full.
+func (c *Policy) snapshotable() error {
+	if c.plan.Params() != "" {
+		return fmt.Errorf("conservative: snapshot with predict=%s/correct=%s is not supported", c.plan.P.Name(), c.plan.C.Name())
+	}
+	if c.prio {
+		return fmt.Errorf("conservative: snapshot with order %s is not supported", c.ord.O.Name())
+	}
+	return nil
+}
+
+// Snapshot implements policy.Snapshotter.
+func (c *Policy) Snapshot() ([]byte, error) {
+	if err := c.snapshotable(); err != nil {
+		return nil, err
+	}
+	s := snapshot{V: 1, Run: c.run.Holds(), Wait: make([][3]int64, len(c.wait))}
+	for i, e := range c.wait {
+		s.Wait[i] = [3]int64{int64(e.j.ID), e.start, e.first}
+	}
+	if now, freed, rel, ok := c.pend.Peek(); ok {
+		s.Pend = &[4]int64{1, now, freed, rel}
+	}
+	return json.Marshal(s)
+}
+
+// Restore implements policy.Snapshotter.
+func (c *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Request) error {
+	if err := c.snapshotable(); err != nil {
+		return err
+	}
+	if c.run.Len() > 0 || len(c.wait) > 0 {
+		return errors.New("conservative: restore into a policy that is not fresh")
+	}
+	var s snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("conservative: snapshot: %w", err)
+	}
+	if s.V != 1 {
+		return fmt.Errorf("conservative: snapshot version %d, expected 1", s.V)
+	}
+	get := func(id int64) (*job.Request, error) {
+		if id < 0 || id > int64(int(^uint(0)>>1)) {
+			return nil, fmt.Errorf("conservative: snapshot: bad job ID %d", id)
+		}
+		j := lookup(int(id))
+		if j == nil {
+			return nil, fmt.Errorf("conservative: snapshot: unknown job %d", id)
+		}
+		return j, nil
+	}
+	for _, h := range s.Run {
+		j, err := get(int64(h.ID))
+		if err != nil {
+			return err
+		}
+		if h.End <= h.Start {
+			return fmt.Errorf("conservative: snapshot: job %d holds [%d, %d)", h.ID, h.Start, h.End)
+		}
+		if err := c.run.Restore(j, h.Start, h.End); err != nil {
+			return fmt.Errorf("conservative: snapshot: %w", err)
+		}
+	}
+	for _, w := range s.Wait {
+		j, err := get(w[0])
+		if err != nil {
+			return err
+		}
+		if _, dup := c.byID[j.ID]; dup {
+			return fmt.Errorf("conservative: snapshot: job %d waits twice", j.ID)
+		}
+		c.plan.Submit(now, j) // the estimate plan: records the duration
+		e := &entry{j: j, start: w[1], first: w[2]}
+		if err := c.run.Prof.Add(e.start, e.start+c.plan.Dur(j), j.Procs); err != nil {
+			return fmt.Errorf("conservative: snapshot: reservation of job %d: %w", j.ID, err)
+		}
+		c.wait = append(c.wait, e)
+		c.byID[j.ID] = e
+	}
+	if !slices.IsSortedFunc(c.wait, cmpEntry) {
+		return errors.New("conservative: snapshot: reservations out of order")
+	}
+	if s.Pend != nil {
+		c.pend.Add(s.Pend[1], s.Pend[2], s.Pend[3])
+	}
+	c.run.Prof.Forget(now)
+	return nil
+}

@@ -1,0 +1,410 @@
+// Package loadgen measures a live service: sustained submissions per second
+// and decision latency at a held queue length.
+//
+// For one policy and queue length Q, Run starts a service on loopback (or
+// uses a running one), fills the machine with one job holding every
+// processor, submits Q waiting jobs, then runs closed-loop clients for a
+// fixed time: each submits a job and cancels one (Drain) so that the queue
+// stays at Q. Latencies are nearest-rank quantiles in milliseconds; the
+// policy's own decision time is read from the answers' Server-Timing header.
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/backfill-hpc/backfill/service"
+)
+
+// Config is what one measurement needs.
+type Config struct {
+	// Server is a running service's base URL; empty starts one in this
+	// process on 127.0.0.1 with a fresh state directory.
+	Server string
+	// AdminToken is the running service's admin token (with Server).
+	AdminToken string
+	// Procs is the machine size of a started service.
+	Procs int
+	// Sync is a started service's SQLite synchronous mode (full, normal).
+	Sync string
+	// Duration is the measured time.
+	Duration time.Duration
+	// Clients is the number of concurrent clients.
+	Clients int
+	// Seed seeds the job sizes and estimates.
+	Seed uint64
+	// Drain is how the queue is held at Q: newest, oldest or none.
+	Drain string
+	// DeadlineShare is the share of measured jobs with a deadline.
+	DeadlineShare float64
+}
+
+// Result is one configuration's measurement.
+type Result struct {
+	Policy      string  `json:"policy"`
+	Queue       int     `json:"queue"`
+	Clients     int     `json:"clients"`
+	Seconds     float64 `json:"seconds"`
+	Submissions int     `json:"submissions"`
+	PerSecond   float64 `json:"submissions_per_second"`
+	SubmitP50   float64 `json:"submit_p50_ms"`
+	SubmitP99   float64 `json:"submit_p99_ms"`
+	SubmitMax   float64 `json:"submit_max_ms"`
+	CancelP50   float64 `json:"cancel_p50_ms"`
+	CancelP99   float64 `json:"cancel_p99_ms"`
+	DecisionP50 float64 `json:"decision_p50_ms"`
+	DecisionP99 float64 `json:"decision_p99_ms"`
+	Errors      int     `json:"errors"`
+	Rejected    int     `json:"rejected"`
+	FinalQueue  int     `json:"final_queue"`
+}
+
+// Validate checks the configuration's drain mode, clients and duration.
+func (c *Config) Validate() error {
+	if c.Drain != "newest" && c.Drain != "oldest" && c.Drain != "none" {
+		return fmt.Errorf("--drain must be newest, oldest or none, got %q", c.Drain)
+	}
+	if c.Clients < 1 || c.Duration <= 0 {
+		return errors.New("--clients and --duration must be positive")
+	}
+	return nil
+}
+
+// run is one measurement's state.
+type run struct {
+	cfg        *Config
+	log        io.Writer
+	queue      int
+	base       string
+	transport  http.RoundTripper
+	userToken  string
+	procs      int
+	blockerEnd int64
+	rmu        sync.Mutex
+	rng        *rand.Rand
+	fmu        sync.Mutex
+	fifo       []int64 // waiting job ids, oldest first (drain oldest)
+
+	mu                     sync.Mutex
+	subLat, decLat, canLat []float64
+	errs                   int
+}
+
+// Run measures policy pol (the started service's policy) at queue length
+// queue, writing progress lines to log.
+func Run(log io.Writer, cfg *Config, pol string, queue int) (Result, error) {
+	res := Result{Policy: pol, Queue: queue, Clients: cfg.Clients}
+	r := &run{cfg: cfg, log: log, queue: queue, base: cfg.Server}
+	adminTok := cfg.AdminToken
+	if cfg.Server == "" {
+		base, tok, stop, err := startLocal(cfg, pol)
+		if err != nil {
+			return res, err
+		}
+		defer stop()
+		r.base, adminTok = base, tok
+	}
+	ctx := context.Background()
+	admin := service.NewClient(r.base, adminTok)
+	admin.HTTP.Transport = &http.Transport{MaxIdleConnsPerHost: cfg.Clients + 4}
+	r.transport = admin.HTTP.Transport
+	h, err := admin.Health(ctx)
+	if err != nil {
+		return res, err
+	}
+	r.procs = h.Procs
+	res.Policy = h.Policy
+	name := "load" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	u, err := admin.CreateUser(ctx, service.UserRequest{Name: name})
+	if err != nil {
+		return res, err
+	}
+	r.userToken = u.Token
+	r.rng = rand.New(rand.NewPCG(cfg.Seed, uint64(queue)))
+	r.blockerEnd = h.Now + 2 + blockerLength
+	if err := r.block(ctx); err != nil {
+		return res, err
+	}
+	if err := r.fill(ctx, res.Policy); err != nil {
+		return res, err
+	}
+	fmt.Fprintf(log, "loadgen: %s: queue %d, measuring for %s with %d clients…\n", res.Policy, queue, cfg.Duration, cfg.Clients)
+	started := time.Now()
+	r.measure(ctx, started.Add(cfg.Duration))
+	r.summarize(&res, time.Since(started).Seconds())
+	if l, err := admin.Jobs(ctx, "rejected", ""); err == nil {
+		res.Rejected = len(l.Jobs)
+	}
+	if h, err := admin.Health(ctx); err == nil {
+		res.FinalQueue = h.Waiting
+	}
+	return res, nil
+}
+
+// blockerLength is the blocker's estimate: every processor for 300 days.
+const blockerLength = int64(300 * 24 * 3600)
+
+// startLocal starts a service with policy pol on loopback; stop shuts it
+// down and removes its state directory.
+func startLocal(cfg *Config, pol string) (base, adminTok string, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "backfill-loadgen-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	adminTok = service.NewToken()
+	svc, err := service.Open(service.Config{Policy: pol, Procs: cfg.Procs, StateDir: dir, Sync: cfg.Sync, AdminToken: adminTok})
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		svc.Close()
+		os.RemoveAll(dir)
+		return "", "", nil, err
+	}
+	srv := &http.Server{Handler: svc.Handler()}
+	go srv.Serve(ln)
+	done := make(chan struct{})
+	go svc.Run(done)
+	stop = func() {
+		close(done)
+		srv.Close()
+		svc.Close()
+		os.RemoveAll(dir)
+	}
+	return "http://" + ln.Addr().String(), adminTok, stop, nil
+}
+
+// client is a new client of the load's user, sharing one transport.
+func (r *run) client() *service.Client {
+	c := service.NewClient(r.base, r.userToken)
+	c.HTTP.Transport = r.transport
+	return c
+}
+
+// job draws a random job: mostly up to procs/8 processors, one in ten up to
+// the whole machine, an estimate of 60 s to 10 h, and with probability
+// DeadlineShare a deadline after the blocker's end.
+func (r *run) job() service.SubmitRequest {
+	r.rmu.Lock()
+	defer r.rmu.Unlock()
+	n := 1 + r.rng.IntN(max(1, r.procs/8))
+	if r.rng.IntN(10) == 0 {
+		n = 1 + r.rng.IntN(r.procs)
+	}
+	e := int64(60 + r.rng.IntN(36000))
+	req := service.SubmitRequest{Procs: &n, Estimate: &e}
+	if r.cfg.DeadlineShare > 0 && r.rng.Float64() < r.cfg.DeadlineShare {
+		// after the long job, within about twice the queue's work
+		d := r.blockerEnd + e + int64(r.rng.Float64()*float64(4*e+int64(r.queue)*2000))
+		req.Deadline = &d
+	}
+	return req
+}
+
+// block submits the blocker (every processor, for a long time) and waits
+// for its start (the pass of its second), so that no job of the load
+// starts before it.
+func (r *run) block(ctx context.Context) error {
+	cl := r.client()
+	all, long := r.procs, blockerLength
+	b, err := cl.Submit(ctx, service.SubmitRequest{Procs: &all, Estimate: &long, Name: "blocker"})
+	if err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		v, err := cl.Job(ctx, b.ID)
+		if err != nil {
+			return err
+		}
+		if v.State == service.Running {
+			return nil
+		}
+		if i == 500 {
+			return fmt.Errorf("the long job did not start (%s)", v.State)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// fill submits the queue's jobs (concurrently, without deadlines: they
+// stay) and records their ids in order.
+func (r *run) fill(ctx context.Context, pol string) error {
+	fmt.Fprintf(r.log, "loadgen: %s: filling the queue with %d jobs…\n", pol, r.queue)
+	fillers := make([]*service.Client, r.cfg.Clients)
+	for i := range fillers {
+		fillers[i] = r.client()
+	}
+	if err := parallel(r.cfg.Clients, r.queue, func(w, _ int) error {
+		req := r.job()
+		req.Deadline = nil // the queue is filled with jobs that stay
+		v, err := fillers[w].Submit(ctx, req)
+		if err != nil {
+			return err
+		}
+		r.fmu.Lock()
+		r.fifo = append(r.fifo, v.ID)
+		r.fmu.Unlock()
+		return nil
+	}); err != nil {
+		return err
+	}
+	slices.Sort(r.fifo)
+	return nil
+}
+
+// measure runs the closed-loop clients until stopAt.
+func (r *run) measure(ctx context.Context, stopAt time.Time) {
+	var wg sync.WaitGroup
+	for c := 0; c < r.cfg.Clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl := r.client()
+			for time.Now().Before(stopAt) {
+				r.step(ctx, cl)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// step submits one job and cancels the one the drain mode names.
+func (r *run) step(ctx context.Context, cl *service.Client) {
+	t0 := time.Now()
+	v, timing, err := cl.SubmitTiming(ctx, r.job())
+	d := time.Since(t0).Seconds() * 1000
+	r.mu.Lock()
+	if err != nil {
+		r.errs++
+		r.mu.Unlock()
+		return
+	}
+	r.subLat = append(r.subLat, d)
+	if x, ok := ServerTiming(timing, "decision"); ok {
+		r.decLat = append(r.decLat, x)
+	}
+	r.mu.Unlock()
+	if !v.Admitted {
+		return // rejected: it left no job to cancel
+	}
+	old := r.victim(v.ID)
+	if old < 0 {
+		return
+	}
+	t0 = time.Now()
+	_, err = cl.Cancel(ctx, old)
+	d = time.Since(t0).Seconds() * 1000
+	r.mu.Lock()
+	if err != nil {
+		r.errs++
+	} else {
+		r.canLat = append(r.canLat, d)
+	}
+	r.mu.Unlock()
+}
+
+// victim is the job to cancel after id was admitted, or -1 for none.
+func (r *run) victim(id int64) int64 {
+	switch r.cfg.Drain {
+	case "none":
+		return -1
+	case "newest":
+		return id
+	}
+	r.fmu.Lock()
+	defer r.fmu.Unlock()
+	r.fifo = append(r.fifo, id)
+	if len(r.fifo) > r.queue {
+		old := r.fifo[0]
+		r.fifo = r.fifo[1:]
+		return old
+	}
+	return -1
+}
+
+// summarize fills res's counts and quantiles from the measured latencies.
+func (r *run) summarize(res *Result, seconds float64) {
+	res.Seconds = seconds
+	res.Submissions = len(r.subLat)
+	res.PerSecond = float64(len(r.subLat)) / res.Seconds
+	res.SubmitP50, res.SubmitP99, res.SubmitMax = Quantile(r.subLat, 0.5), Quantile(r.subLat, 0.99), Quantile(r.subLat, 1)
+	res.CancelP50, res.CancelP99 = Quantile(r.canLat, 0.5), Quantile(r.canLat, 0.99)
+	res.DecisionP50, res.DecisionP99 = Quantile(r.decLat, 0.5), Quantile(r.decLat, 0.99)
+	res.Errors = r.errs
+}
+
+// Quantile is the q-quantile (nearest rank) of xs, sorting xs; 0 for none.
+func Quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	i := int(q*float64(len(xs))+0.999999) - 1
+	return xs[min(max(i, 0), len(xs)-1)]
+}
+
+// ServerTiming reads metric name's duration (ms) from a Server-Timing
+// header.
+func ServerTiming(h, name string) (float64, bool) {
+	for _, part := range strings.Split(h, ",") {
+		fields := strings.Split(strings.TrimSpace(part), ";")
+		if len(fields) < 2 || fields[0] != name {
+			continue
+		}
+		for _, p := range fields[1:] {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(p), "dur="); ok {
+				x, err := strconv.ParseFloat(v, 64)
+				return x, err == nil
+			}
+		}
+	}
+	return 0, false
+}
+
+// parallel runs f(w, i) for i in 0..n-1 on k goroutines (w: the
+// goroutine's number); the first error stops it.
+func parallel(k, n int, f func(w, i int) error) error {
+	var mu sync.Mutex
+	next := 0
+	var first error
+	var wg sync.WaitGroup
+	for w := 0; w < k; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if next >= n || first != nil {
+					mu.Unlock()
+					return
+				}
+				i := next
+				next++
+				mu.Unlock()
+				if err := f(w, i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	return first
+}

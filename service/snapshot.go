@@ -1,0 +1,258 @@
+package service
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/backfill-hpc/backfill/engine"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/service/store"
+)
+
+// Snapshots (issue 18). Every Config.SnapshotEvery records, or
+// Config.SnapshotInterval after the last snapshot if records were logged
+// since, the service saves the engine's state — the waiting and running
+// jobs, the engine core's and the policy's state (policy.Snapshotter),
+// the owners' outstanding work, the decision feed — as a store snapshot,
+// in log order behind the records it includes; the store compacts the log
+// behind the previous snapshot in the same transaction. A restart restores
+// the latest snapshot whose checksum matches (the store falls back to the
+// older generation otherwise) and replays only the records after it.
+//
+// A policy that cannot save its state (no policy.Snapshotter, or a
+// configuration it does not save, such as a runtime predictor) takes no
+// snapshot: the service replays its whole log at every restart, as before.
+
+// Snapshot defaults.
+const (
+	// DefaultSnapshotEvery is the number of records after which a
+	// snapshot is taken.
+	DefaultSnapshotEvery = 1000
+	// DefaultSnapshotInterval is the time after which a snapshot is
+	// taken if records were logged since the last one.
+	DefaultSnapshotInterval = 5 * time.Minute
+)
+
+// engineSnapshot is the service engine's saved state (version 1).
+type engineSnapshot struct {
+	V     int          `json:"v"`
+	Core  engine.State `json:"core"`
+	Jobs  int          `json:"jobs"`   // jobs ever submitted
+	Live  []*Job       `json:"live"`   // the waiting and running jobs, by ID
+	Cur   int64        `json:"cur"`    // current instant
+	Dirty bool         `json:"dirty"`  // events at Cur since its pass
+	Wake  int64        `json:"wake"`   // the policy's wake-up
+	Seq   int64        `json:"seq"`    // the last record included
+	Pass  int64        `json:"passes"` // passes so far
+	// Outstanding is each owner's waiting and running work; UserIDs the
+	// dense user numbers the policy sees.
+	Outstanding map[string]int64 `json:"outstanding"`
+	UserIDs     map[string]int32 `json:"user_ids"`
+	// Decisions is the decision feed: seq, action (0 start, 1 stop), id,
+	// time.
+	Decisions [][4]int64 `json:"decisions"`
+}
+
+// snapshot encodes the engine's state as of its last record. It fails
+// when the policy cannot save its state.
+func (e *Engine) snapshot() ([]byte, error) {
+	core, err := e.core.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	s := engineSnapshot{V: 1, Core: core, Jobs: len(e.jobs), Cur: e.cur, Dirty: e.dirty, Wake: e.wake, Seq: e.seq, Pass: e.Passes,
+		Outstanding: e.outstanding, UserIDs: e.userIDs, Live: []*Job{}, Decisions: make([][4]int64, len(e.decisions))}
+	for _, j := range e.jobs {
+		if j != nil {
+			c := *j
+			c.Req.PP = finitePP(c.Req.PP) // restored from OverQuota
+			s.Live = append(s.Live, &c)
+		}
+	}
+	for i, d := range e.decisions {
+		a := int64(0)
+		if d.Action == "stop" {
+			a = 1
+		}
+		s.Decisions[i] = [4]int64{d.Seq, a, d.ID, d.T}
+	}
+	return json.Marshal(&s)
+}
+
+// restore sets a fresh engine to a snapshot's state.
+func (e *Engine) restore(data []byte) error {
+	if len(e.jobs) > 0 || e.seq != 0 {
+		return fmt.Errorf("restore into an engine that is not fresh")
+	}
+	var s engineSnapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if s.V != 1 {
+		return fmt.Errorf("snapshot version %d, expected 1", s.V)
+	}
+	if s.Jobs < 0 || s.Jobs < len(s.Live) || s.Jobs != s.Core.Jobs {
+		return fmt.Errorf("snapshot of %d jobs (core %d) with %d live", s.Jobs, s.Core.Jobs, len(s.Live))
+	}
+	jobs := make([]*Job, s.Jobs)
+	for _, j := range s.Live {
+		if j == nil || j.Req.ID < 0 || j.Req.ID >= s.Jobs || jobs[j.Req.ID] != nil || (j.State != Waiting && j.State != Running) {
+			return fmt.Errorf("snapshot: a live job is invalid or listed twice")
+		}
+		if j.OverQuota {
+			j.Req.PP = negInf
+		}
+		jobs[j.Req.ID] = j
+	}
+	err := e.core.Restore(s.Core, func(id int) *job.Request {
+		if id < 0 || id >= len(jobs) || jobs[id] == nil {
+			return nil
+		}
+		return &jobs[id].Req
+	})
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	e.jobs = jobs
+	for _, j := range jobs {
+		if j == nil {
+			continue
+		}
+		if j.Key != "" {
+			e.byKey[j.owner()+"\x00"+j.Key] = j
+		}
+		if j.State == Running {
+			e.lims.push(limitItem{t: j.Limit(), id: j.Req.ID})
+		}
+	}
+	e.cur, e.dirty, e.wake, e.seq, e.Passes = s.Cur, s.Dirty, s.Wake, s.Seq, s.Pass
+	if s.Outstanding != nil {
+		e.outstanding = s.Outstanding
+	}
+	if s.UserIDs != nil {
+		e.userIDs = s.UserIDs
+	}
+	e.decisions = make([]Decision, len(s.Decisions))
+	for i, d := range s.Decisions {
+		a := "start"
+		if d[1] == 1 {
+			a = "stop"
+		}
+		e.decisions[i] = Decision{Seq: d[0], Action: a, ID: d[2], T: d[3]}
+	}
+	return nil
+}
+
+// loadState rebuilds eng from st: the latest snapshot, if any, then the
+// records after it. It returns the number of records replayed and the
+// record of the snapshot (0 for none); after (nil: none) is called once
+// each record is replayed.
+func loadState(st *store.Store, eng *Engine, after func() error) (n int, base int64, err error) {
+	snap, ok, err := st.LatestSnapshot()
+	if err != nil {
+		return 0, 0, err
+	}
+	if ok {
+		if err := eng.restore(snap.Data); err != nil {
+			return 0, 0, fmt.Errorf("%s: snapshot at record %d: %w", st.Path, snap.Seq, err)
+		}
+		if eng.seq != snap.Seq {
+			return 0, 0, fmt.Errorf("%s: snapshot at record %d holds the state of record %d", st.Path, snap.Seq, eng.seq)
+		}
+		base = snap.Seq
+	}
+	err = st.Load(func(r store.Record) error {
+		if n == 0 && !ok {
+			eng.cur = r.T
+		}
+		n++
+		if err := eng.Replay(r); err != nil {
+			return err
+		}
+		if after != nil {
+			return after()
+		}
+		return nil
+	})
+	return n, base, err
+}
+
+// snapshotDue reports whether a snapshot is due after the engine's last
+// record (called with s.mu held).
+func (s *Service) snapshotDue() bool {
+	if s.snapOff || s.cfg.SnapshotEvery < 0 {
+		return false
+	}
+	since := s.eng.seq - s.snapSeq
+	if since <= 0 {
+		return false
+	}
+	return since >= int64(s.cfg.SnapshotEvery) || time.Since(s.snapTime) >= s.cfg.SnapshotInterval
+}
+
+// takeSnapshotLocked encodes the engine's state for the batch that ends
+// with its last record, or returns nil (not due, or the policy cannot
+// save its state: then snapshots are off for this run, logged once).
+func (s *Service) takeSnapshotLocked() *store.Snapshot {
+	if !s.snapshotDue() {
+		return nil
+	}
+	data, err := s.eng.snapshot()
+	if err != nil {
+		s.snapOff = true
+		s.log.Info("no snapshots: restarts replay the whole log", "policy", s.eng.Policy(), "reason", err)
+		return nil
+	}
+	s.snapSeq, s.snapTime = s.eng.seq, time.Now()
+	return &store.Snapshot{Seq: s.eng.seq, T: s.eng.cur, Data: data}
+}
+
+var negInf = math.Inf(-1)
+
+// finitePP is a political priority JSON can hold: −∞ (an over-quota job,
+// restored from OverQuota) becomes 0.
+func finitePP(pp float64) float64 {
+	if math.IsInf(pp, 0) || math.IsNaN(pp) {
+		return 0
+	}
+	return pp
+}
+
+// commitBatches writes the records and archive rows of q, in order; a
+// batch that carries a snapshot is followed by the snapshot, saved (with
+// the compaction) once the records it includes are written. A snapshot
+// that fails to save is logged and skipped: the log still holds every
+// record.
+func (s *Service) commitBatches(q []*batch) error {
+	var recs []Record
+	var arch []store.Archived
+	flush := func() error {
+		if len(recs) == 0 && len(arch) == 0 {
+			return nil
+		}
+		t0 := time.Now()
+		err := s.st.AppendArchive(recs, arch)
+		s.met.commit.Observe(time.Since(t0).Seconds())
+		recs, arch = nil, nil
+		return err
+	}
+	for _, b := range q {
+		recs = append(recs, b.recs...)
+		arch = append(arch, b.arch...)
+		if b.snap == nil {
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		if err := s.st.SaveSnapshot(*b.snap, nil); err != nil {
+			s.log.Warn("snapshot not saved; the log is kept whole", "seq", b.snap.Seq, "err", err)
+		} else {
+			s.log.Debug("snapshot saved", "seq", b.snap.Seq, "bytes", len(b.snap.Data), "took", time.Since(t0))
+		}
+	}
+	return flush()
+}
