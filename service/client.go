@@ -170,3 +170,28 @@ func (c *Client) Health(ctx context.Context) (Health, error) {
 	err := c.Do(ctx, "GET", "/v1/health", nil, &h)
 	return h, err
 }
+
+// Users lists the service's users (admin token).
+func (c *Client) Users(ctx context.Context) ([]UserView, error) {
+	var us []UserView
+	err := c.Do(ctx, "GET", "/v1/users", nil, &us)
+	return us, err
+}
+
+// UpdateUser changes user name's political priority, quota, admin flag or
+// token (admin token).
+func (c *Client) UpdateUser(ctx context.Context, name string, r UserRequest) (UserView, error) {
+	var u UserView
+	err := c.Do(ctx, "PATCH", "/v1/users/"+name, r, &u)
+	return u, err
+}
+
+// DeleteUser removes user name; its waiting and running jobs are cancelled,
+// or with reassign given to the admin user (admin token).
+func (c *Client) DeleteUser(ctx context.Context, name string, reassign bool) error {
+	path := "/v1/users/" + name
+	if reassign {
+		path += "?jobs=reassign"
+	}
+	return c.Do(ctx, "DELETE", path, nil, nil)
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,13 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/backfill-hpc/backfill/service"
+	"github.com/backfill-hpc/backfill/service/clientfmt"
 )
 
 // clientFlags are the connection flags of submit, queue, cancel and user.
@@ -61,81 +58,15 @@ func (f *clientFlags) client() (*service.Client, error) {
 		return nil, errors.New("no API token: give --token, --token-file, or set BACKFILL_TOKEN")
 	}
 	c := service.NewClient(server, tok)
-	c.HTTP.Transport = hintTransport{base: http.DefaultTransport, server: server}
+	c.HTTP.Transport = clientfmt.HintTransport{Base: http.DefaultTransport, Server: server}
 	return c, nil
 }
 
-// hintTransport turns a refused connection into an error that says what
-// to do: the service is not running at that address.
-type hintTransport struct {
-	base   http.RoundTripper
-	server string
-}
+// printJSON writes v as indented JSON.
+var printJSON = clientfmt.JSON
 
-func (h hintTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := h.base.RoundTrip(r)
-	if err != nil && (errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)) {
-		return nil, fmt.Errorf("no backfill service answers at %s (connection refused): start one with 'backfill serve --state DIR', or point --server (or BACKFILL_SERVER) at a running one", h.server)
-	}
-	return resp, err
-}
-
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// parseSeconds reads a duration: plain seconds ("3600"), a Go duration
-// ("1h30m"), or Slurm's [D-]HH:MM:SS and MM:SS.
-func parseSeconds(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n, nil
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		return int64(d.Round(time.Second) / time.Second), nil
-	}
-	days := int64(0)
-	rest := s
-	if d, r, ok := strings.Cut(s, "-"); ok {
-		n, err := strconv.ParseInt(d, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("duration %q: expected seconds, 1h30m, HH:MM:SS or D-HH:MM:SS", s)
-		}
-		days, rest = n, r
-	}
-	parts := strings.Split(rest, ":")
-	if len(parts) < 2 || len(parts) > 3 {
-		return 0, fmt.Errorf("duration %q: expected seconds, 1h30m, HH:MM:SS or D-HH:MM:SS", s)
-	}
-	var total int64
-	for _, p := range parts {
-		n, err := strconv.ParseInt(p, 10, 64)
-		if err != nil || n < 0 {
-			return 0, fmt.Errorf("duration %q: expected seconds, 1h30m, HH:MM:SS or D-HH:MM:SS", s)
-		}
-		total = total*60 + n
-	}
-	return days*86400 + total, nil
-}
-
-// fmtTime shows a time in seconds, with the date when it looks like Unix
-// time, and its distance from now.
-func fmtTime(t, now int64) string {
-	s := strconv.FormatInt(t, 10)
-	if t > 1e9 {
-		s = time.Unix(t, 0).Format("2006-01-02T15:04:05")
-	}
-	d := t - now
-	switch {
-	case d > 0:
-		return s + " (in " + (time.Duration(d) * time.Second).String() + ")"
-	case d < 0:
-		return s + " (" + (time.Duration(-d) * time.Second).String() + " ago)"
-	}
-	return s + " (now)"
-}
+// parseSeconds reads a duration: seconds, 1h30m, HH:MM:SS or D-HH:MM:SS.
+var parseSeconds = clientfmt.ParseSeconds
 
 type submitFlags struct {
 	clientFlags
@@ -186,7 +117,7 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	}
 	req := service.SubmitRequest{Procs: &f.procs, Estimate: &est, Name: f.name, IdempotencyKey: f.key, User: f.user}
 	if len(args) > 0 {
-		req.Command = shellJoin(args)
+		req.Command = clientfmt.ShellJoin(args)
 		// the local executor runs the command in the submit directory, as
 		// sbatch does (./job.sh is found there)
 		if wd, err := os.Getwd(); err == nil {
@@ -198,19 +129,9 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	}
 	ctx := context.Background()
 	if f.deadline != "" {
-		var dl int64
-		if rel, ok := strings.CutPrefix(f.deadline, "+"); ok {
-			d, err := parseSeconds(rel)
-			if err != nil {
-				return err
-			}
-			h, err := c.Health(ctx)
-			if err != nil {
-				return err
-			}
-			dl = h.Now + d
-		} else if dl, err = strconv.ParseInt(f.deadline, 10, 64); err != nil {
-			return fmt.Errorf("--deadline %q: expected +DURATION or seconds", f.deadline)
+		dl, err := submitDeadline(ctx, c, f.deadline)
+		if err != nil {
+			return err
 		}
 		req.Deadline = &dl
 	}
@@ -222,40 +143,30 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	if f.asJSON {
 		return printJSON(w, v)
 	}
-	if !v.Admitted {
-		fmt.Fprintf(w, "Job %d rejected: %s\n", v.ID, v.Reason)
-		return nil
-	}
-	now := v.Submit
-	fmt.Fprintf(w, "Submitted job %d (%s)\n", v.ID, v.State)
-	if v.ReservedStart != nil {
-		fmt.Fprintf(w, "  reserved start:   %s\n", fmtTime(*v.ReservedStart, now))
-	}
-	if v.GuaranteedStart != nil {
-		fmt.Fprintf(w, "  guaranteed start: %s at the latest\n", fmtTime(*v.GuaranteedStart, now))
-	}
-	if v.Deadline != nil {
-		fmt.Fprintf(w, "  deadline:         %s accepted\n", fmtTime(*v.Deadline, now))
-	}
-	if v.OverQuota {
-		fmt.Fprintln(w, "  over quota: the job runs only where it delays nobody")
-	}
+	clientfmt.WriteSubmitted(w, v)
 	return nil
 }
 
-// shellJoin quotes args for /bin/sh -c.
-func shellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
-		}) < 0 {
-			out[i] = a
-		} else {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+// submitDeadline reads --deadline: +DURATION from the service's now, or an
+// absolute time in seconds.
+func submitDeadline(ctx context.Context, c *service.Client, s string) (int64, error) {
+	rel, ok := strings.CutPrefix(s, "+")
+	if !ok {
+		dl, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("--deadline %q: expected +DURATION or seconds", s)
 		}
+		return dl, nil
 	}
-	return strings.Join(out, " ")
+	d, err := parseSeconds(rel)
+	if err != nil {
+		return 0, err
+	}
+	h, err := c.Health(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return h.Now + d, nil
 }
 
 type queueFlags struct {
@@ -302,31 +213,7 @@ func runQueue(cmd *cobra.Command, f *queueFlags) error {
 	if f.asJSON {
 		return printJSON(w, l)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOBID\tUSER\tNAME\tPROCS\tESTIMATE\tSTATE\tSUBMIT\tSTART\tGUARANTEE\tEND")
-	opt := func(p *int64) string {
-		if p == nil {
-			return "-"
-		}
-		return strconv.FormatInt(*p, 10)
-	}
-	for _, j := range l.Jobs {
-		start := opt(j.Start)
-		if j.Start == nil && j.ReservedStart != nil {
-			start = "~" + opt(j.ReservedStart) // planned
-		}
-		name := j.Name
-		if name == "" {
-			name = "-"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\t%s\n", j.ID, j.User, name, j.Procs,
-			(time.Duration(j.Estimate) * time.Second).String(), j.State, j.Submit, start, opt(j.GuaranteedStart), opt(j.End))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "now %d; %d jobs; ~ marks a planned start\n", l.Now, len(l.Jobs))
-	return nil
+	return clientfmt.WriteQueue(w, l)
 }
 
 func newCancel() *cobra.Command {
@@ -422,76 +309,49 @@ func runUser(cmd *cobra.Command, f *userFlags, args []string) error {
 	if cmd.Flags().Changed("admin") {
 		req.Admin = &f.admin
 	}
-	need := func() (string, error) {
-		if len(args) != 2 {
-			return "", fmt.Errorf("user %s needs a NAME", args[0])
-		}
-		return args[1], nil
+	if len(args) != 2 && (args[0] == "add" || args[0] == "set" || args[0] == "delete") {
+		return fmt.Errorf("user %s needs a NAME", args[0])
 	}
-	var out any
 	switch args[0] {
 	case "add":
-		name, err := need()
-		if err != nil {
-			return err
-		}
-		req.Name = name
+		req.Name = args[1]
 		u, err := c.CreateUser(ctx, req)
-		if err != nil {
-			return err
+		if err != nil || f.asJSON {
+			return jsonOr(w, u, err)
 		}
-		if !f.asJSON {
-			fmt.Fprintf(w, "user %s created; token (shown once):\n%s\n", u.Name, u.Token)
-			return nil
-		}
-		out = u
-	case "set":
-		name, err := need()
-		if err != nil {
-			return err
-		}
-		var u service.UserView
-		if err := c.Do(ctx, "PATCH", "/v1/users/"+name, req, &u); err != nil {
-			return err
-		}
-		if !f.asJSON {
-			fmt.Fprintf(w, "user %s: political priority %g, quota %d, admin %v\n", u.Name, u.PP, u.Quota, u.Admin)
-			if u.Token != "" {
-				fmt.Fprintf(w, "new token (shown once):\n%s\n", u.Token)
-			}
-			return nil
-		}
-		out = u
-	case "list":
-		var us []service.UserView
-		if err := c.Do(ctx, "GET", "/v1/users", nil, &us); err != nil {
-			return err
-		}
-		if !f.asJSON {
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tADMIN\tPP\tQUOTA")
-			for _, u := range us {
-				fmt.Fprintf(tw, "%s\t%v\t%g\t%d\n", u.Name, u.Admin, u.PP, u.Quota)
-			}
-			return tw.Flush()
-		}
-		out = us
-	case "delete":
-		name, err := need()
-		if err != nil {
-			return err
-		}
-		path, what := "/v1/users/"+name, "cancelled"
-		if f.reassign {
-			path, what = path+"?jobs=reassign", "given to admin"
-		}
-		if err := c.Do(ctx, "DELETE", path, nil, nil); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "user %s deleted; their waiting and running jobs %s\n", name, what)
+		fmt.Fprintf(w, "user %s created; token (shown once):\n%s\n", u.Name, u.Token)
 		return nil
-	default:
-		return fmt.Errorf("unknown user action %q (add, set, list, delete)", args[0])
+	case "set":
+		u, err := c.UpdateUser(ctx, args[1], req)
+		if err != nil || f.asJSON {
+			return jsonOr(w, u, err)
+		}
+		clientfmt.WriteUserSet(w, u)
+		return nil
+	case "list":
+		us, err := c.Users(ctx)
+		if err != nil || f.asJSON {
+			return jsonOr(w, us, err)
+		}
+		return clientfmt.WriteUsers(w, us)
+	case "delete":
+		if err := c.DeleteUser(ctx, args[1], f.reassign); err != nil {
+			return err
+		}
+		what := "cancelled"
+		if f.reassign {
+			what = "given to admin"
+		}
+		fmt.Fprintf(w, "user %s deleted; their waiting and running jobs %s\n", args[1], what)
+		return nil
 	}
-	return printJSON(w, out)
+	return fmt.Errorf("unknown user action %q (add, set, list, delete)", args[0])
+}
+
+// jsonOr returns err, or prints v as JSON when there is none.
+func jsonOr(w io.Writer, v any, err error) error {
+	if err != nil {
+		return err
+	}
+	return printJSON(w, v)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,5 +48,64 @@ func TestOutOfRangeFlagsRejected(t *testing.T) {
 	}
 	if _, err := os.Stat(fig); !os.IsNotExist(err) {
 		t.Errorf("a refused figure left a file behind (%v)", err)
+	}
+}
+
+// TestServeLimitFlags: a limit of 0 (or a negative other than -1) meant
+// "the default" inside the service and was silently replaced; on the
+// command line it is an error, before anything is opened.
+func TestServeLimitFlags(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "st")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-body", "0"}, "--max-body 0: expected at least 1 byte"},
+		{[]string{"--max-body", "-1"}, "--max-body -1: expected at least 1 byte"},
+		{[]string{"--max-in-flight", "0"}, "--max-in-flight 0: expected at least 1, or -1 for no limit"},
+		{[]string{"--max-exec-backlog", "-5"}, "--max-exec-backlog -5: expected at least 1, or -1 for no limit"},
+	} {
+		args := append([]string{"serve", "--procs", "4", "--state", state, "--listen", "127.0.0.1:0"}, c.args...)
+		out, err := run(t, args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("backfill %s: error %v, want one saying %q\n%s", strings.Join(args, " "), err, c.want, out)
+		}
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Errorf("a refused start created the state directory (%v)", err)
+	}
+}
+
+// TestAdminTokenFileMode: a group- or world-readable --admin-token-file is
+// a logged warning; a 0600 one is not.
+func TestAdminTokenFileMode(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "tok")
+	if err := os.WriteFile(p, []byte("bf_secret_token_0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs strings.Builder
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	if tok, err := readAdminToken(p, logger); err != nil || tok != "bf_secret_token_0123456789" {
+		t.Fatalf("token %q, %v", tok, err)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("0600: warned %q", logs.String())
+	}
+	if err := os.Chmod(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readAdminToken(p, logger); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "mode=0644") {
+		t.Errorf("0644: logs %q", logs.String())
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte(" \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readAdminToken(empty, logger); err == nil || !strings.Contains(err.Error(), "empty admin token") {
+		t.Errorf("empty: %v", err)
 	}
 }

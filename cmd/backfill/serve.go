@@ -140,6 +140,17 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if f.maxConns < 1 || f.maxConnsPerClient < 1 || f.headerTimeout <= 0 || f.bodyTimeout <= 0 || f.idleTimeout <= 0 {
 		return errors.New("--max-conns, --max-conns-per-client and the timeouts must be positive")
 	}
+	// 0 means "the default" in service.Config; given on the command line
+	// it would be silently replaced, so it is refused
+	if f.maxBody < 1 {
+		return fmt.Errorf("--max-body %d: expected at least 1 byte (the default is 65536)", f.maxBody)
+	}
+	if f.maxInFlight == 0 || f.maxInFlight < -1 {
+		return fmt.Errorf("--max-in-flight %d: expected at least 1, or -1 for no limit", f.maxInFlight)
+	}
+	if f.maxExecBacklog == 0 || f.maxExecBacklog < -1 {
+		return fmt.Errorf("--max-exec-backlog %d: expected at least 1, or -1 for no limit", f.maxExecBacklog)
+	}
 	if err := checkNofile(f.maxConns, logger); err != nil {
 		return err
 	}
@@ -156,15 +167,11 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		return fmt.Errorf("--clock must be wall or manual, got %q", f.clock)
 	}
 	if f.adminTokenFile != "" {
-		b, err := os.ReadFile(f.adminTokenFile)
+		tok, err := readAdminToken(f.adminTokenFile, logger)
 		if err != nil {
 			return err
 		}
-		cfg.AdminToken = strings.TrimSpace(string(b))
-		cfg.AdminTokenFile = f.adminTokenFile
-		if cfg.AdminToken == "" {
-			return fmt.Errorf("%s: empty admin token", f.adminTokenFile)
-		}
+		cfg.AdminToken, cfg.AdminTokenFile = tok, f.adminTokenFile
 	}
 	svc, err := service.Open(cfg)
 	if err != nil {
@@ -267,4 +274,22 @@ func checkNofile(maxConns int, log *slog.Logger) error {
 		return fmt.Errorf("--max-conns %d needs an open-files limit of at least %d (ulimit -n is %d): lower --max-conns or raise the limit", maxConns, need, rl.Cur)
 	}
 	return nil
+}
+
+// readAdminToken reads --admin-token-file. A file that other users can
+// read gives them the admin token: it is logged as a warning (not refused:
+// mounted secrets are often 0644 inside a container where nobody else runs).
+func readAdminToken(path string, logger *slog.Logger) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("%s: empty admin token", path)
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+		logger.Warn("the admin token file can be read by other users: chmod 600 it", "file", path, "mode", fmt.Sprintf("%04o", st.Mode().Perm()))
+	}
+	return tok, nil
 }

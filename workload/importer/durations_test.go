@@ -42,3 +42,18 @@ func TestPBSDurations(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayTaskListedTwice: overlapping ranges in a pending array record
+// (123_[1-3,2-4]) would write tasks 2 and 3 twice; sacct never prints
+// them, so the record is malformed.
+func TestArrayTaskListedTwice(t *testing.T) {
+	rec := "123_[1-3,2-4]|123|CANCELLED|2024-01-01T00:00:00|2024-01-01T00:00:00|None|2024-01-01T00:05:00|00:00:00|01:00:00|alice|users|acct|debug|normal|1|4|cpu=4|\n"
+	_, err := ReadSacct(strings.NewReader(rec), "d.txt", Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), `d.txt:1: JobID: array range "123_[1-3,2-4]": task 2 listed twice`) {
+		t.Errorf("error %v", err)
+	}
+	im, err := ReadSacct(strings.NewReader(strings.Replace(rec, "1-3,2-4", "1-3,5:1", 1)), "d.txt", Options{})
+	if err != nil || len(im.Jobs) != 4 {
+		t.Errorf("1-3,5: %v, %d jobs", err, len(im.Jobs))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -363,6 +364,14 @@ func expandArray(b []byte) ([]int64, error) {
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no task")
+	}
+	// sacct prints each task once; a task listed twice would become two jobs
+	sorted := slices.Clone(out)
+	slices.Sort(sorted)
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return nil, fmt.Errorf("task %d listed twice", sorted[i])
+		}
 	}
 	return out, nil
 }
