@@ -1,24 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strconv"
-	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/backfill-hpc/backfill/policy"
-	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/bench"
 )
 
 type benchFlags struct {
@@ -28,19 +21,6 @@ type benchFlags struct {
 	child    bool
 	only     string
 	format   string
-}
-
-// benchLine is what one child process reports.
-type benchLine struct {
-	Trace    string  `json:"trace"`
-	Policy   string  `json:"policy"`
-	Jobs     int     `json:"jobs"`
-	Procs    int     `json:"procs"`
-	LoadSec  float64 `json:"load_s"`
-	SimSec   float64 `json:"sim_s"`
-	Alloc    uint64  `json:"sim_alloc_bytes"`
-	MaxRSSKB int64   `json:"max_rss_kb"`
-	Error    string  `json:"error,omitempty"`
 }
 
 func newBench() *cobra.Command {
@@ -75,63 +55,59 @@ loading alone. The machine is shared: compare figures from one run as ratios.`,
 	return cmd
 }
 
+// benchChild loads one trace and measures one policy on it, printing the
+// measurement as JSON for the parent.
 func benchChild(cmd *cobra.Command, f *benchFlags) error {
 	t0 := time.Now()
 	tr, err := f.load(f.trace)
 	if err != nil {
 		return err
 	}
-	line := benchLine{Trace: filepath.Base(f.trace), Policy: "(load only)", Jobs: len(tr.Jobs), Procs: tr.Procs,
-		LoadSec: time.Since(t0).Seconds()}
-	if len(f.policies) == 1 && f.policies[0] != "none" {
-		s, err := policy.NewK(f.policies[0], tr.Caps())
-		if err != nil {
-			return err
-		}
-		runtime.GC()
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		t1 := time.Now()
-		res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps()})
-		line.SimSec = time.Since(t1).Seconds()
-		if err != nil {
-			return err
-		}
-		runtime.ReadMemStats(&m1)
-		line.Alloc = m1.TotalAlloc - m0.TotalAlloc
-		line.Policy = res.Policy
+	spec := "none"
+	if len(f.policies) == 1 {
+		spec = f.policies[0]
+	}
+	line, err := bench.Measure(filepath.Base(f.trace), tr, time.Since(t0).Seconds(), spec)
+	if err != nil {
+		return err
 	}
 	return json.NewEncoder(cmd.OutOrStdout()).Encode(line)
 }
 
-func benchTraces(dir, only string) ([]string, error) {
-	var files []string
-	for _, pat := range []string{"*.swf", "*.swf.gz", "*/*.swf", "*/*.swf.gz"} {
-		m, err := filepath.Glob(filepath.Join(dir, pat))
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, m...)
+// benchChildArgs is the command line of the child measuring pol on file,
+// with the trace flags of f.
+func benchChildArgs(f *benchFlags, file, pol string) []string {
+	args := []string{"bench", "--child", "--trace", file, "--policy", pol,
+		"--estimate", f.estimate, "--estimate-fallback", f.fallback, "--seed", strconv.FormatUint(f.seed, 10)}
+	if f.procs > 0 {
+		args = append(args, "--procs", fmt.Sprint(f.procs))
 	}
-	sort.Strings(files)
-	out := files[:0]
-	for _, f := range files {
-		if only == "" || strings.Contains(filepath.Base(f), only) {
-			out = append(out, f)
-		}
+	if f.clamp {
+		args = append(args, "--clamp")
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no SWF traces in %s", dir)
+	if f.lenient {
+		args = append(args, "--lenient")
 	}
-	return out, nil
+	if f.mem != "" {
+		args = append(args, "--mem", f.mem)
+	}
+	if f.memPerProc != "" {
+		args = append(args, "--mem-per-proc", f.memPerProc)
+	}
+	if f.mem != "" || f.memPerProc != "" {
+		args = append(args, "--mem-missing", f.memMissing)
+	}
+	return args
 }
 
+// benchParent runs a child per trace and policy (none first: loading
+// alone) and prints the measurements.
 func benchParent(cmd *cobra.Command, f *benchFlags) error {
 	if err := checkFormat(f.format); err != nil {
 		return err
 	}
-	var all []benchLine
-	files, err := benchTraces(f.dir, f.only)
+	var all []bench.Line
+	files, err := bench.Traces(f.dir, f.only)
 	if err != nil {
 		return err
 	}
@@ -143,61 +119,22 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "# version: %s\n", toolVersion())
 	}
 	w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "trace\tjobs\tP\tpolicy\tload s\tsim s\tjobs/s\talloc B/job\tpeak RSS MB\t")
+	fmt.Fprintln(w, bench.TableHeader)
 	for _, file := range files {
 		for _, p := range append([]string{"none"}, f.policies...) {
-			args := []string{"bench", "--child", "--trace", file, "--policy", p,
-				"--estimate", f.estimate, "--estimate-fallback", f.fallback, "--seed", strconv.FormatUint(f.seed, 10)}
-			if f.procs > 0 {
-				args = append(args, "--procs", fmt.Sprint(f.procs))
-			}
-			if f.clamp {
-				args = append(args, "--clamp")
-			}
-			if f.lenient {
-				args = append(args, "--lenient")
-			}
-			if f.mem != "" {
-				args = append(args, "--mem", f.mem)
-			}
-			if f.memPerProc != "" {
-				args = append(args, "--mem-per-proc", f.memPerProc)
-			}
-			if f.mem != "" || f.memPerProc != "" {
-				args = append(args, "--mem-missing", f.memMissing)
-			}
-			c := exec.Command(exe, args...)
-			var out, errb bytes.Buffer
-			c.Stdout, c.Stderr = &out, &errb
-			if err := c.Run(); err != nil {
-				all = append(all, benchLine{Trace: filepath.Base(file), Policy: p, Error: strings.TrimSpace(errb.String())})
-				if f.format == "table" {
-					fmt.Fprintf(w, "%s\t\t\t%s\terror: %s\t\n", filepath.Base(file), p, strings.TrimSpace(errb.String()))
-				}
-				continue
-			}
-			var l benchLine
-			if err := json.Unmarshal(out.Bytes(), &l); err != nil {
-				return fmt.Errorf("bench child: %w", err)
-			}
-			if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				l.MaxRSSKB = ru.Maxrss
+			l, failed, err := bench.RunChild(exe, benchChildArgs(f, file, p), file, p)
+			if err != nil {
+				return err
 			}
 			all = append(all, l)
 			if f.format != "table" {
 				continue
 			}
-			rate, perJob := "", ""
-			if l.SimSec > 0 {
-				rate = fmt.Sprintf("%.0f", float64(l.Jobs)/l.SimSec)
-				perJob = fmt.Sprintf("%.0f", float64(l.Alloc)/float64(max(1, l.Jobs)))
+			if failed {
+				fmt.Fprintf(w, "%s\t\t\t%s\terror: %s\t\n", l.Trace, p, l.Error)
+				continue
 			}
-			sim := ""
-			if p != "none" {
-				sim = fmt.Sprintf("%.3f", l.SimSec)
-			}
-			fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%.3f\t%s\t%s\t%s\t%.1f\t\n", l.Trace, l.Jobs, l.Procs, l.Policy,
-				l.LoadSec, sim, rate, perJob, float64(l.MaxRSSKB)/1024)
+			fmt.Fprintln(w, l.TableRow(p != "none"))
 			w.Flush()
 		}
 	}
@@ -207,10 +144,9 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 	case "csv":
 		var rows [][]string
 		for _, l := range all {
-			rows = append(rows, []string{l.Trace, l.Policy, strconv.Itoa(l.Jobs), strconv.Itoa(l.Procs), strconv.FormatFloat(l.LoadSec, 'f', 3, 64),
-				strconv.FormatFloat(l.SimSec, 'f', 3, 64), strconv.FormatUint(l.Alloc, 10), strconv.FormatInt(l.MaxRSSKB, 10), l.Error})
+			rows = append(rows, l.CSV())
 		}
-		return writeCSV(cmd.OutOrStdout(), []string{"trace", "policy", "jobs", "procs", "load_s", "sim_s", "sim_alloc_bytes", "max_rss_kb", "error"}, rows)
+		return writeCSV(cmd.OutOrStdout(), bench.CSVHeader, rows)
 	}
 	return w.Flush()
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/backfill-hpc/backfill/service"
 	"github.com/backfill-hpc/backfill/service/executor"
@@ -96,17 +99,7 @@ user tokens with 'backfill user add NAME'.`,
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (and --tls-key)")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "private key for --tls-cert")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every decision and executor action")
-	fl.IntVar(&f.maxInFlight, "max-in-flight", service.DefaultMaxInFlight, "API requests handled at once; beyond, 503 with Retry-After (backpressure); -1 for no limit")
-	fl.IntVar(&f.maxExecBacklog, "max-exec-backlog", service.DefaultMaxExecBacklog, "executor actions waiting (a slow resource manager) beyond which submissions get 503 with Retry-After; -1 for no limit")
-	fl.IntVar(&f.snapshotEvery, "snapshot-every", service.DefaultSnapshotEvery, "save a snapshot of the state every N log records (and compact the log behind the previous one), so a restart replays only the records after it; -1 for never")
-	fl.DurationVar(&f.snapshotInterval, "snapshot-interval", service.DefaultSnapshotInterval, "save a snapshot after this time if records were logged since the last one")
-	fl.StringVar(&f.check, "check", "", "verify the state directory `STATE` offline (files, high-water mark, log, snapshots, admin user, replay) and exit; changes nothing")
-	fl.BoolVar(&f.acceptLoss, "accept-loss", false, "start from what a damaged state directory still holds, giving up the acknowledged records it lost (logged; a copy of the damaged files is kept in STATE/damaged-TIME/); without it such a directory is refused")
-	fl.IntVar(&f.maxConns, "max-conns", 1024, "most connections held at once; beyond it a connection gets health or 503 within 1 s (keep well below the open-files limit)")
-	fl.IntVar(&f.maxConnsPerClient, "max-conns-per-client", 128, "most connections from one IP address")
-	fl.DurationVar(&f.headerTimeout, "header-timeout", 5*time.Second, "time a client has to send a request's headers")
-	fl.DurationVar(&f.bodyTimeout, "body-timeout", 10*time.Second, "time a client has to send a request's body after its headers (bodies of requests without a valid token are never read)")
-	fl.DurationVar(&f.idleTimeout, "idle-timeout", 60*time.Second, "keep-alive connections idle this long are closed")
+	f.registerLimits(fl)
 	fl.StringVar(&f.jobDir, "job-dir", "", "local executor: root of the job directories, outside --state (default STATE-jobs)")
 	fl.StringVar(&f.runAs, "run-as", "", "local executor: unprivileged account jobs run as (name or UID[:GID]); required when serve runs as root")
 	fl.StringArrayVar(&f.runAsMap, "run-as-map", nil, "local executor: USER=ACCOUNT, the local account of a service user's jobs (repeatable; overrides --run-as)")
@@ -125,11 +118,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if f.state == "" {
 		return errors.New("--state is required (a directory for the database)")
 	}
-	level := slog.LevelInfo
-	if f.verbose {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	logger := serveLogger(cmd.ErrOrStderr(), f.verbose)
 	// everything the service writes is its own (state, tokens, job
 	// bookkeeping); the executor sets job files' owners and modes itself
 	syscall.Umask(0o077)
@@ -137,41 +126,15 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil {
 		return fmt.Errorf("--run-as-map: %w", err)
 	}
-	if f.maxConns < 1 || f.maxConnsPerClient < 1 || f.headerTimeout <= 0 || f.bodyTimeout <= 0 || f.idleTimeout <= 0 {
-		return errors.New("--max-conns, --max-conns-per-client and the timeouts must be positive")
-	}
-	// 0 means "the default" in service.Config; given on the command line
-	// it would be silently replaced, so it is refused
-	if f.maxBody < 1 {
-		return fmt.Errorf("--max-body %d: expected at least 1 byte (the default is 65536)", f.maxBody)
-	}
-	if f.maxInFlight == 0 || f.maxInFlight < -1 {
-		return fmt.Errorf("--max-in-flight %d: expected at least 1, or -1 for no limit", f.maxInFlight)
-	}
-	if f.maxExecBacklog == 0 || f.maxExecBacklog < -1 {
-		return fmt.Errorf("--max-exec-backlog %d: expected at least 1, or -1 for no limit", f.maxExecBacklog)
+	if err := checkServeLimits(f); err != nil {
+		return err
 	}
 	if err := checkNofile(f.maxConns, logger); err != nil {
 		return err
 	}
-	cfg := service.Config{Policy: f.policy, Procs: f.procs, StateDir: f.state, Executor: f.executor,
-		Sync: f.sync, MaxBody: f.maxBody, BodyTimeout: f.bodyTimeout, Logger: logger, AcceptLoss: f.acceptLoss, MaxInFlight: f.maxInFlight, MaxExecBacklog: f.maxExecBacklog,
-		SnapshotEvery: f.snapshotEvery, SnapshotInterval: f.snapshotInterval,
-		ExecOptions: executor.Options{SbatchArgs: f.sbatchArgs, JobRoot: f.jobDir, RunAs: f.runAs, RunAsMap: runAsMap,
-			Env: f.jobEnv, Cgroup: f.cgroup}}
-	switch f.clock {
-	case "wall":
-	case "manual":
-		cfg.Clock = service.NewManualClock(f.clockStart)
-	default:
-		return fmt.Errorf("--clock must be wall or manual, got %q", f.clock)
-	}
-	if f.adminTokenFile != "" {
-		tok, err := readAdminToken(f.adminTokenFile, logger)
-		if err != nil {
-			return err
-		}
-		cfg.AdminToken, cfg.AdminTokenFile = tok, f.adminTokenFile
+	cfg, err := serveConfig(f, logger, runAsMap)
+	if err != nil {
+		return err
 	}
 	svc, err := service.Open(cfg)
 	if err != nil {
@@ -185,16 +148,8 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	lim := service.ServerLimits{MaxConns: f.maxConns, MaxConnsPerClient: f.maxConnsPerClient,
 		HeaderTimeout: f.headerTimeout, IdleTimeout: f.idleTimeout}
 	ln := svc.Listener(raw, lim)
-	addr := raw.Addr().(*net.TCPAddr)
-	if !addr.IP.IsLoopback() {
-		logger.Warn("listening on a non-loopback address: anyone who can reach it can try tokens; use --tls-cert, or a firewall", "addr", addr.String())
-	}
-	scheme := "http"
-	if f.tlsCert != "" {
-		scheme = "https"
-	}
-	url := scheme + "://" + addr.String()
-	if err := writeFileAtomic(filepath.Join(f.state, "addr"), []byte(url+"\n")); err != nil {
+	url, err := serveURL(f, raw.Addr().(*net.TCPAddr), logger)
+	if err != nil {
 		return err
 	}
 	logger.Info("serving", "url", url, "policy", svc.Policy(), "procs", f.procs, "executor", svc.ExecutorName(), "clock", f.clock, "state", f.state)
@@ -210,27 +165,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 			errc <- srv.Serve(ln)
 		}
 	}()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	select {
-	case s := <-sig:
-		logger.Info("shutting down", "signal", s.String())
-	case <-serveStop:
-		logger.Info("shutting down")
-	case <-svc.Failed():
-		logger.Error("the state database failed; stopping (a restart recovers from the log)", "err", svc.Fatal())
-		close(stop)
-		srv.Close()
-		return svc.Fatal()
-	case err := <-errc:
-		close(stop)
-		return err
-	}
-	close(stop)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return srv.Shutdown(ctx)
+	return serveUntilStopped(logger, svc, srv, stop, errc)
 }
 
 // writeFileAtomic writes file (mode 0600) through a temporary file and a
@@ -274,6 +209,121 @@ func checkNofile(maxConns int, log *slog.Logger) error {
 		return fmt.Errorf("--max-conns %d needs an open-files limit of at least %d (ulimit -n is %d): lower --max-conns or raise the limit", maxConns, need, rl.Cur)
 	}
 	return nil
+}
+
+// checkServeLimits refuses connection, body, in-flight and backlog limits
+// that the service would replace by its defaults or could not serve.
+func checkServeLimits(f *serveFlags) error {
+	if f.maxConns < 1 || f.maxConnsPerClient < 1 || f.headerTimeout <= 0 || f.bodyTimeout <= 0 || f.idleTimeout <= 0 {
+		return errors.New("--max-conns, --max-conns-per-client and the timeouts must be positive")
+	}
+	// 0 means "the default" in service.Config; given on the command line
+	// it would be silently replaced, so it is refused
+	if f.maxBody < 1 {
+		return fmt.Errorf("--max-body %d: expected at least 1 byte (the default is 65536)", f.maxBody)
+	}
+	if f.maxInFlight == 0 || f.maxInFlight < -1 {
+		return fmt.Errorf("--max-in-flight %d: expected at least 1, or -1 for no limit", f.maxInFlight)
+	}
+	if f.maxExecBacklog == 0 || f.maxExecBacklog < -1 {
+		return fmt.Errorf("--max-exec-backlog %d: expected at least 1, or -1 for no limit", f.maxExecBacklog)
+	}
+	return nil
+}
+
+// serveConfig is the service's configuration from the flags: the policy,
+// machine, state, executor, limits, clock and admin token.
+func serveConfig(f *serveFlags, logger *slog.Logger, runAsMap map[string]string) (service.Config, error) {
+	cfg := service.Config{Policy: f.policy, Procs: f.procs, StateDir: f.state, Executor: f.executor,
+		Sync: f.sync, MaxBody: f.maxBody, BodyTimeout: f.bodyTimeout, Logger: logger, AcceptLoss: f.acceptLoss, MaxInFlight: f.maxInFlight, MaxExecBacklog: f.maxExecBacklog,
+		SnapshotEvery: f.snapshotEvery, SnapshotInterval: f.snapshotInterval,
+		ExecOptions: executor.Options{SbatchArgs: f.sbatchArgs, JobRoot: f.jobDir, RunAs: f.runAs, RunAsMap: runAsMap,
+			Env: f.jobEnv, Cgroup: f.cgroup}}
+	switch f.clock {
+	case "wall":
+	case "manual":
+		cfg.Clock = service.NewManualClock(f.clockStart)
+	default:
+		return cfg, fmt.Errorf("--clock must be wall or manual, got %q", f.clock)
+	}
+	if f.adminTokenFile != "" {
+		tok, err := readAdminToken(f.adminTokenFile, logger)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.AdminToken, cfg.AdminTokenFile = tok, f.adminTokenFile
+	}
+	return cfg, nil
+}
+
+// serveURL is the service's URL; it warns about a non-loopback address and
+// writes the URL to the state directory's addr file.
+func serveURL(f *serveFlags, addr *net.TCPAddr, logger *slog.Logger) (string, error) {
+	if !addr.IP.IsLoopback() {
+		logger.Warn("listening on a non-loopback address: anyone who can reach it can try tokens; use --tls-cert, or a firewall", "addr", addr.String())
+	}
+	scheme := "http"
+	if f.tlsCert != "" {
+		scheme = "https"
+	}
+	url := scheme + "://" + addr.String()
+	if err := writeFileAtomic(filepath.Join(f.state, "addr"), []byte(url+"\n")); err != nil {
+		return "", err
+	}
+	return url, nil
+}
+
+// serveUntilStopped waits for a signal, serveStop, a failed state database
+// or a server error, then stops the service's loop and shuts the server
+// down.
+func serveUntilStopped(logger *slog.Logger, svc *service.Service, srv *http.Server, stop chan struct{}, errc chan error) error {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	select {
+	case s := <-sig:
+		logger.Info("shutting down", "signal", s.String())
+	case <-serveStop:
+		logger.Info("shutting down")
+	case <-svc.Failed():
+		logger.Error("the state database failed; stopping (a restart recovers from the log)", "err", svc.Fatal())
+		close(stop)
+		srv.Close()
+		return svc.Fatal()
+	case err := <-errc:
+		close(stop)
+		return err
+	}
+	close(stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(ctx)
+}
+
+// registerLimits registers the flags of the service's limits, snapshots
+// and recovery.
+func (f *serveFlags) registerLimits(fl *pflag.FlagSet) {
+	fl.IntVar(&f.maxInFlight, "max-in-flight", service.DefaultMaxInFlight, "API requests handled at once; beyond, 503 with Retry-After (backpressure); -1 for no limit")
+	fl.IntVar(&f.maxExecBacklog, "max-exec-backlog", service.DefaultMaxExecBacklog, "executor actions waiting (a slow resource manager) beyond which submissions get 503 with Retry-After; -1 for no limit")
+	fl.IntVar(&f.snapshotEvery, "snapshot-every", service.DefaultSnapshotEvery, "save a snapshot of the state every N log records (and compact the log behind the previous one), so a restart replays only the records after it; -1 for never")
+	fl.DurationVar(&f.snapshotInterval, "snapshot-interval", service.DefaultSnapshotInterval, "save a snapshot after this time if records were logged since the last one")
+	fl.StringVar(&f.check, "check", "", "verify the state directory `STATE` offline (files, high-water mark, log, snapshots, admin user, replay) and exit; changes nothing")
+	fl.BoolVar(&f.acceptLoss, "accept-loss", false, "start from what a damaged state directory still holds, giving up the acknowledged records it lost (logged; a copy of the damaged files is kept in STATE/damaged-TIME/); without it such a directory is refused")
+	fl.IntVar(&f.maxConns, "max-conns", 1024, "most connections held at once; beyond it a connection gets health or 503 within 1 s (keep well below the open-files limit)")
+	fl.IntVar(&f.maxConnsPerClient, "max-conns-per-client", 128, "most connections from one IP address")
+	fl.DurationVar(&f.headerTimeout, "header-timeout", 5*time.Second, "time a client has to send a request's headers")
+	fl.DurationVar(&f.bodyTimeout, "body-timeout", 10*time.Second, "time a client has to send a request's body after its headers (bodies of requests without a valid token are never read)")
+	fl.DurationVar(&f.idleTimeout, "idle-timeout", 60*time.Second, "keep-alive connections idle this long are closed")
+}
+
+// serveLogger is the service's text logger on w, at debug level when
+// verbose.
+func serveLogger(w io.Writer, verbose bool) *slog.Logger {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 // readAdminToken reads --admin-token-file. A file that other users can

@@ -1,0 +1,144 @@
+// Package bench measures simulation speed and memory, one run per child
+// process.
+//
+// The parent (`backfill bench`) finds the traces (Traces) and, for each
+// trace and policy, runs the same binary as a child (RunChild) that loads
+// the trace, simulates it once (Measure) and prints one Line as JSON; the
+// parent adds the child's peak resident memory from its rusage. A child per
+// run makes each run's peak memory its own. The machine may be shared:
+// compare figures of one run as ratios.
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"time"
+
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/sim"
+	"github.com/backfill-hpc/backfill/workload"
+)
+
+// LoadOnly is the policy name of a run that only loads the trace.
+const LoadOnly = "(load only)"
+
+// Line is one run's measurement, as a child reports it.
+type Line struct {
+	Trace    string  `json:"trace"`
+	Policy   string  `json:"policy"`
+	Jobs     int     `json:"jobs"`
+	Procs    int     `json:"procs"`
+	LoadSec  float64 `json:"load_s"`
+	SimSec   float64 `json:"sim_s"`
+	Alloc    uint64  `json:"sim_alloc_bytes"`
+	MaxRSSKB int64   `json:"max_rss_kb"`
+	Error    string  `json:"error,omitempty"`
+}
+
+// CSVHeader is the header of Line.CSV's rows.
+var CSVHeader = []string{"trace", "policy", "jobs", "procs", "load_s", "sim_s", "sim_alloc_bytes", "max_rss_kb", "error"}
+
+// CSV is l as a row under CSVHeader.
+func (l Line) CSV() []string {
+	return []string{l.Trace, l.Policy, strconv.Itoa(l.Jobs), strconv.Itoa(l.Procs), strconv.FormatFloat(l.LoadSec, 'f', 3, 64),
+		strconv.FormatFloat(l.SimSec, 'f', 3, 64), strconv.FormatUint(l.Alloc, 10), strconv.FormatInt(l.MaxRSSKB, 10), l.Error}
+}
+
+// TableHeader is the header of Line.TableRow's rows (tab-separated).
+const TableHeader = "trace\tjobs\tP\tpolicy\tload s\tsim s\tjobs/s\talloc B/job\tpeak RSS MB\t"
+
+// TableRow is l as a tab-separated row under TableHeader: jobs per second
+// of simulation and allocated bytes per job when it simulated; simulated
+// says whether it did (the policy asked was not "none").
+func (l Line) TableRow(simulated bool) string {
+	rate, perJob := "", ""
+	if l.SimSec > 0 {
+		rate = fmt.Sprintf("%.0f", float64(l.Jobs)/l.SimSec)
+		perJob = fmt.Sprintf("%.0f", float64(l.Alloc)/float64(max(1, l.Jobs)))
+	}
+	sim := ""
+	if simulated {
+		sim = fmt.Sprintf("%.3f", l.SimSec)
+	}
+	return fmt.Sprintf("%s\t%d\t%d\t%s\t%.3f\t%s\t%s\t%s\t%.1f\t", l.Trace, l.Jobs, l.Procs, l.Policy,
+		l.LoadSec, sim, rate, perJob, float64(l.MaxRSSKB)/1024)
+}
+
+// Measure simulates tr once under policy spec (none: no simulation) and
+// returns the measurement; loadSec is the time the trace took to load.
+func Measure(name string, tr *workload.Trace, loadSec float64, spec string) (Line, error) {
+	line := Line{Trace: name, Policy: LoadOnly, Jobs: len(tr.Jobs), Procs: tr.Procs, LoadSec: loadSec}
+	if spec == "none" {
+		return line, nil
+	}
+	s, err := policy.NewK(spec, tr.Caps())
+	if err != nil {
+		return line, err
+	}
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	t1 := time.Now()
+	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps()})
+	line.SimSec = time.Since(t1).Seconds()
+	if err != nil {
+		return line, err
+	}
+	runtime.ReadMemStats(&m1)
+	line.Alloc = m1.TotalAlloc - m0.TotalAlloc
+	line.Policy = res.Policy
+	return line, nil
+}
+
+// Traces is the SWF traces (*.swf, *.swf.gz, also one level down) of dir
+// whose file name contains only (all when empty), sorted.
+func Traces(dir, only string) ([]string, error) {
+	var files []string
+	for _, pat := range []string{"*.swf", "*.swf.gz", "*/*.swf", "*/*.swf.gz"} {
+		m, err := filepath.Glob(filepath.Join(dir, pat))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, m...)
+	}
+	sort.Strings(files)
+	out := files[:0]
+	for _, f := range files {
+		if only == "" || strings.Contains(filepath.Base(f), only) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no SWF traces in %s", dir)
+	}
+	return out, nil
+}
+
+// RunChild runs exe with args, a child that prints one Line as JSON, and
+// adds the child's peak resident memory. A child that fails gives a Line
+// with its standard error as Error, and failed true; err is for an answer
+// that is not a Line.
+func RunChild(exe string, args []string, trace, pol string) (l Line, failed bool, err error) {
+	c := exec.Command(exe, args...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil {
+		return Line{Trace: filepath.Base(trace), Policy: pol, Error: strings.TrimSpace(errb.String())}, true, nil
+	}
+	if err := json.Unmarshal(out.Bytes(), &l); err != nil {
+		return l, false, fmt.Errorf("bench child: %w", err)
+	}
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		l.MaxRSSKB = ru.Maxrss
+	}
+	return l, false, nil
+}
