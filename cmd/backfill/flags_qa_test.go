@@ -28,6 +28,8 @@ func TestOutOfRangeFlagsRejected(t *testing.T) {
 		{[]string{"simulate", "--trace", trace, "--cores-per-node", "0"}, "--cores-per-node 0: expected at least 1 core per node"},
 		{[]string{"simulate", "--trace", trace, "--cores-per-node", "-2"}, "--cores-per-node -2: expected at least 1 core per node"},
 		{[]string{"simulate", "--trace", trace, "--workers", "0"}, "--workers 0: expected at least 1"},
+		{[]string{"simulate", "--trace", trace, "--warmup", "999999"}, "--warmup 999999 --drain 0: every job is excluded from the averages"},
+		{[]string{"simulate", "--trace", trace, "--warmup", "1", "--drain", "1"}, "--warmup 1 --drain 1: every job is excluded"},
 		{[]string{"simulate", "--trace", trace, "--policy", "easy,fcfs,easy"}, `--policy: "easy" given twice`},
 		{[]string{"check", trace, "--procs", "0"}, "--procs 0: the machine size must be at least 1"},
 		{[]string{"check", trace, "--procs", "-3"}, "--procs -3: the machine size must be at least 1"},

@@ -223,6 +223,9 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		header = append(header, note)
 	}
 	f.policies = specs
+	if err := checkWindow(tr.Jobs, f.warmUp, f.drain); err != nil {
+		return err
+	}
 	// build every policy first so that a bad spec fails before any work
 	for _, spec := range f.policies {
 		if _, err := policy.NewK(spec, tr.Caps()); err != nil {
@@ -496,4 +499,25 @@ func writeFile(path string, fill func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return fh.Close()
+}
+
+// checkWindow refuses a --warmup/--drain that leaves no job in the
+// averages (every metric would print as 0), with the rule of package
+// metrics: a job counts when first+warmup ≤ submit and, with a drain,
+// submit ≤ last−drain.
+func checkWindow(jobs []job.Job, warmUp, drain int64) error {
+	if len(jobs) == 0 || (warmUp == 0 && drain == 0) {
+		return nil
+	}
+	first, last := jobs[0].Submit, jobs[0].Submit
+	for i := range jobs {
+		first, last = min(first, jobs[i].Submit), max(last, jobs[i].Submit)
+	}
+	for i := range jobs {
+		s := jobs[i].Submit
+		if (warmUp == 0 || s >= first+warmUp) && (drain == 0 || s <= last-drain) {
+			return nil
+		}
+	}
+	return fmt.Errorf("--warmup %d --drain %d: every job is excluded from the averages (submissions span %d s)", warmUp, drain, last-first)
 }
