@@ -353,20 +353,22 @@ func (a *auditor) capacity(outcomes []job.Outcome) {
 		}
 		evs = append(evs, event{o.Start, true, i}, event{o.End, false, i})
 	}
+	// Within an instant the order does not change the busy count after
+	// it; it only matters for listing the starting jobs, which are put in
+	// ID order below when there is something to report. Sorting by
+	// (time, index) keeps the comparison off the outcomes themselves.
 	slices.SortFunc(evs, func(x, y event) int {
-		// Within an instant the order only matters for listing the
-		// starting jobs, which are named in ID order.
-		return cmp.Or(
-			cmp.Compare(x.t, y.t),
-			cmp.Compare(outcomes[x.idx].ID, outcomes[y.idx].ID),
-			cmp.Compare(x.idx, y.idx))
+		if x.t != y.t {
+			return cmp.Compare(x.t, y.t)
+		}
+		return cmp.Compare(x.idx, y.idx)
 	})
 	var busy int64
 	capacity := int64(a.opt.Procs)
 	for i := 0; i < len(evs); {
 		t := evs[i].t
 		j := i
-		var starting []int // indices into outcomes, in ID order
+		var starting []int // indices into outcomes
 		for ; j < len(evs) && evs[j].t == t; j++ {
 			o := &outcomes[evs[j].idx]
 			if evs[j].start {
@@ -377,6 +379,9 @@ func (a *auditor) capacity(outcomes []job.Outcome) {
 			}
 		}
 		if busy > capacity && len(starting) > 0 {
+			slices.SortFunc(starting, func(x, y int) int {
+				return cmp.Or(cmp.Compare(outcomes[x].ID, outcomes[y].ID), cmp.Compare(x, y))
+			})
 			var ids strings.Builder
 			for k, idx := range starting {
 				if k == maxListed {
@@ -426,15 +431,18 @@ func (a *auditor) perJob(o *job.Outcome) {
 		// the limit is the estimate plus any extension the policy granted
 		limit := o.Estimate + o.Extension
 		want := min(o.Runtime, limit)
-		lim := fmt.Sprintf("estimate %d", o.Estimate)
-		if o.Extension > 0 {
-			lim = fmt.Sprintf("estimate %d + extension %d", o.Estimate, o.Extension)
+		// the limit's description, formatted only for a violation
+		lim := func() string {
+			if o.Extension > 0 {
+				return fmt.Sprintf("estimate %d + extension %d", o.Estimate, o.Extension)
+			}
+			return fmt.Sprintf("estimate %d", o.Estimate)
 		}
 		if run != want {
-			a.add(KindRunLength, o, o.Start, "ran %d s, want min(runtime %d, %s) = %d", run, o.Runtime, lim, want)
+			a.add(KindRunLength, o, o.Start, "ran %d s, want min(runtime %d, %s) = %d", run, o.Runtime, lim(), want)
 		}
 		if wantKilled := o.Runtime > limit; o.Killed != wantKilled {
-			a.add(KindKilledFlag, o, o.Start, "killed=%t, want %t (runtime %d, %s)", o.Killed, wantKilled, o.Runtime, lim)
+			a.add(KindKilledFlag, o, o.Start, "killed=%t, want %t (runtime %d, %s)", o.Killed, wantKilled, o.Runtime, lim())
 		}
 	case opt.KnownRuntime:
 		if run != o.Runtime {

@@ -143,6 +143,11 @@ func New(sched policy.Scheduler, cfg Config) (*Engine, error) {
 	}
 	switch {
 	case cfg.Trace != nil:
+		for i := range cfg.Trace {
+			if err := e.fits(&cfg.Trace[i].Request); err != nil {
+				return nil, err
+			}
+		}
 		e.trace = cfg.Trace
 		e.state = make([]uint8, 0, len(cfg.Trace))
 	case cfg.Jobs > 0:
@@ -234,6 +239,24 @@ func (e *Engine) forget(id int) {
 
 var errUnknown = errors.New("engine: unknown job")
 
+// fits checks that r fits the machine.
+func (e *Engine) fits(r *job.Request) error {
+	switch {
+	case r.Procs < 1 || r.Procs > e.procs:
+		return fmt.Errorf("engine: job %d needs %d processors; the machine has %d", r.SWFID, r.Procs, e.procs)
+	case r.Estimate < 1:
+		return fmt.Errorf("engine: job %d has estimate %d (must be at least 1 s)", r.SWFID, r.Estimate)
+	case len(r.Res) > len(e.res):
+		return fmt.Errorf("engine: job %d needs %d resources beyond processors; the machine has %d", r.SWFID, len(r.Res), len(e.res))
+	}
+	for k, n := range r.Res {
+		if n < 0 || n > e.res[k] {
+			return fmt.Errorf("engine: job %d needs %d units of resource %d; the machine has %d", r.SWFID, n, k+1, e.res[k])
+		}
+	}
+	return nil
+}
+
 // Submit tells the policy that r was submitted at now (Insert), then asks
 // a policy.Admitter whether it admitted r and a policy.Guarantor for its
 // bound. r.ID must be the number of jobs submitted before it, and r must
@@ -245,18 +268,14 @@ func (e *Engine) Submit(now int64, r *job.Request) (Admission, error) {
 	switch {
 	case r.ID != len(e.state):
 		return Admission{}, fmt.Errorf("engine: job %d submitted with ID %d, expected %d", r.SWFID, r.ID, len(e.state))
-	case e.trace != nil && (r.ID >= len(e.trace) || &e.trace[r.ID].Request != r):
-		return Admission{}, fmt.Errorf("engine: job %d is not the trace's job %d", r.SWFID, r.ID)
-	case r.Procs < 1 || r.Procs > e.procs:
-		return Admission{}, fmt.Errorf("engine: job %d needs %d processors; the machine has %d", r.SWFID, r.Procs, e.procs)
-	case r.Estimate < 1:
-		return Admission{}, fmt.Errorf("engine: job %d has estimate %d (must be at least 1 s)", r.SWFID, r.Estimate)
-	case len(r.Res) > len(e.res):
-		return Admission{}, fmt.Errorf("engine: job %d needs %d resources beyond processors; the machine has %d", r.SWFID, len(r.Res), len(e.res))
-	}
-	for k, n := range r.Res {
-		if n < 0 || n > e.res[k] {
-			return Admission{}, fmt.Errorf("engine: job %d needs %d units of resource %d; the machine has %d", r.SWFID, n, k+1, e.res[k])
+	case e.trace != nil:
+		// the trace's jobs were checked by New
+		if r.ID >= len(e.trace) || &e.trace[r.ID].Request != r {
+			return Admission{}, fmt.Errorf("engine: job %d is not the trace's job %d", r.SWFID, r.ID)
+		}
+	default:
+		if err := e.fits(r); err != nil {
+			return Admission{}, err
 		}
 	}
 	if e.trace == nil {

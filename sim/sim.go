@@ -124,32 +124,17 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("sim: job at index %d has ID %d (IDs must be 0..N-1 in order)", i, j.ID)
 		case i > 0 && j.Submit < jobs[i-1].Submit:
 			return nil, fmt.Errorf("sim: job %d submitted at %d, before the previous job (%d)", j.SWFID, j.Submit, jobs[i-1].Submit)
-		case j.Procs < 1 || j.Procs > P:
-			return nil, fmt.Errorf("sim: job %d needs %d processors; the machine has %d", j.SWFID, j.Procs, P)
-		case j.Estimate < 1:
-			return nil, fmt.Errorf("sim: job %d has estimate %d (must be at least 1 s)", j.SWFID, j.Estimate)
 		case j.Runtime < 0:
 			return nil, fmt.Errorf("sim: job %d has negative runtime %d", j.SWFID, j.Runtime)
-		case len(j.Res) > len(opt.Res):
-			return nil, fmt.Errorf("sim: job %d needs %d resources beyond processors; the machine has %d (sim.Options.Res)", j.SWFID, len(j.Res), len(opt.Res))
-		}
-		for k, r := range j.Res {
-			if r < 0 || r > opt.Res[k] {
-				return nil, fmt.Errorf("sim: job %d needs %d units of resource %d; the machine has %d", j.SWFID, r, k+1, opt.Res[k])
-			}
-		}
-	}
-	for k, c := range opt.Res {
-		if c < 1 {
-			return nil, fmt.Errorf("sim: resource %d has capacity %d (must be at least 1)", k+1, c)
 		}
 	}
 	if opt.Placer != nil && opt.Placer.Free() != P {
 		return nil, fmt.Errorf("sim: the placer has %d free processors; the machine has %d", opt.Placer.Free(), P)
 	}
+	// the engine checks that every job fits the machine
 	eng, err := engine.New(sched, engine.Config{Procs: P, Res: opt.Res, Guarantees: !opt.NoKill, Extend: opt.Extend && !opt.NoKill, Trace: jobs})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sim: %w", err)
 	}
 	r := &run{jobs: jobs, opt: opt, eng: eng,
 		res: &Result{Policy: sched.Name(), Procs: P, NoKill: opt.NoKill, Outcomes: make([]job.Outcome, len(jobs))}}

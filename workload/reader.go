@@ -2,12 +2,13 @@ package workload
 
 import (
 	"bufio"
-	"compress/flate"
-	"compress/gzip"
 	"errors"
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
 )
 
 // ParseError reports a problem with the input at a given line.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -117,7 +118,18 @@ type simRun struct {
 	err   error
 }
 
+// simulateGCPercent is the garbage collector's target for a simulate run
+// when GOGC is not set: a short batch process whose heap is mostly the
+// trace and the outcomes, which it keeps to the end, so a collection at
+// every doubling of the heap (GOGC=100) is work thrown away. 400 lets the
+// heap grow to 5× the live data between collections (docs/PERFORMANCE.md,
+// "The fixed cost of a run"); set GOGC to choose otherwise.
+const simulateGCPercent = 400
+
 func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(simulateGCPercent)
+	}
 	switch f.format {
 	case "table", "json", "csv":
 	default:
