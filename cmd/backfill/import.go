@@ -86,6 +86,20 @@ func runImport(cmd *cobra.Command, format string, files []string, f *importFlags
 	if f.out == "" || f.out == "-" {
 		return fmt.Errorf("import: -o FILE.swf is required (the sidecar and names files are written beside it)")
 	}
+	// the outputs are written after the inputs are read: an output that is
+	// an input would replace the site's accounting with its conversion
+	sc, nm := importOutputs(f.out)
+	for _, out := range []string{f.out, sc, nm} {
+		ost, err := os.Stat(out)
+		if err != nil {
+			continue
+		}
+		for _, in := range files {
+			if ist, err := os.Stat(in); err == nil && in != "-" && os.SameFile(ist, ost) {
+				return fmt.Errorf("import: %s is an input; give -o another file", out)
+			}
+		}
+	}
 	loc, err := time.LoadLocation(f.tz)
 	if err != nil {
 		return fmt.Errorf("import: --tz %q: %v", f.tz, err)
