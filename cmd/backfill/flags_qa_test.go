@@ -111,3 +111,34 @@ func TestAdminTokenFileMode(t *testing.T) {
 		t.Errorf("empty: %v", err)
 	}
 }
+
+// TestImportRefusesOverwritingInput: -o naming the input dump (or a
+// sidecar path that is an input) replaced the site's accounting with its
+// conversion; now it is an error and the input is unchanged.
+func TestImportRefusesOverwritingInput(t *testing.T) {
+	dir := t.TempDir()
+	dump := filepath.Join(dir, "dump.txt")
+	rec := "10|10|COMPLETED|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|2024-01-01T00:11:00|00:10:00|01:00:00|alice|users|acct|debug|normal|1|4|cpu=4|cpu=4\n"
+	if err := os.WriteFile(dump, []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{dump, filepath.Join(dir, ".", "dump.txt")} {
+		_, err := run(t, "import", "slurm", dump, "-o", out)
+		if err == nil || !strings.Contains(err.Error(), "is an input; give -o another file") {
+			t.Errorf("-o %s: %v", out, err)
+		}
+	}
+	side := filepath.Join(dir, "x.sidecar.csv")
+	if err := os.WriteFile(side, []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, "import", "slurm", side, "-o", filepath.Join(dir, "x.swf")); err == nil || !strings.Contains(err.Error(), "is an input") {
+		t.Errorf("sidecar over its input: %v", err)
+	}
+	if b, err := os.ReadFile(dump); err != nil || string(b) != rec {
+		t.Errorf("the input changed: %q %v", b, err)
+	}
+	if _, err := run(t, "import", "slurm", dump, "-o", filepath.Join(dir, "site.swf")); err != nil {
+		t.Errorf("a distinct output: %v", err)
+	}
+}

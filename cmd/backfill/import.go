@@ -86,66 +86,32 @@ func runImport(cmd *cobra.Command, format string, files []string, f *importFlags
 	if f.out == "" || f.out == "-" {
 		return fmt.Errorf("import: -o FILE.swf is required (the sidecar and names files are written beside it)")
 	}
+	// the outputs are written after the inputs are read: an output that is
+	// an input would replace the site's accounting with its conversion
+	sc, nm := importOutputs(f.out)
+	for _, out := range []string{f.out, sc, nm} {
+		ost, err := os.Stat(out)
+		if err != nil {
+			continue
+		}
+		for _, in := range files {
+			if ist, err := os.Stat(in); err == nil && in != "-" && os.SameFile(ist, ost) {
+				return fmt.Errorf("import: %s is an input; give -o another file", out)
+			}
+		}
+	}
 	loc, err := time.LoadLocation(f.tz)
 	if err != nil {
 		return fmt.Errorf("import: --tz %q: %v", f.tz, err)
 	}
-	if f.machine != "" {
-		if f.procs > 0 || f.nodes > 0 {
-			return fmt.Errorf("import: --machine gives the machine size; leave out --procs and --nodes")
-		}
-		m, err := machine.Load(f.machine)
-		if err != nil {
-			return err
-		}
-		f.procs, f.nodes = int64(m.Procs()), int64(len(m.Nodes))
-		if f.computer == "" && m.Name != "" {
-			f.computer = m.Name
-		}
+	if err := importMachine(f); err != nil {
+		return err
 	}
 	opts := importer.Options{Lenient: f.lenient, Location: loc, SubmitFrom: f.submit, Procs: f.procs, Nodes: f.nodes,
 		Computer: f.computer, Installation: f.installation}
-	open := func(name string) (io.Reader, func(), error) {
-		if name == "-" {
-			return bufio.NewReader(cmd.InOrStdin()), func() {}, nil
-		}
-		fh, err := os.Open(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		return fh, func() { fh.Close() }, nil
-	}
-	var im *importer.Import
-	switch format {
-	case "slurm":
-		if len(files) != 1 {
-			return fmt.Errorf("import slurm: one FILE (or -) expected, got %d", len(files))
-		}
-		r, done, err := open(files[0])
-		if err != nil {
-			return err
-		}
-		im, err = importer.ReadSacct(r, files[0], opts)
-		done()
-		if err != nil {
-			return err
-		}
-	case "pbs":
-		var in []importer.PBSInput
-		for _, name := range files {
-			r, done, err := open(name)
-			if err != nil {
-				return err
-			}
-			defer done()
-			in = append(in, importer.PBSInput{Name: name, R: r})
-		}
-		im, err = importer.ReadPBS(in, opts)
-		if err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("import: unknown format %q (want slurm or pbs)", format)
+	im, err := readAccounting(cmd.InOrStdin(), format, files, opts)
+	if err != nil {
+		return err
 	}
 	o := im.Prepare()
 	sidecar, names := importOutputs(f.out)
@@ -165,4 +131,71 @@ func runImport(cmd *cobra.Command, format string, files []string, f *importFlags
 	}
 	fmt.Fprintf(ew, "wrote %s (%d jobs), %s, %s\n", f.out, o.Len(), sidecar, names)
 	return nil
+}
+
+// importMachine takes the machine size (and name) from --machine.
+func importMachine(f *importFlags) error {
+	if f.machine != "" {
+		if f.procs > 0 || f.nodes > 0 {
+			return fmt.Errorf("import: --machine gives the machine size; leave out --procs and --nodes")
+		}
+		m, err := machine.Load(f.machine)
+		if err != nil {
+			return err
+		}
+		f.procs, f.nodes = int64(m.Procs()), int64(len(m.Nodes))
+		if f.computer == "" && m.Name != "" {
+			f.computer = m.Name
+		}
+	}
+	return nil
+}
+
+// readAccounting reads the accounting files (- for stdin) of format slurm
+// (one sacct dump) or pbs (any number of logs).
+func readAccounting(stdin io.Reader, format string, files []string, opts importer.Options) (*importer.Import, error) {
+	open := func(name string) (io.Reader, func(), error) {
+		if name == "-" {
+			return bufio.NewReader(stdin), func() {}, nil
+		}
+		fh, err := os.Open(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return fh, func() { fh.Close() }, nil
+	}
+	var im *importer.Import
+	var err error
+	switch format {
+	case "slurm":
+		if len(files) != 1 {
+			return nil, fmt.Errorf("import slurm: one FILE (or -) expected, got %d", len(files))
+		}
+		r, done, err := open(files[0])
+		if err != nil {
+			return nil, err
+		}
+		im, err = importer.ReadSacct(r, files[0], opts)
+		done()
+		if err != nil {
+			return nil, err
+		}
+	case "pbs":
+		var in []importer.PBSInput
+		for _, name := range files {
+			r, done, err := open(name)
+			if err != nil {
+				return nil, err
+			}
+			defer done()
+			in = append(in, importer.PBSInput{Name: name, R: r})
+		}
+		im, err = importer.ReadPBS(in, opts)
+		if err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("import: unknown format %q (want slurm or pbs)", format)
+	}
+	return im, nil
 }

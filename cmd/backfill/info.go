@@ -101,14 +101,8 @@ exits with status 1 when there is a violation.`,
   backfill check other-simulator.swf --procs 128 --no-kill`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
+			if err := checkCheckFlags(cmd, format, limit, procs); err != nil {
 				return err
-			}
-			if limit < 1 {
-				return fmt.Errorf("--limit %d: expected at least 1 violation of each kind listed", limit)
-			}
-			if cmd.Flags().Changed("procs") && procs <= 0 {
-				return fmt.Errorf("--procs %d: the machine size must be at least 1 processor (leave --procs out to take it from the schedule's header)", procs)
 			}
 			outs, P, skipped, err := readSchedule(args[0], procs, lenient)
 			if err != nil {
@@ -116,35 +110,8 @@ exits with status 1 when there is a violation.`,
 			}
 			rep := audit.Audit(outs, audit.Options{Procs: P, Kill: !noKill, FCFS: fcfs, Expect: -1, Limit: limit})
 			w := cmd.OutOrStdout()
-			switch format {
-			case "json":
-				type violation struct {
-					Kind string `json:"kind"`
-					Job  int64  `json:"swf_id"`
-					Time int64  `json:"time"`
-					Msg  string `json:"message"`
-				}
-				vs := []violation{}
-				for _, v := range rep.Violations {
-					vs = append(vs, violation{v.Kind, v.SWFID, v.Time, v.Msg})
-				}
-				counts := rep.Counts
-				if counts == nil {
-					counts = map[string]int{}
-				}
-				if err := writeJSON(w, map[string]any{"version": toolVersion(), "file": args[0], "jobs": len(outs), "procs": P,
-					"not_checked": skipped.Total(), "ok": rep.OK(), "violations_total": rep.Total(), "counts": counts,
-					"listed_per_kind": limit, "violations": vs}); err != nil {
-					return err
-				}
-			case "csv":
-				var rows [][]string
-				for _, v := range rep.Violations {
-					rows = append(rows, []string{v.Kind, strconv.FormatInt(v.SWFID, 10), strconv.FormatInt(v.Time, 10), v.Msg})
-				}
-				if err := writeCSV(w, []string{"kind", "swf_id", "time", "message"}, rows); err != nil {
-					return err
-				}
+			if err := writeCheckData(w, format, args[0], len(outs), P, skipped, rep, limit); err != nil {
+				return err
 			}
 			if format != "table" {
 				if !rep.OK() {
@@ -283,4 +250,56 @@ func countsLine(rep audit.Report) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, rep.Counts[k]))
 	}
 	return fmt.Sprintf("%d violations: %s", rep.Total(), strings.Join(parts, ", "))
+}
+
+// writeCheckData writes check's audit report as JSON (counts and the
+// listed violations) or CSV (the listed violations); the table format
+// writes nothing here.
+func writeCheckData(w io.Writer, format, file string, jobs, P int, skipped workload.Counts, rep audit.Report, limit int) error {
+	switch format {
+	case "json":
+		type violation struct {
+			Kind string `json:"kind"`
+			Job  int64  `json:"swf_id"`
+			Time int64  `json:"time"`
+			Msg  string `json:"message"`
+		}
+		vs := []violation{}
+		for _, v := range rep.Violations {
+			vs = append(vs, violation{v.Kind, v.SWFID, v.Time, v.Msg})
+		}
+		counts := rep.Counts
+		if counts == nil {
+			counts = map[string]int{}
+		}
+		if err := writeJSON(w, map[string]any{"version": toolVersion(), "file": file, "jobs": jobs, "procs": P,
+			"not_checked": skipped.Total(), "ok": rep.OK(), "violations_total": rep.Total(), "counts": counts,
+			"listed_per_kind": limit, "violations": vs}); err != nil {
+			return err
+		}
+	case "csv":
+		var rows [][]string
+		for _, v := range rep.Violations {
+			rows = append(rows, []string{v.Kind, strconv.FormatInt(v.SWFID, 10), strconv.FormatInt(v.Time, 10), v.Msg})
+		}
+		if err := writeCSV(w, []string{"kind", "swf_id", "time", "message"}, rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkCheckFlags refuses an unknown format, a --limit below 1 and a
+// given --procs below 1.
+func checkCheckFlags(cmd *cobra.Command, format string, limit, procs int) error {
+	if err := checkFormat(format); err != nil {
+		return err
+	}
+	if limit < 1 {
+		return fmt.Errorf("--limit %d: expected at least 1 violation of each kind listed", limit)
+	}
+	if cmd.Flags().Changed("procs") && procs <= 0 {
+		return fmt.Errorf("--procs %d: the machine size must be at least 1 processor (leave --procs out to take it from the schedule's header)", procs)
+	}
+	return nil
 }

@@ -124,48 +124,9 @@ func runResults(cmd *cobra.Command, dir string, f *resultsFlags) error {
 		return err
 	}
 	t := experiment.RunTable(runs)
-	var filters []filter
-	for _, w := range f.where {
-		fl, err := parseFilter(w)
-		if err != nil {
-			return err
-		}
-		if t.Col(fl.col) < 0 {
-			return fmt.Errorf("--where: no column %q (columns: %s)", fl.col, colNames(t))
-		}
-		filters = append(filters, fl)
+	if err := filterRuns(t, f.where, dir); err != nil {
+		return err
 	}
-	kept := t.Rows[:0:0]
-	for _, row := range t.Rows {
-		ok := true
-		for _, fl := range filters {
-			m, err := fl.match(row[t.Col(fl.col)])
-			if err != nil {
-				return err
-			}
-			ok = ok && m
-		}
-		if ok {
-			kept = append(kept, row)
-		}
-	}
-	if len(kept) == 0 && len(filters) > 0 && len(t.Rows) > 0 {
-		// nothing matched: say which values the filtered columns hold, and
-		// fail (as grep does), rather than print "no runs"
-		var hints []string
-		for _, fl := range filters {
-			var vals []string
-			for _, row := range t.Rows {
-				v := experiment.Cell(row[t.Col(fl.col)])
-				if !slices.Contains(vals, v) && len(vals) < 12 {
-					vals = append(vals, v)
-				}
-			}
-			hints = append(hints, fmt.Sprintf("%s holds %s", fl.col, strings.Join(vals, ", ")))
-		}
-		return fmt.Errorf("--where %s: no run of the %d in %s matches (%s)", strings.Join(f.where, " --where "), len(t.Rows), dir, strings.Join(hints, "; "))
-	}
-	t.Rows = kept
 	cols := f.columns
 	if cols != nil {
 		for _, c := range cols {
@@ -179,19 +140,11 @@ func runResults(cmd *cobra.Command, dir string, f *resultsFlags) error {
 	if cols != nil && f.format != "table" {
 		t = project(t, cols)
 	}
-	var w io.Writer = cmd.OutOrStdout()
-	if f.out != "" {
-		fh, err := os.Create(f.out)
-		if err != nil {
-			return err
-		}
-		defer fh.Close()
-		w = fh
-	} else if f.format == "parquet" {
-		if fh, ok := w.(*os.File); ok && term.IsTerminal(int(fh.Fd())) {
-			return fmt.Errorf("--format parquet writes binary data: give -o FILE or redirect the output")
-		}
+	w, closeOut, err := resultsOut(cmd.OutOrStdout(), f)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	switch f.format {
 	case "csv":
 		return t.WriteCSV(w)
@@ -308,4 +261,70 @@ error listing every missing, duplicated, corrupt or failed run.`,
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "directory to merge into (default: the first DIR)")
 	return cmd
+}
+
+// filterRuns keeps the rows of t that match every --where filter; when
+// none matches, the error says which values the filtered columns hold.
+func filterRuns(t *experiment.Table, where []string, dir string) error {
+	var filters []filter
+	for _, w := range where {
+		fl, err := parseFilter(w)
+		if err != nil {
+			return err
+		}
+		if t.Col(fl.col) < 0 {
+			return fmt.Errorf("--where: no column %q (columns: %s)", fl.col, colNames(t))
+		}
+		filters = append(filters, fl)
+	}
+	kept := t.Rows[:0:0]
+	for _, row := range t.Rows {
+		ok := true
+		for _, fl := range filters {
+			m, err := fl.match(row[t.Col(fl.col)])
+			if err != nil {
+				return err
+			}
+			ok = ok && m
+		}
+		if ok {
+			kept = append(kept, row)
+		}
+	}
+	if len(kept) == 0 && len(filters) > 0 && len(t.Rows) > 0 {
+		// nothing matched: say which values the filtered columns hold, and
+		// fail (as grep does), rather than print "no runs"
+		var hints []string
+		for _, fl := range filters {
+			var vals []string
+			for _, row := range t.Rows {
+				v := experiment.Cell(row[t.Col(fl.col)])
+				if !slices.Contains(vals, v) && len(vals) < 12 {
+					vals = append(vals, v)
+				}
+			}
+			hints = append(hints, fmt.Sprintf("%s holds %s", fl.col, strings.Join(vals, ", ")))
+		}
+		return fmt.Errorf("--where %s: no run of the %d in %s matches (%s)", strings.Join(where, " --where "), len(t.Rows), dir, strings.Join(hints, "; "))
+	}
+	t.Rows = kept
+	return nil
+}
+
+// resultsOut is where results go: -o FILE, or w (refused for parquet on a
+// terminal); closeOut closes the file.
+func resultsOut(w io.Writer, f *resultsFlags) (io.Writer, func(), error) {
+	if f.out != "" {
+		fh, err := os.Create(f.out)
+		if err != nil {
+			return nil, nil, err
+		}
+		return fh, func() { fh.Close() }, nil
+	}
+	if f.format == "parquet" {
+		if fh, ok := w.(*os.File); ok && term.IsTerminal(int(fh.Fd())) {
+			return nil, nil, fmt.Errorf("--format parquet writes binary data: give -o FILE or redirect the output")
+		}
+	}
+	return w, func() {}, nil
 }

@@ -130,35 +130,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(simulateGCPercent)
 	}
-	switch f.format {
-	case "table", "json", "csv":
-	default:
-		return fmt.Errorf("--format: expected table, json or csv, found %q", f.format)
-	}
-	if len(f.policies) == 0 {
-		return fmt.Errorf("--policy: no policy given")
-	}
-	seen := map[string]bool{}
-	for _, p := range f.policies {
-		if seen[p] {
-			// the second run would overwrite the first one's files in --out
-			return fmt.Errorf("--policy: %q given twice", p)
-		}
-		seen[p] = true
-	}
-	if f.workers < 1 {
-		return fmt.Errorf("--workers %d: expected at least 1", f.workers)
-	}
-	if cmd.Flags().Changed("cores-per-node") && f.cpn < 1 {
-		return fmt.Errorf("--cores-per-node %d: expected at least 1 core per node", f.cpn)
-	}
-	if err := checkTau(f.tau); err != nil {
-		return err
-	}
-	if f.warmUp < 0 || f.drain < 0 {
-		return fmt.Errorf("--warmup %d, --drain %d: expected seconds ≥ 0", f.warmUp, f.drain)
-	}
-	if err := f.resolveOverrun(); err != nil {
+	if err := checkSimulateFlags(cmd, f); err != nil {
 		return err
 	}
 	rules, err := parseClassRules(f.classes)
@@ -168,62 +140,15 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if len(rules) > 0 && f.format != "table" {
 		return fmt.Errorf("--classes: per-class tables are printed in the table format only")
 	}
-	if f.machine != "" {
-		m, err := machine.Load(f.machine)
-		if err != nil {
-			return err
-		}
-		rule, ok := machine.Rules[f.alloc]
-		if !ok {
-			return fmt.Errorf("--alloc: expected firstfit, bestfit or contiguous, found %q", f.alloc)
-		}
-		if cmd.Flags().Changed("procs") && f.procs != m.Procs() {
-			return fmt.Errorf("--procs %d disagrees with the machine file %s (%d cores)", f.procs, f.machine, m.Procs())
-		}
-		f.procs, f.mach, f.rule = m.Procs(), m, rule
-		if f.cpn > 0 {
-			return fmt.Errorf("--cores-per-node and --machine: give one")
-		}
-	} else if f.cpn > 0 {
-		rule, ok := machine.Rules[f.alloc]
-		if !ok {
-			return fmt.Errorf("--alloc: expected firstfit, bestfit or contiguous, found %q", f.alloc)
-		}
-		f.rule = rule
-	} else if cmd.Flags().Changed("alloc") {
-		return fmt.Errorf("--alloc needs --machine or --cores-per-node")
+	if err := resolveMachine(cmd, f); err != nil {
+		return err
 	}
 	tr, err := f.load(f.trace)
 	if err != nil {
 		return err
 	}
-	if f.cpn > 0 {
-		if tr.Procs%f.cpn != 0 {
-			return fmt.Errorf("--cores-per-node %d: the machine's %d processors are not a whole number of nodes", f.cpn, tr.Procs)
-		}
-		if f.mach, err = machine.Uniform(tr.Procs/f.cpn, f.cpn); err != nil {
-			return err
-		}
-		f.machine = fmt.Sprintf("--cores-per-node %d", f.cpn)
-	}
-	if f.mach != nil {
-		tr.Rules = append(tr.Rules, fmt.Sprintf("machine: %s: %d nodes, %d cores; cores assigned by rule %s", f.machine, len(f.mach.Nodes), f.mach.Procs(), f.rule))
-	}
-	if tr.MemCap > 0 && !cmd.Flags().Changed("policy") {
-		// the default policies schedule processors only
-		f.policies = []string{"fcfs", "ff-easy", "bb-easy", "ff-cons"}
-	}
-	if f.deadlines != "" {
-		sp, err := deadlinewl.ParseSpec(f.deadlines)
-		if err != nil {
-			return fmt.Errorf("--deadlines: %w", err)
-		}
-		b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp, simulate.EASYResponses)
-		if err != nil {
-			return fmt.Errorf("--deadlines: %w", err)
-		}
-		tr.Jobs = b.Jobs
-		tr.Rules = append(tr.Rules, b.Notes...)
+	if err := prepareTrace(cmd, f, tr); err != nil {
+		return err
 	}
 	header := runHeader(tr, f)
 	// awt=auto: the mean wait of a conservative run on the same workload
@@ -238,24 +163,9 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if err := checkWindow(tr.Jobs, f.warmUp, f.drain); err != nil {
 		return err
 	}
-	// build every policy first so that a bad spec fails before any work
-	for _, spec := range f.policies {
-		if _, err := policy.NewK(spec, tr.Caps()); err != nil {
-			return err
-		}
-	}
-	runs := make([]simRun, len(f.policies))
-	bar := newProgress(int64(len(tr.Jobs)*len(runs)), "simulating")
-	pool.Run(f.workers, len(runs), func(i int) { runs[i] = simulateOne(tr, f.policies[i], f, bar) })
-	bar.finish()
-	for _, r := range runs {
-		if r.err != nil {
-			return r.err
-		}
-	}
-	rows := make([]metrics.Row, len(runs))
-	for i, r := range runs {
-		rows[i] = metrics.Row{Label: r.res.Policy, S: r.sum}
+	runs, rows, err := simulateAll(tr, f)
+	if err != nil {
+		return err
 	}
 	header = append(header, allocNotes(runs)...)
 	if f.out != "" {
@@ -532,4 +442,133 @@ func checkWindow(jobs []job.Job, warmUp, drain int64) error {
 		}
 	}
 	return fmt.Errorf("--warmup %d --drain %d: every job is excluded from the averages (submissions span %d s)", warmUp, drain, last-first)
+}
+
+// checkSimulateFlags refuses formats, policy lists, workers, cores per
+// node, tau, window and overrun values that the run could not honour.
+func checkSimulateFlags(cmd *cobra.Command, f *simulateFlags) error {
+	switch f.format {
+	case "table", "json", "csv":
+	default:
+		return fmt.Errorf("--format: expected table, json or csv, found %q", f.format)
+	}
+	if len(f.policies) == 0 {
+		return fmt.Errorf("--policy: no policy given")
+	}
+	seen := map[string]bool{}
+	for _, p := range f.policies {
+		if seen[p] {
+			// the second run would overwrite the first one's files in --out
+			return fmt.Errorf("--policy: %q given twice", p)
+		}
+		seen[p] = true
+	}
+	if f.workers < 1 {
+		return fmt.Errorf("--workers %d: expected at least 1", f.workers)
+	}
+	if cmd.Flags().Changed("cores-per-node") && f.cpn < 1 {
+		return fmt.Errorf("--cores-per-node %d: expected at least 1 core per node", f.cpn)
+	}
+	if err := checkTau(f.tau); err != nil {
+		return err
+	}
+	if f.warmUp < 0 || f.drain < 0 {
+		return fmt.Errorf("--warmup %d, --drain %d: expected seconds ≥ 0", f.warmUp, f.drain)
+	}
+	if err := f.resolveOverrun(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// resolveMachine reads --machine or --cores-per-node and the allocation
+// rule, checking them against --procs.
+func resolveMachine(cmd *cobra.Command, f *simulateFlags) error {
+	if f.machine != "" {
+		m, err := machine.Load(f.machine)
+		if err != nil {
+			return err
+		}
+		rule, ok := machine.Rules[f.alloc]
+		if !ok {
+			return fmt.Errorf("--alloc: expected firstfit, bestfit or contiguous, found %q", f.alloc)
+		}
+		if cmd.Flags().Changed("procs") && f.procs != m.Procs() {
+			return fmt.Errorf("--procs %d disagrees with the machine file %s (%d cores)", f.procs, f.machine, m.Procs())
+		}
+		f.procs, f.mach, f.rule = m.Procs(), m, rule
+		if f.cpn > 0 {
+			return fmt.Errorf("--cores-per-node and --machine: give one")
+		}
+	} else if f.cpn > 0 {
+		rule, ok := machine.Rules[f.alloc]
+		if !ok {
+			return fmt.Errorf("--alloc: expected firstfit, bestfit or contiguous, found %q", f.alloc)
+		}
+		f.rule = rule
+	} else if cmd.Flags().Changed("alloc") {
+		return fmt.Errorf("--alloc needs --machine or --cores-per-node")
+	}
+	return nil
+}
+
+// prepareTrace applies the machine of --cores-per-node, the rules' notes,
+// the K-resource default policies and --deadlines to the loaded trace.
+func prepareTrace(cmd *cobra.Command, f *simulateFlags, tr *workload.Trace) error {
+	var err error
+	if f.cpn > 0 {
+		if tr.Procs%f.cpn != 0 {
+			return fmt.Errorf("--cores-per-node %d: the machine's %d processors are not a whole number of nodes", f.cpn, tr.Procs)
+		}
+		if f.mach, err = machine.Uniform(tr.Procs/f.cpn, f.cpn); err != nil {
+			return err
+		}
+		f.machine = fmt.Sprintf("--cores-per-node %d", f.cpn)
+	}
+	if f.mach != nil {
+		tr.Rules = append(tr.Rules, fmt.Sprintf("machine: %s: %d nodes, %d cores; cores assigned by rule %s", f.machine, len(f.mach.Nodes), f.mach.Procs(), f.rule))
+	}
+	if tr.MemCap > 0 && !cmd.Flags().Changed("policy") {
+		// the default policies schedule processors only
+		f.policies = []string{"fcfs", "ff-easy", "bb-easy", "ff-cons"}
+	}
+	if f.deadlines != "" {
+		sp, err := deadlinewl.ParseSpec(f.deadlines)
+		if err != nil {
+			return fmt.Errorf("--deadlines: %w", err)
+		}
+		b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp, simulate.EASYResponses)
+		if err != nil {
+			return fmt.Errorf("--deadlines: %w", err)
+		}
+		tr.Jobs = b.Jobs
+		tr.Rules = append(tr.Rules, b.Notes...)
+	}
+	return nil
+}
+
+// simulateAll runs every policy of f on tr on the worker pool (each spec
+// built first, so that a bad one fails before any work) and summarizes
+// each run.
+func simulateAll(tr *workload.Trace, f *simulateFlags) ([]simRun, []metrics.Row, error) {
+	// build every policy first so that a bad spec fails before any work
+	for _, spec := range f.policies {
+		if _, err := policy.NewK(spec, tr.Caps()); err != nil {
+			return nil, nil, err
+		}
+	}
+	runs := make([]simRun, len(f.policies))
+	bar := newProgress(int64(len(tr.Jobs)*len(runs)), "simulating")
+	pool.Run(f.workers, len(runs), func(i int) { runs[i] = simulateOne(tr, f.policies[i], f, bar) })
+	bar.finish()
+	for _, r := range runs {
+		if r.err != nil {
+			return nil, nil, r.err
+		}
+	}
+	rows := make([]metrics.Row, len(runs))
+	for i, r := range runs {
+		rows[i] = metrics.Row{Label: r.res.Policy, S: r.sum}
+	}
+	return runs, rows, nil
 }

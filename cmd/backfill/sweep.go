@@ -168,63 +168,11 @@ func runSweep(cmd *cobra.Command, file string, f *sweepFlags) error {
 	}
 	fmt.Fprintf(stderr, "; results in %s\n", out)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	var mu sync.Mutex
-	running := 0
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C ends the process at once
-		mu.Lock()
-		n := running
-		mu.Unlock()
-		if n > 0 {
-			fmt.Fprintf(stderr, "\ninterrupted: no new run starts; waiting for the %d run(s) in progress (Ctrl-C again to quit now; finished runs are kept)\n", n)
-		}
-	}()
-	disp := newSweepDisplay(stderr, f.progress)
-	rep, err := experiment.Execute(ctx, spec, plan, experiment.Options{
-		Out: out, Workers: f.workers, Shard: shard, Force: f.force, Audit: spec.Sim.Audit && !f.noAudit,
-		Version: toolVersion(),
-		OnEvent: func(e experiment.Event) {
-			mu.Lock()
-			if e.Kind == experiment.RunStarted {
-				running++
-			} else {
-				running--
-			}
-			mu.Unlock()
-			disp.event(e)
-		},
-	})
-	disp.finish()
+	rep, err := executeSweep(stderr, spec, plan, out, shard, f)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "%d runs: %d already done, %d run now, %d failed\n", rep.Planned, rep.Finished, rep.Ran, rep.Failed)
-	for _, fl := range rep.Failures {
-		fmt.Fprintf(stderr, "  failed %s (%s, %s): %s\n", fl.Run.ID, fl.Run.Label, fl.Run.Config.Policy, firstLine(fl.Err))
-	}
-	if rep.Interrupted {
-		return fmt.Errorf("interrupted: %d runs not started; run the same command again to resume", rep.Planned-rep.Finished-rep.Ran)
-	}
-	if !shard.Whole() {
-		fmt.Fprintf(stderr, "shard %s done; when every shard has finished: backfill collect %s\n", shard, out)
-	} else {
-		crep, err := experiment.Collect([]string{out}, out)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "results: %s, %s (backfill results %s)\n",
-			filepath.Join(out, experiment.SummaryCSV), filepath.Join(out, experiment.SummaryParquet), out)
-		if !crep.Complete() && rep.Failed == 0 {
-			return fmt.Errorf("the results directory is incomplete:\n  %s", strings.Join(crep.Problems(), "\n  "))
-		}
-	}
-	if rep.Failed > 0 {
-		return fmt.Errorf("%d of %d runs failed (recorded with their errors; backfill results %s --where status=failed)", rep.Failed, rep.Ran, out)
-	}
-	return nil
+	return sweepReport(stderr, rep, shard, out)
 }
 
 func firstLine(s string) string {
@@ -364,4 +312,70 @@ func (d *sweepDisplay) finish() {
 		_ = d.bar.Finish()
 		fmt.Fprintln(d.w)
 	}
+}
+
+// executeSweep runs the plan's runs of shard into out, showing progress on
+// stderr; the first Ctrl-C (or SIGTERM) lets the runs in progress finish,
+// a second one ends the process.
+func executeSweep(stderr io.Writer, spec *experiment.Spec, plan *experiment.Plan, out string, shard experiment.Shard, f *sweepFlags) (*experiment.Report, error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var mu sync.Mutex
+	running := 0
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C ends the process at once
+		mu.Lock()
+		n := running
+		mu.Unlock()
+		if n > 0 {
+			fmt.Fprintf(stderr, "\ninterrupted: no new run starts; waiting for the %d run(s) in progress (Ctrl-C again to quit now; finished runs are kept)\n", n)
+		}
+	}()
+	disp := newSweepDisplay(stderr, f.progress)
+	rep, err := experiment.Execute(ctx, spec, plan, experiment.Options{
+		Out: out, Workers: f.workers, Shard: shard, Force: f.force, Audit: spec.Sim.Audit && !f.noAudit,
+		Version: toolVersion(),
+		OnEvent: func(e experiment.Event) {
+			mu.Lock()
+			if e.Kind == experiment.RunStarted {
+				running++
+			} else {
+				running--
+			}
+			mu.Unlock()
+			disp.event(e)
+		},
+	})
+	disp.finish()
+	return rep, err
+}
+
+// sweepReport prints what a sweep did, collects the results of a whole
+// (unsharded) sweep, and fails on interrupted, failed or incomplete runs.
+func sweepReport(stderr io.Writer, rep *experiment.Report, shard experiment.Shard, out string) error {
+	fmt.Fprintf(stderr, "%d runs: %d already done, %d run now, %d failed\n", rep.Planned, rep.Finished, rep.Ran, rep.Failed)
+	for _, fl := range rep.Failures {
+		fmt.Fprintf(stderr, "  failed %s (%s, %s): %s\n", fl.Run.ID, fl.Run.Label, fl.Run.Config.Policy, firstLine(fl.Err))
+	}
+	if rep.Interrupted {
+		return fmt.Errorf("interrupted: %d runs not started; run the same command again to resume", rep.Planned-rep.Finished-rep.Ran)
+	}
+	if !shard.Whole() {
+		fmt.Fprintf(stderr, "shard %s done; when every shard has finished: backfill collect %s\n", shard, out)
+	} else {
+		crep, err := experiment.Collect([]string{out}, out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "results: %s, %s (backfill results %s)\n",
+			filepath.Join(out, experiment.SummaryCSV), filepath.Join(out, experiment.SummaryParquet), out)
+		if !crep.Complete() && rep.Failed == 0 {
+			return fmt.Errorf("the results directory is incomplete:\n  %s", strings.Join(crep.Problems(), "\n  "))
+		}
+	}
+	if rep.Failed > 0 {
+		return fmt.Errorf("%d of %d runs failed (recorded with their errors; backfill results %s --where status=failed)", rep.Failed, rep.Ran, out)
+	}
+	return nil
 }
