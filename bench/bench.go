@@ -10,9 +10,11 @@
 package bench
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -20,7 +22,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
 	"time"
 
 	"github.com/backfill-hpc/backfill/policy"
@@ -41,24 +42,36 @@ type Line struct {
 	SimSec   float64 `json:"sim_s"`
 	Alloc    uint64  `json:"sim_alloc_bytes"`
 	MaxRSSKB int64   `json:"max_rss_kb"`
-	Error    string  `json:"error,omitempty"`
+	// WholeSec and WholeCPUSec are the wall and CPU (user + system)
+	// seconds of a whole `backfill simulate` process on the same trace and
+	// policy (start-up, loading, simulation, audit and output), when
+	// measured; WholeRSSKB is its peak resident memory.
+	WholeSec    float64 `json:"whole_s,omitempty"`
+	WholeCPUSec float64 `json:"whole_cpu_s,omitempty"`
+	WholeRSSKB  int64   `json:"whole_max_rss_kb,omitempty"`
+	Error       string  `json:"error,omitempty"`
 }
 
 // CSVHeader is the header of Line.CSV's rows.
-var CSVHeader = []string{"trace", "policy", "jobs", "procs", "load_s", "sim_s", "sim_alloc_bytes", "max_rss_kb", "error"}
+var CSVHeader = []string{"trace", "policy", "jobs", "procs", "load_s", "sim_s", "sim_alloc_bytes", "max_rss_kb",
+	"whole_s", "whole_cpu_s", "whole_max_rss_kb", "error"}
 
 // CSV is l as a row under CSVHeader.
 func (l Line) CSV() []string {
 	return []string{l.Trace, l.Policy, strconv.Itoa(l.Jobs), strconv.Itoa(l.Procs), strconv.FormatFloat(l.LoadSec, 'f', 3, 64),
-		strconv.FormatFloat(l.SimSec, 'f', 3, 64), strconv.FormatUint(l.Alloc, 10), strconv.FormatInt(l.MaxRSSKB, 10), l.Error}
+		strconv.FormatFloat(l.SimSec, 'f', 3, 64), strconv.FormatUint(l.Alloc, 10), strconv.FormatInt(l.MaxRSSKB, 10),
+		strconv.FormatFloat(l.WholeSec, 'f', 3, 64), strconv.FormatFloat(l.WholeCPUSec, 'f', 3, 64), strconv.FormatInt(l.WholeRSSKB, 10), l.Error}
 }
 
-// TableHeader is the header of Line.TableRow's rows (tab-separated).
-const TableHeader = "trace\tjobs\tP\tpolicy\tload s\tsim s\tjobs/s\talloc B/job\tpeak RSS MB\t"
+// TableHeader is the header of Line.TableRow's rows (tab-separated): the
+// child's figures (load and simulation alone), then the whole simulate
+// process's wall and CPU seconds and peak memory.
+const TableHeader = "trace\tjobs\tP\tpolicy\tload s\tsim s\tjobs/s\talloc B/job\tpeak RSS MB\twhole s\twhole CPU s\twhole RSS MB\t"
 
 // TableRow is l as a tab-separated row under TableHeader: jobs per second
 // of simulation and allocated bytes per job when it simulated; simulated
-// says whether it did (the policy asked was not "none").
+// says whether it did (the policy asked was not "none"). The whole-process
+// cells are empty when not measured.
 func (l Line) TableRow(simulated bool) string {
 	rate, perJob := "", ""
 	if l.SimSec > 0 {
@@ -69,13 +82,20 @@ func (l Line) TableRow(simulated bool) string {
 	if simulated {
 		sim = fmt.Sprintf("%.3f", l.SimSec)
 	}
-	return fmt.Sprintf("%s\t%d\t%d\t%s\t%.3f\t%s\t%s\t%s\t%.1f\t", l.Trace, l.Jobs, l.Procs, l.Policy,
-		l.LoadSec, sim, rate, perJob, float64(l.MaxRSSKB)/1024)
+	whole, wholeCPU, wholeRSS := "", "", ""
+	if l.WholeSec > 0 {
+		whole, wholeCPU = fmt.Sprintf("%.3f", l.WholeSec), fmt.Sprintf("%.3f", l.WholeCPUSec)
+		wholeRSS = fmt.Sprintf("%.1f", float64(l.WholeRSSKB)/1024)
+	}
+	return fmt.Sprintf("%s\t%d\t%d\t%s\t%.3f\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t", l.Trace, l.Jobs, l.Procs, l.Policy,
+		l.LoadSec, sim, rate, perJob, float64(l.MaxRSSKB)/1024, whole, wholeCPU, wholeRSS)
 }
 
 // Measure simulates tr once under policy spec (none: no simulation) and
 // returns the measurement; loadSec is the time the trace took to load.
-func Measure(name string, tr *workload.Trace, loadSec float64, spec string) (Line, error) {
+// progress, if not nil, is called during the simulation with the number of
+// jobs ended so far (sim.Options.Progress).
+func Measure(name string, tr *workload.Trace, loadSec float64, spec string, progress func(done int)) (Line, error) {
 	line := Line{Trace: name, Policy: LoadOnly, Jobs: len(tr.Jobs), Procs: tr.Procs, LoadSec: loadSec}
 	if spec == "none" {
 		return line, nil
@@ -88,7 +108,7 @@ func Measure(name string, tr *workload.Trace, loadSec float64, spec string) (Lin
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	t1 := time.Now()
-	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps()})
+	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps(), Progress: progress})
 	line.SimSec = time.Since(t1).Seconds()
 	if err != nil {
 		return line, err
@@ -123,15 +143,47 @@ func Traces(dir, only string) ([]string, error) {
 	return out, nil
 }
 
+// ProgressPrefix starts a line of progress a child writes on its standard
+// error: ProgressPrefix, the jobs ended so far, a space, the jobs in all.
+const ProgressPrefix = "bench-progress "
+
 // RunChild runs exe with args, a child that prints one Line as JSON, and
-// adds the child's peak resident memory. A child that fails gives a Line
-// with its standard error as Error, and failed true; err is for an answer
+// adds the child's peak resident memory. The child's progress lines on
+// standard error (ProgressPrefix) go to progress, if not nil, as they come;
+// the rest of its standard error is kept. A child that fails gives a Line
+// with that standard error as Error, and failed true; err is for an answer
 // that is not a Line.
-func RunChild(exe string, args []string, trace, pol string) (l Line, failed bool, err error) {
+func RunChild(exe string, args []string, trace, pol string, progress func(done, total int)) (l Line, failed bool, err error) {
 	c := exec.Command(exe, args...)
 	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	if err := c.Run(); err != nil {
+	c.Stdout = &out
+	pr, pw := io.Pipe()
+	c.Stderr = pw
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			var done, total int
+			if strings.HasPrefix(line, ProgressPrefix) {
+				if _, err := fmt.Sscanf(line[len(ProgressPrefix):], "%d %d", &done, &total); err == nil {
+					if progress != nil {
+						progress(done, total)
+					}
+					continue
+				}
+			}
+			errb.WriteString(line)
+			errb.WriteByte('\n')
+		}
+		_, _ = io.Copy(io.Discard, pr) // a line over 1 MiB: drain the rest
+	}()
+	runErr := c.Run()
+	pw.Close()
+	<-copied
+	if err := runErr; err != nil {
 		return Line{Trace: filepath.Base(trace), Policy: pol, Error: strings.TrimSpace(errb.String())}, true, nil
 	}
 	if err := json.Unmarshal(out.Bytes(), &l); err != nil {
@@ -141,4 +193,24 @@ func RunChild(exe string, args []string, trace, pol string) (l Line, failed bool
 		l.MaxRSSKB = ru.Maxrss
 	}
 	return l, false, nil
+}
+
+// RunWhole runs exe with args (a whole `backfill simulate`) with its
+// output thrown away, and returns its wall seconds, CPU seconds (user +
+// system, from its rusage) and peak resident memory in KB; err has the
+// process's standard error when it fails.
+func RunWhole(exe string, args []string) (wall, cpu float64, rssKB int64, err error) {
+	c := exec.Command(exe, args...)
+	var errb bytes.Buffer
+	c.Stdout, c.Stderr = io.Discard, &errb
+	t0 := time.Now()
+	if err := c.Run(); err != nil {
+		return 0, 0, 0, fmt.Errorf("%w: %s", err, strings.TrimSpace(errb.String()))
+	}
+	wall = time.Since(t0).Seconds()
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rssKB = ru.Maxrss
+	}
+	cpu = (c.ProcessState.UserTime() + c.ProcessState.SystemTime()).Seconds()
+	return wall, cpu, rssKB, nil
 }
