@@ -87,6 +87,38 @@ type Import struct {
 	Options Options
 
 	prepared *Output
+	seen     map[dupKey]struct{}
+}
+
+// dupKey identifies a record for duplicate detection: the job id with its
+// submit and start times (a requeued run has another start).
+type dupKey struct {
+	id            string
+	submit, start int64
+}
+
+// duplicate reports whether a record with this id, submit and start time
+// was seen before, and remembers it.
+func (im *Import) duplicate(id string, submit, start int64) bool {
+	if im.seen == nil {
+		im.seen = map[dupKey]struct{}{}
+	}
+	k := dupKey{id, submit, start}
+	if _, ok := im.seen[k]; ok {
+		return true
+	}
+	im.seen[k] = struct{}{}
+	return false
+}
+
+// dupErr returns the strict-mode error for a duplicate record, or counts
+// it as dropped in lenient mode (nil).
+func (im *Import) dupErr(file string, line int, id string) error {
+	if !im.Options.Lenient {
+		return &workload.ParseError{File: file, Line: line, Msg: fmt.Sprintf(
+			"JobID: %s: duplicate record (same job id, submit and start time as an earlier record)", id)}
+	}
+	return nil
 }
 
 // Source is one input file.
@@ -141,6 +173,7 @@ const (
 	DropNoSize             = "no processor count (requested and allocated unknown): not written"
 	DropStepOfDropped      = "job step of a job not written: dropped with it"
 	DropComponentOfDropped = "heterogeneous job component of a job not written: dropped with it"
+	DropDuplicate          = "duplicate record (same job id, submit and start time as an earlier record): not written"
 	MergeStep              = "job step folded into its job"
 	MergeComponent         = "heterogeneous job component folded into its job (sizes added)"
 	AdjEligible            = "submit = eligible time (held, --begin or dependency)"

@@ -321,8 +321,13 @@ func cut(b []byte, sep byte) (before, after []byte) {
 	return b, nil
 }
 
-// maxTasks bounds the tasks expanded from one array range.
+// maxTasks bounds the tasks expanded from one array range, and from all
+// the ranges of one import together.
 const maxTasks = 1 << 22
+
+// maxImportTasks bounds the tasks expanded from all the array ranges of
+// one import (a variable so that tests can lower it).
+var maxImportTasks = maxTasks
 
 // expandArray expands Slurm's array task list "1-5,7,10-20:2%4" (the part
 // inside the brackets of 123_[...]); the %N throttle is ignored.

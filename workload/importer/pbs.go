@@ -190,6 +190,9 @@ func pbsJob(im *Import, file string, line int, id string, msg []byte) error {
 	if j.Submit < 0 {
 		j.Submit = ctime
 	}
+	if j.Start >= 0 && j.End >= 0 && j.End < j.Start {
+		return bad("end", "end %d before start %d", j.End, j.Start)
+	}
 	dur := func(key string) (int64, error) {
 		v, ok := a[key]
 		if !ok || v == "" {
@@ -293,6 +296,13 @@ func pbsJob(im *Import, file string, line int, id string, msg []byte) error {
 			return bad("Exit_status", "expected an integer, found %q", v)
 		}
 		exit = n
+	}
+	if im.duplicate(j.ID, j.Submit, j.Start) {
+		if err := im.dupErr(file, line, j.ID); err != nil {
+			return err
+		}
+		addAt(&im.Dropped, DropDuplicate, file, line)
+		return nil
 	}
 	j.Ran = j.Start >= 0
 	switch {

@@ -80,10 +80,11 @@ func TestPBSErrors(t *testing.T) {
 		{good + " Resource_List.select=2:ncpus", `p.log:2: Resource_List.select: expected N:key=value`},
 		{good + " Resource_List.nodes=:ppn=2", `p.log:2: Resource_List.nodes: expected N[:ppn=P]`},
 		{good + " exec_host=c1", `p.log:2: exec_host: expected HOST/SLOTS`},
+		{strings.Replace(good, "end=1709295620", "end=1709295605", 1), `p.log:2: end: end 1709295605 before start 1709295610`},
 		{strings.Replace(good, "Exit_status=0", "Exit_status=x", 1), `p.log:2: Exit_status: expected an integer`},
 	}
 	for _, c := range cases {
-		in := good + "\n" + c.rec + "\n" + good + "\n"
+		in := good + "\n" + c.rec + "\n" + strings.Replace(good, ";202.", ";203.", 1) + "\n"
 		_, err := ReadPBS([]PBSInput{{"p.log", strings.NewReader(in)}}, Options{})
 		var pe *workload.ParseError
 		if err == nil || !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), c.want) {
@@ -115,5 +116,26 @@ func TestPBSParts(t *testing.T) {
 	cpus, gpus, mem, chunks, err := parsePBSSelect("2:ncpus=4:mem=4gb:ngpus=1+1:ncpus=2+3")
 	if err != nil || cpus != 13 || gpus != 2 || mem != 8<<20 || chunks != 6 {
 		t.Errorf("parsePBSSelect: %d %d %d %d %v", cpus, gpus, mem, chunks, err)
+	}
+}
+
+// TestPBSDuplicate: the same E record twice is one job (a counted drop in
+// lenient mode, an error naming the second line in strict mode).
+func TestPBSDuplicate(t *testing.T) {
+	rec := "03/01/2024 12:20:00;E;202.pbspro;user=dan queue=workq qtime=1709295600 start=1709295610 end=1709295620 Resource_List.ncpus=2 Exit_status=0"
+	in := rec + "\n" + rec + "\n"
+	_, err := ReadPBS([]PBSInput{{"p.log", strings.NewReader(in)}}, Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "p.log:2: JobID: 202: duplicate record") {
+		t.Errorf("strict: %v", err)
+	}
+	im, err := ReadPBS([]PBSInput{{"p.log", strings.NewReader(in)}}, Options{Lenient: true})
+	if err != nil || len(im.Jobs) != 1 || im.Dropped.Total() != 1 || im.Dropped[0].Reason != DropDuplicate || im.Dropped[0].Example != "p.log:2" {
+		t.Errorf("lenient: %v, %d jobs, dropped %+v", err, len(im.Jobs), im.Dropped)
+	}
+	// a rerun (another start) is another job
+	other := strings.Replace(strings.Replace(rec, "start=1709295610", "start=1709295700", 1), "end=1709295620", "end=1709295800", 1)
+	im, err = ReadPBS([]PBSInput{{"p.log", strings.NewReader(rec + "\n" + other + "\n")}}, Options{})
+	if err != nil || len(im.Jobs) != 2 {
+		t.Errorf("rerun: %v, %d jobs", err, len(im.Jobs))
 	}
 }

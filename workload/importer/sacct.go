@@ -291,6 +291,10 @@ func (s *sacctReader) record(b []byte, line int) error {
 	if !tm(cSubmit, &j.Submit) || !tm(cStart, &j.Start) || !tm(cEnd, &j.End) || (s.col[cEligible] >= 0 && !tm(cEligible, &j.Eligible)) {
 		return err // nil in lenient mode: counted
 	}
+	if j.Start >= 0 && j.End >= 0 && j.End < j.Start {
+		return im.warnf(s.name, line, "End", "end %s before start %s",
+			s.get(cEnd), s.get(cStart))
+	}
 	elapsed := int64(-1)
 	if v := s.get(cElapsed); len(v) > 0 {
 		if elapsed, err = parseDuration(v); err != nil {
@@ -341,6 +345,14 @@ func (s *sacctReader) record(b []byte, line int) error {
 	j.GPUs = req.gpu
 	if j.GPUs < 0 {
 		j.GPUs = alloc.gpu
+	}
+
+	if comp <= 0 && im.duplicate(string(jobID), j.Submit, j.Start) {
+		if err := im.dupErr(s.name, line, string(jobID)); err != nil {
+			return err
+		}
+		s.drop(DropDuplicate, jobID, line)
+		return nil
 	}
 
 	// what happened
@@ -441,6 +453,10 @@ func (s *sacctReader) record(b []byte, line int) error {
 		tasks, err := expandArray(jobID[lb+1 : len(jobID)-1])
 		if err != nil {
 			return im.warnf(s.name, line, "JobID", "array range %q: %v", jobID, err)
+		}
+		if im.Tasks+len(tasks)-1 > maxImportTasks {
+			return im.warnf(s.name, line, "JobID", "array range %q: %d tasks would bring the tasks expanded from pending ranges in this import above %d (the limit for the whole import)",
+				jobID, len(tasks), maxImportTasks)
 		}
 		base := string(jobID[:lb])
 		for n, t := range tasks {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -208,10 +209,11 @@ func TestSacctErrors(t *testing.T) {
 		{mut(cJobID, "abc"), `d.txt:2: JobID: expected JOB, JOB_TASK`},
 		{mut(cJobID, "12+x"), `d.txt:2: JobID: expected a heterogeneous job component`},
 		{mut(cJobID, "12_[3-1]"), `d.txt:2: JobID: array range "12_[3-1]": expected N-M with N <= M`},
+		{mut(cEnd, "2024-03-01T10:00:05"), `d.txt:2: End: end 2024-03-01T10:00:05 before start 2024-03-01T10:00:10`},
 		{mut(cJobID, "99.batch"), `d.txt:2: JobID: step "99.batch" of a job not seen before it`},
 	}
 	for _, c := range cases {
-		in := good + "\n" + c.line + "\n" + good + "\n"
+		in := good + "\n" + c.line + "\n" + strings.Replace(good, "100|100|", "101|101|", 1) + "\n"
 		_, err := ReadSacct(strings.NewReader(in), "d.txt", Options{})
 		var pe *workload.ParseError
 		if err == nil || !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), c.want) {
@@ -379,5 +381,64 @@ func TestSidecarCSV(t *testing.T) {
 	}
 	if len(rows) != 2 || len(rows[1]) != len(SidecarHeader) || rows[1][3] != "a,b" || rows[1][5] != `"q" x` || rows[1][13] != "2" || rows[1][21] != "odd:2" {
 		t.Errorf("%q", rows)
+	}
+}
+
+// TestSacctDuplicate: the same record twice is one job (a counted drop in
+// lenient mode, an error naming the second line in strict mode); a
+// requeued run (another start time) stays a job of its own.
+func TestSacctDuplicate(t *testing.T) {
+	rec := "100|100|COMPLETED|2024-03-01T10:00:00|2024-03-01T10:00:00|2024-03-01T10:00:10|2024-03-01T10:01:10|00:01:00|00:05:00|alice|staff|physics|debug|normal|1|4|cpu=4|cpu=4"
+	in := rec + "\n" + rec + "\n"
+	_, err := ReadSacct(strings.NewReader(in), "d.txt", Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "d.txt:2: JobID: 100: duplicate record") {
+		t.Errorf("strict: %v", err)
+	}
+	im, err := ReadSacct(strings.NewReader(in+"100.batch|100.batch|COMPLETED|||||||||||||||\n"), "d.txt", Options{Lenient: true})
+	if err != nil || len(im.Jobs) != 1 || im.Dropped.Total() != 2 || im.Warnings.Total() != 0 {
+		t.Fatalf("lenient: %v, %d jobs, dropped %v, warnings %v", err, len(im.Jobs), im.Dropped, im.Warnings)
+	}
+	if im.Dropped[0].Reason != DropDuplicate || im.Dropped[0].Example != "d.txt:2" {
+		t.Errorf("dropped %+v", im.Dropped)
+	}
+	requeued := strings.Replace(strings.Replace(rec, "COMPLETED", "REQUEUED", 1), "2024-03-01T10:00:10|2024-03-01T10:01:10", "2024-03-01T09:59:00|2024-03-01T09:59:30", 1)
+	requeued = strings.Replace(requeued, "2024-03-01T10:00:00|2024-03-01T10:00:00|", "2024-03-01T09:58:00|2024-03-01T09:58:00|", 1)
+	im, err = ReadSacct(strings.NewReader(requeued+"\n"+rec+"\n"), "d.txt", Options{})
+	if err != nil || len(im.Jobs) != 2 {
+		t.Errorf("requeued: %v, %d jobs", err, len(im.Jobs))
+	}
+	// same id and submit, another start: distinct
+	other := strings.Replace(rec, "2024-03-01T10:00:10|2024-03-01T10:01:10", "2024-03-01T10:02:10|2024-03-01T10:03:10", 1)
+	im, err = ReadSacct(strings.NewReader(rec+"\n"+other+"\n"), "d.txt", Options{})
+	if err != nil || len(im.Jobs) != 2 {
+		t.Errorf("another start: %v, %d jobs", err, len(im.Jobs))
+	}
+}
+
+// TestSacctTaskCap: the tasks expanded from pending array ranges are
+// bounded over the whole import, not only per record (here with the limit
+// lowered to 10; without -short also at the real limit).
+func TestSacctTaskCap(t *testing.T) {
+	rec := func(id, n int) string {
+		return strconv.Itoa(id) + "_[1-" + strconv.Itoa(n) + "]|" + strconv.Itoa(id) + "|CANCELLED|2024-01-01T00:00:00|2024-01-01T00:00:00|None|2024-01-01T00:05:00|00:00:00|01:00:00|alice|users|acct|debug|normal|1|4|cpu=4|"
+	}
+	check := func(n, limit int) {
+		in := rec(1, n) + "\n" + rec(2, n) + "\n" + rec(3, n) + "\n"
+		_, err := ReadSacct(strings.NewReader(in), "a.txt", Options{})
+		if err == nil || !strings.HasPrefix(err.Error(), "a.txt:3: JobID: array range") || !strings.Contains(err.Error(), "above "+strconv.Itoa(limit)) {
+			t.Errorf("strict: %v", err)
+		}
+		im, err := ReadSacct(strings.NewReader(in), "a.txt", Options{Lenient: true})
+		if err != nil || len(im.Jobs) != 2*n || im.Tasks != 2*n-2 || im.Warnings.Total() != 1 {
+			t.Errorf("lenient: %v, %d jobs, warnings %v", err, len(im.Jobs), im.Warnings)
+		}
+	}
+	// 4 + 4 tasks: 6 extra expanded; the third range would make 9 > 8
+	defer func(v int) { maxImportTasks = v }(maxImportTasks)
+	maxImportTasks = 8
+	check(4, 8)
+	maxImportTasks = maxTasks
+	if !testing.Short() {
+		check(2000000, maxTasks)
 	}
 }
