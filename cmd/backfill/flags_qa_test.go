@@ -42,6 +42,9 @@ func TestOutOfRangeFlagsRejected(t *testing.T) {
 		{[]string{"plot", sim, "--width", "-3", "-o", fig}, "--width -3 --height 8: expected sizes above 0 and up to 500 cm"},
 		{[]string{"plot", sim, "--height", "1e9", "-o", fig}, "--width 12 --height 1e+09: expected sizes above 0 and up to 500 cm"},
 		{[]string{"plot", sim, "--gantt", "easy", "--from", "1000000", "-o", fig}, "--from 1000000 --to"},
+		{[]string{"plot", sim, "--cdf", "--metric", "nope", "-o", fig}, `--metric: unknown metric "nope"`},
+		{[]string{"plot", sim, "--cdf", "--metric", "mean_wait", "-o", fig}, "--metric mean_wait: not used by --cdf or --gantt"},
+		{[]string{"plot", sim, "--gantt", "easy", "--metric", "mean_wait", "-o", fig}, "--metric mean_wait: not used by --cdf or --gantt"},
 	} {
 		out, err := run(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -81,6 +81,18 @@ func runPlot(cmd *cobra.Command, f *plotFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	// the metric is checked before anything is read, also where it is not
+	// drawn: a mistyped or ignored flag is an error, not a silent default
+	if _, ok := report.MetricByKey(f.metric); !ok {
+		keys := make([]string, len(report.Metrics))
+		for i, m := range report.Metrics {
+			keys[i] = m.Key
+		}
+		return fmt.Errorf("--metric: unknown metric %q (known: %s)", f.metric, strings.Join(keys, ", "))
+	}
+	if (f.cdf || f.gantt != "") && cmd.Flags().Changed("metric") {
+		return fmt.Errorf("--metric %s: not used by --cdf or --gantt (they draw wait times or a schedule, not a metric)", f.metric)
+	}
 	// bounds that keep a raster figure drawable: 500 cm at 2400 dpi would
 	// still be too large, so the pixel count is bounded too (a 100 cm ×
 	// 100 cm figure at 300 dpi is 140 million pixels)

@@ -323,7 +323,7 @@ func cut(b []byte, sep byte) (before, after []byte) {
 
 // maxTasks bounds the tasks expanded from one array range, and from all
 // the ranges of one import together.
-const maxTasks = 1 << 22
+const maxTasks = 1 << 20
 
 // maxImportTasks bounds the tasks expanded from all the array ranges of
 // one import (a variable so that tests can lower it).

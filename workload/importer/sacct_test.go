@@ -439,6 +439,6 @@ func TestSacctTaskCap(t *testing.T) {
 	check(4, 8)
 	maxImportTasks = maxTasks
 	if !testing.Short() {
-		check(2000000, maxTasks)
+		check(500000, maxTasks)
 	}
 }
