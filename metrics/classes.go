@@ -239,8 +239,11 @@ func WriteClassTable(w io.Writer, rule ClassRule, rows []ClassRow) error {
 		for _, c := range r.Classes {
 			s := c.Stats
 			line := []string{r.Label, c.Label, itoa(s.Jobs), secs(s.MeanWait), secs(s.MeanResponse), ratio(s.MeanBSLD), itoa(s.Killed)}
+			if s.Jobs == 0 { // an empty class has no mean: "—", not 0.0 (as the report)
+				line = append(line[:3], "—", "—", "—", "—")
+			}
 			if withPred {
-				if p := c.Prediction; p != nil {
+				if p := c.Prediction; p != nil && s.Jobs > 0 {
 					line = append(line, secs(p.MAE), pct(p.Under), itoa(p.Corrections))
 				} else {
 					line = append(line, "-", "-", "-")

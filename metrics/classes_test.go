@@ -50,6 +50,19 @@ func TestClassesBySize(t *testing.T) {
 	if got := buf.String(); !strings.Contains(got, "class (size:1,3)") || strings.Contains(got, "pred MAE") || strings.Count(got, "\n") != 4 {
 		t.Fatalf("table:\n%s", got)
 	}
+	// an empty class (no job above size 100) has no means: "—", not 0.0
+	rule, err = ParseClassRule("size:100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := WriteClassTable(&buf, rule, []ClassRow{{"easy", Classes(sample(), Options{}, rule)}}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[2], "easy") || strings.Count(lines[2], "—") != 4 || strings.Contains(lines[2], "0.0") {
+		t.Fatalf("empty class table:\n%s", buf.String())
+	}
 }
 
 // Predictions: ids 0..4 ran 100, 5, 4000, 7200, 0 s. Predicted 50 (under

@@ -59,9 +59,14 @@ func WriteTableWith(w io.Writer, rows []Row, opt TableOptions) error {
 		overall = append(overall, []string{r.Label, itoa(a.Jobs), d(a.MeanWait), d(a.MedianWait),
 			d(a.P90Wait), d(a.P99Wait), di(a.MaxWait), d(a.MeanResponse), ratio(a.MeanBSLD),
 			pct(r.S.Utilization), di(r.S.Makespan), itoa(a.Killed)})
-		split = append(split, []string{r.Label,
-			itoa(sh.Jobs), d(sh.MeanWait), d(sh.MeanResponse), ratio(sh.MeanBSLD),
-			itoa(lo.Jobs), d(lo.MeanWait), d(lo.MeanResponse), ratio(lo.MeanBSLD)})
+		// an empty class has no mean: "—", not 0.0 (as the report)
+		cls := func(s Stats) []string {
+			if s.Jobs == 0 {
+				return []string{"0", "—", "—", "—"}
+			}
+			return []string{itoa(s.Jobs), d(s.MeanWait), d(s.MeanResponse), ratio(s.MeanBSLD)}
+		}
+		split = append(split, append(append([]string{r.Label}, cls(sh)...), cls(lo)...))
 	}
 	bw := bufio.NewWriter(w)
 	writeAligned(bw, overall)

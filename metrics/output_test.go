@@ -24,8 +24,8 @@ empty                0            0.0              0.0           0.0           0
 
 policy            short jobs  short wait (s)  short resp (s)  short bsld  long jobs  long wait (s)  long resp (s)  long bsld
 fcfs                       3          1356.7          1391.7      136.17          2         2075.0         7675.0       1.29
-easy-backfilling           0             0.0             0.0        0.00          2         2075.0         7675.0       1.29
-empty                      0             0.0             0.0        0.00          0            0.0            0.0       0.00
+easy-backfilling           0               —               —           —          2         2075.0         7675.0       1.29
+empty                      0               —               —           —          0              —              —          —
 `
 
 // TestHumanDuration: worked by hand. 1644 s = 27 min 24 s; 353,943 s =
