@@ -248,40 +248,48 @@ func Write(w io.Writer, p *plot.Plot, opt Options, format string) (err error) {
 			err = fmt.Errorf("drawing the figure: %v", r)
 		}
 	}()
-	wd, ht := opt.Width, opt.Height
+	wd, ht := opt.size()
+	c, err := newCanvas(format, wd, ht, opt.DPI)
+	if err != nil {
+		return err
+	}
+	p.Draw(draw.New(c))
+	_, err = c.WriteTo(w)
+	return err
+}
+
+// size is the figure's (or one panel's) width and height: the options',
+// or 12 × 8 cm.
+func (opt Options) size() (wd, ht vg.Length) {
+	wd, ht = opt.Width, opt.Height
 	if wd <= 0 {
 		wd = 12 * vg.Centimeter
 	}
 	if ht <= 0 {
 		ht = 8 * vg.Centimeter
 	}
-	var c vg.CanvasWriterTo
+	return wd, ht
+}
+
+// newCanvas is a canvas of wd × ht for format: a raster image at dpi
+// (default 300) for png, jpg and tif, the vector format otherwise.
+func newCanvas(format string, wd, ht vg.Length, dpi int) (vg.CanvasWriterTo, error) {
 	switch format {
 	case "png", "jpg", "tif":
-		dpi := opt.DPI
 		if dpi <= 0 {
 			dpi = 300
 		}
 		img := vgimg.NewWith(vgimg.UseWH(wd, ht), vgimg.UseDPI(dpi))
 		switch format {
 		case "png":
-			c = vgimg.PngCanvas{Canvas: img}
+			return vgimg.PngCanvas{Canvas: img}, nil
 		case "jpg":
-			c = vgimg.JpegCanvas{Canvas: img}
+			return vgimg.JpegCanvas{Canvas: img}, nil
 		default:
-			c = vgimg.TiffCanvas{Canvas: img}
+			return vgimg.TiffCanvas{Canvas: img}, nil
 		}
-	default:
-		wt, err := p.WriterTo(wd, ht, format)
-		if err != nil {
-			return err
-		}
-		_, err = wt.WriteTo(w)
-		return err
 	}
-	p.Draw(draw.New(c))
-	_, err = c.WriteTo(w)
-	return err
+	return draw.NewFormattedCanvas(wd, ht, format)
 }
 
 // FormatOf is the format of a file name, by its extension.

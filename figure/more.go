@@ -14,7 +14,6 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/report"
@@ -53,13 +52,7 @@ func WritePanels(w io.Writer, ps Panels, opt Options, format string) (err error)
 	}()
 	cols := min(3, len(ps))
 	rows := (len(ps) + cols - 1) / cols
-	wd, ht := opt.Width, opt.Height
-	if wd <= 0 {
-		wd = 12 * vg.Centimeter
-	}
-	if ht <= 0 {
-		ht = 8 * vg.Centimeter
-	}
+	wd, ht := opt.size()
 	wd, ht = wd*vg.Length(cols), ht*vg.Length(rows)
 	grid := make([][]*plot.Plot, rows)
 	for i := range grid {
@@ -70,27 +63,9 @@ func WritePanels(w io.Writer, ps Panels, opt Options, format string) (err error)
 			}
 		}
 	}
-	var c vg.CanvasWriterTo
-	switch format {
-	case "png", "jpg", "tif":
-		dpi := opt.DPI
-		if dpi <= 0 {
-			dpi = 300
-		}
-		img := vgimg.NewWith(vgimg.UseWH(wd, ht), vgimg.UseDPI(dpi))
-		switch format {
-		case "png":
-			c = vgimg.PngCanvas{Canvas: img}
-		case "jpg":
-			c = vgimg.JpegCanvas{Canvas: img}
-		default:
-			c = vgimg.TiffCanvas{Canvas: img}
-		}
-	default:
-		c, err = draw.NewFormattedCanvas(wd, ht, format)
-		if err != nil {
-			return err
-		}
+	c, err := newCanvas(format, wd, ht, opt.DPI)
+	if err != nil {
+		return err
 	}
 	dc := draw.New(c)
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
