@@ -72,6 +72,7 @@ func newBenchSched(tb testing.TB, kind string, n int, seed uint64) (*Policy, *be
 		d = max(d, x.te+x.j.Estimate+slack)
 		x.d = d
 		x.j.Deadline = x.d
+		s.keyInsert(x) // QoPS's list in the heuristic's order
 	}
 	slices.SortFunc(s.wait, cmpWait)
 	return s, st
@@ -109,6 +110,7 @@ func decide(s *Policy, st *benchState, b *testing.B) (time.Duration, bool) {
 		b.StopTimer()
 	}
 	if ok {
+		s.keyDelete(s.byID[j.ID])
 		for _, x := range s.wait {
 			s.unhold(x, x.te)
 		}

@@ -252,6 +252,7 @@ type djob struct {
 	cand int64 // reservation in the candidate schedule
 	key  int64 // heuristic key
 	pos  int   // QoPS: index in the reservation order during a decision
+	rel  int   // QoPS: released at the insertion point of this epoch (qopsState)
 }
 
 // Stats count the decisions and the work of the searches.
@@ -284,11 +285,14 @@ type Policy struct {
 
 	// scratch
 	tl, placed []*djob
-	byKey      []*djob          // QoPS: the waiting jobs in the heuristic's order
-	snap       *profile.Profile // QoPS: the profile before an insertion point is tried
+	byKey      []*djob   // QoPS: the waiting jobs in the heuristic's order
+	qs         qopsState // QoPS: the scratch of an insertion point
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool
+	// refAdmit, when set, replaces the admission test (tests run the
+	// literal versions of ref_test.go through it)
+	refAdmit func(now int64, x *djob) bool
 	// fullSearch makes compress search every waiting job from now (tests
 	// check that the freed bound changes nothing)
 	fullSearch bool
@@ -575,9 +579,10 @@ func (s *Policy) Remove(now int64, j *job.Request) {
 		s.settle()
 	}
 	s.catchUp(now)
+	holdEnd, _ := s.run.HoldEnd(j)
 	if running, early := s.run.End(now, j); running {
 		if early {
-			s.pend.Add(now, now, now)
+			s.pend.Add(now, now, holdEnd)
 		}
 		return
 	}
@@ -590,13 +595,13 @@ func (s *Policy) Remove(now int64, j *job.Request) {
 	s.unhold(x, x.te)
 	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
 	s.wait = slices.Delete(s.wait, i, i+1)
-	s.pend.Add(now, max(now, x.te), max(now, x.te))
+	s.pend.Add(now, max(now, x.te), x.te+x.j.Estimate)
 }
 
 // settle compresses the schedule after the pending releases, if any.
 func (s *Policy) settle() {
-	if now, freed, _, ok := s.pend.Take(); ok {
-		s.compress(now, freed)
+	if now, freed, released, ok := s.pend.Take(); ok {
+		s.compress(now, freed, released)
 	}
 }
 
@@ -616,15 +621,20 @@ func (s *Policy) settle() {
 // search starts at freed − d + 1. A cancellation far in the future then
 // no longer queries every waiting job from now (the live service's
 // cancellations; the simulator has early ends only, where freed = now).
+// For the same reason the window must start before released, the end of
+// the released capacity (the early-ended job's hold end, the cancelled
+// reservation's end, or the end of a moved job's old slot): the search
+// stops there instead of at the job's own reservation, which near
+// saturation is far in the future (policy/conservative, compress).
 // TestCancellationsEqualFullSearch checks the result against the search
-// from now.
-func (s *Policy) compress(now, freed int64) {
+// from now to the job's reservation.
+func (s *Policy) compress(now, freed, released int64) {
 	if s.run.Overrunning(now) {
 		s.replan(now)
 		return
 	}
 	if s.fullSearch {
-		freed = now
+		freed, released = now, profile.Infinity
 	}
 	prof := s.run.Prof
 	pm := prof.PrefixMax(now)
@@ -637,10 +647,11 @@ func (s *Policy) compress(now, freed int64) {
 		if after >= x.te {
 			continue
 		}
-		t := prof.EarliestFitMoving(after, x.j.Estimate, x.j.Procs, x.te)
+		t := prof.EarliestFitMovingBefore(after, x.j.Estimate, x.j.Procs, x.te, released)
 		if t < x.te {
 			s.unhold(x, x.te)
 			freed = min(freed, x.te) // its old slot is released
+			released = max(released, x.te+x.j.Estimate)
 			x.te = t
 			s.hold(x, t)
 			moved = true
