@@ -287,6 +287,7 @@ type Policy struct {
 	tl, placed []*djob
 	byKey      []*djob   // QoPS: the waiting jobs in the heuristic's order
 	qs         qopsState // QoPS: the scratch of an insertion point
+	fm         fitMemo   // the fits of the current admission decision
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool
@@ -387,12 +388,14 @@ func (s *Policy) unhold(x *djob, at int64) {
 	if err := s.run.Prof.Remove(at, at+x.j.Estimate, x.j.Procs); err != nil {
 		panic(s.kind + ": " + err.Error()) // unreachable: the hold exists
 	}
+	s.fm.released(at)
 }
 
-// fit is x's earliest fit from now in the profile as it stands.
+// fit is x's earliest fit from now in the profile as it stands (its search
+// shortened by the fits found before in the same decision, memo.go).
 func (s *Policy) fit(now int64, x *djob) int64 {
 	s.Stats.Placements++
-	return s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
+	return s.memoFit(now, x)
 }
 
 func cmpWait(a, b *djob) int {
@@ -466,6 +469,7 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	s.last, s.lastOK, s.lastReason = j, false, ""
 	var ok bool
 	reason := ""
+	s.fm.reset(true)
 	switch {
 	case x.d < now+j.Estimate:
 		reason = fmt.Sprintf("deadline %d is before submission + estimate (%d)", x.d, now+j.Estimate)
@@ -476,6 +480,7 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	default:
 		ok = s.mrt(now, x)
 	}
+	s.fm.reset(false)
 	if !ok && j.Deadline <= 0 && s.prm.ND == Admit {
 		// a job without a deadline: at the end of the schedule, moving nobody
 		x.te = s.fit(now, x)

@@ -46,14 +46,7 @@ func equivRun(t *testing.T, spec string, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 7919))
 	procs := []int{1, 4, 16, 64, 128}[r.IntN(5)]
 	fast, ref := newEquiv(t, spec, procs), newEquiv(t, spec, procs)
-	switch ref.kind {
-	case "qops":
-		ref.refAdmit = ref.refQops
-	case "msb":
-		ref.refAdmit = ref.refMsb
-	default:
-		ref.refAdmit = ref.refMrt
-	}
+	setRef(ref)
 	type run struct {
 		j   *job.Request
 		end int64
@@ -146,5 +139,15 @@ func equivRun(t *testing.T, spec string, seed uint64) {
 			}
 			check("pass")
 		}
+	}
+}
+
+// setRef makes s run the literal admission tests of ref_test.go, with
+// every search from now (no fit memo).
+func setRef(s *Policy) {
+	f := map[string]func(int64, *djob) bool{"qops": s.refQops, "msb": s.refMsb, "mrt": s.refMrt}[s.kind]
+	s.refAdmit = func(now int64, x *djob) bool {
+		s.fm.reset(false)
+		return f(now, x)
 	}
 }

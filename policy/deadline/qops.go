@@ -156,9 +156,9 @@ func (s *Policy) qopsFit(now int64, c *djob) (int64, bool) {
 	if c != q.x && c.rel != q.epoch {
 		q.release(s, c)
 	}
-	e, n := c.j.Estimate, c.j.Procs
+	e := c.j.Estimate
 	for {
-		t := s.run.Prof.EarliestFit(now, e, n)
+		t := s.memoFit(now, c)
 		F := q.frontier()
 		if t+e <= F {
 			return t, t+e <= c.d

@@ -32,6 +32,7 @@ func newServiceShape(tb testing.TB, kind string, procs, q int, share float64, se
 	sh := &serviceShape{s: mustNew(tb, kind, procs, Defaults(kind)), r: rand.New(rand.NewPCG(seed, uint64(q))),
 		q: q, procs: procs, blockerEnd: shapeBlocker, share: share}
 	s := sh.s
+	useRef(s)
 	if err := s.run.Start(0, &job.Request{ID: sh.nextID, SWFID: 1, Procs: procs, Estimate: shapeBlocker}); err != nil {
 		tb.Fatal(err)
 	}
