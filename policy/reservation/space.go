@@ -46,12 +46,12 @@ type scalar struct {
 }
 
 func (s *scalar) earliestFit(after, dur int64, n int) int64 { return s.p.EarliestFit(after, dur, n) }
-func (s *scalar) add(start, end int64, n int) error          { return s.p.Add(start, end, n) }
-func (s *scalar) remove(start, end int64, n int) error       { return s.p.Remove(start, end, n) }
-func (s *scalar) forget(t int64)                             { s.p.Forget(t) }
-func (s *scalar) resetMax(now int64)                         { s.pm = s.p.PrefixMax(now) }
-func (s *scalar) below(t int64, n int) bool                  { return s.pm.Before(t) < n }
-func (s *scalar) covers(f, q int) bool                       { return f <= q }
+func (s *scalar) add(start, end int64, n int) error         { return s.p.Add(start, end, n) }
+func (s *scalar) remove(start, end int64, n int) error      { return s.p.Remove(start, end, n) }
+func (s *scalar) forget(t int64)                            { s.p.Forget(t) }
+func (s *scalar) resetMax(now int64)                        { s.pm = s.p.PrefixMax(now) }
+func (s *scalar) below(t int64, n int) bool                 { return s.pm.Before(t) < n }
+func (s *scalar) covers(f, q int) bool                      { return f <= q }
 func (s *scalar) fitMovingBefore(after, dur int64, n int, own, limit int64) int64 {
 	return s.p.EarliestFitMovingBefore(after, dur, n, own, limit)
 }
@@ -84,9 +84,9 @@ type vector struct {
 }
 
 func (v *vector) earliestFit(after, dur int64, n []int) int64 { return v.m.EarliestFit(after, dur, n) }
-func (v *vector) add(start, end int64, n []int) error          { return v.m.Add(start, end, n) }
-func (v *vector) remove(start, end int64, n []int) error       { return v.m.Remove(start, end, n) }
-func (v *vector) forget(t int64)                               { v.m.Forget(t) }
+func (v *vector) add(start, end int64, n []int) error         { return v.m.Add(start, end, n) }
+func (v *vector) remove(start, end int64, n []int) error      { return v.m.Remove(start, end, n) }
+func (v *vector) forget(t int64)                              { v.m.Forget(t) }
 func (v *vector) resetMax(now int64) {
 	for i := range v.pms {
 		v.pms[i] = v.m.Res(i).PrefixMax(now)
