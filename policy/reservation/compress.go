@@ -52,6 +52,10 @@ func (b *Book[A, X]) Compress(now, freed, released int64) {
 	if b.FullSearch {
 		freed, released = now, Infinity
 	}
+	if bs, ok := any(b).(*Book[int, X]); ok {
+		compressScalar(bs, bs.m.(*scalar), now, freed, released, memo)
+		return
+	}
 	m := b.m
 	m.resetMax(now)
 	moved := false
@@ -139,4 +143,62 @@ func (b *Book[A, X]) remember(q query[A]) {
 	}
 	copy(b.failed, b.failed[1:])
 	b.failed[maxFailed-1] = q
+}
+
+// compressScalar is Compress's loop for processors, with the profile's
+// methods called directly: the hot path of conservative backfilling.
+func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int64, memo bool) {
+	prof := s.p
+	pm := prof.PrefixMax(now)
+	moved := false
+	b.failed = b.failed[:0]
+	for _, e := range b.wait {
+		if e.Start <= now {
+			continue
+		}
+		if e.Start == Infinity {
+			break // the jobs that never fit sort last
+		}
+		if pm.Before(e.Start) < e.Need {
+			continue
+		}
+		d := e.Dur
+		after := max(now, freed-d+1)
+		if after >= e.Start {
+			continue
+		}
+		q := query[int]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
+		if memo && dominatedScalar(b.failed, q) {
+			continue
+		}
+		t := prof.EarliestFitMovingBefore(after, d, e.Need, e.Start, released)
+		if t >= e.Start {
+			if memo {
+				b.remember(q)
+			}
+			continue
+		}
+		b.failed = b.failed[:0] // the profile changes
+		_ = prof.Remove(e.Start, e.Start+d, e.Need)
+		freed = min(freed, e.Start) // its old slot is released
+		released = max(released, e.Start+d)
+		e.Start = t
+		if err := prof.Add(t, t+d, e.Need); err != nil {
+			b.fail(err) // unreachable: EarliestFitMoving found room
+		}
+		moved = true
+		pm = prof.PrefixMax(now)
+	}
+	if moved {
+		b.Sort()
+	}
+}
+
+func dominatedScalar(failed []query[int], q query[int]) bool {
+	for _, f := range failed {
+		if f.n <= q.n && f.d <= q.d && f.after <= q.after && f.limit >= q.limit {
+			return true
+		}
+	}
+	return false
 }
