@@ -106,37 +106,7 @@ exits with status 1 when there is a violation.`,
 			if err := checkCheckFlags(cmd, format, limit, procs); err != nil {
 				return err
 			}
-			outs, P, skipped, err := workload.ReadSchedule(args[0], procs, lenient)
-			if errors.Is(err, workload.ErrNoMachineSize) {
-				return fmt.Errorf("%w; give --procs", err)
-			}
-			if err != nil {
-				return err
-			}
-			rep := audit.Audit(outs, audit.Options{Procs: P, Kill: !noKill, FCFS: fcfs, Expect: -1, Limit: limit})
-			w := cmd.OutOrStdout()
-			if err := writeCheckData(w, format, args[0], len(outs), P, skipped, rep, limit); err != nil {
-				return err
-			}
-			if format != "table" {
-				if !rep.OK() {
-					return fmt.Errorf("%d violations", rep.Total())
-				}
-				return nil
-			}
-			fmt.Fprintf(w, "%s: %d jobs on %d processors", args[0], len(outs), P)
-			if skipped.Total() > 0 {
-				fmt.Fprintf(w, "; not checked: %s", skipped.String())
-			}
-			fmt.Fprintln(w)
-			if err := rep.Write(w); err != nil {
-				return err
-			}
-			if !rep.OK() {
-				fmt.Fprintf(w, "summary: %s\n", countsLine(rep))
-				return fmt.Errorf("%d violations", rep.Total())
-			}
-			return nil
+			return runCheck(cmd.OutOrStdout(), args[0], format, procs, limit, audit.Options{Kill: !noKill, FCFS: fcfs, Expect: -1, Limit: limit}, lenient)
 		},
 	}
 	fl := cmd.Flags()
@@ -180,6 +150,43 @@ Parameters follow the name after colons, e.g. easy:depth=4.`))
 			return nil
 		},
 	}
+}
+
+// runCheck audits the schedule in file with opt (its Procs from procs or
+// the file's header) and writes the report in format; a violation is an
+// error.
+func runCheck(w io.Writer, file, format string, procs, limit int, opt audit.Options, lenient bool) error {
+	outs, P, skipped, err := workload.ReadSchedule(file, procs, lenient)
+	if errors.Is(err, workload.ErrNoMachineSize) {
+		return fmt.Errorf("%w; give --procs", err)
+	}
+	if err != nil {
+		return err
+	}
+	opt.Procs = P
+	rep := audit.Audit(outs, opt)
+	if err := writeCheckData(w, format, file, len(outs), P, skipped, rep, limit); err != nil {
+		return err
+	}
+	if format != "table" {
+		if !rep.OK() {
+			return fmt.Errorf("%d violations", rep.Total())
+		}
+		return nil
+	}
+	fmt.Fprintf(w, "%s: %d jobs on %d processors", file, len(outs), P)
+	if skipped.Total() > 0 {
+		fmt.Fprintf(w, "; not checked: %s", skipped.String())
+	}
+	fmt.Fprintln(w)
+	if err := rep.Write(w); err != nil {
+		return err
+	}
+	if !rep.OK() {
+		fmt.Fprintf(w, "summary: %s\n", countsLine(rep))
+		return fmt.Errorf("%d violations", rep.Total())
+	}
+	return nil
 }
 
 // countsLine is the violations by kind: "fcfs-order 17098, capacity 2".
