@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -108,3 +109,6 @@ func writeFile(path string, fill func(io.Writer) error) error {
 	}
 	return fh.Close()
 }
+
+// newBufWriter is a 64 KiB buffered writer on w.
+func newBufWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 1<<16) }

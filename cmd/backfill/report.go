@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/backfill-hpc/backfill/internal/progress"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/report"
@@ -151,9 +152,9 @@ func simulateForReport(f *simulateFlags) (*report.Results, error) {
 			return nil, err
 		}
 	}
-	bar := newProgress(int64(len(tr.Jobs)*len(f.policies)), "simulating")
-	results, err := simulate.Batch(tr.Jobs, tr.Name, f.policies, opt, f.workers, func(n int) { bar.add(int64(n)) })
-	bar.finish()
+	bar := progress.NewJobs(int64(len(tr.Jobs)*len(f.policies)), "simulating")
+	results, err := simulate.Batch(tr.Jobs, tr.Name, f.policies, opt, f.workers, func(n int) { bar.Add(int64(n)) })
+	bar.Finish()
 	if err != nil {
 		return nil, err
 	}

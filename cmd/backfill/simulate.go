@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/backfill-hpc/backfill/internal/progress"
 	"github.com/backfill-hpc/backfill/machine"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
@@ -323,7 +324,7 @@ func simulateAll(tr *workload.Trace, f *simulateFlags, opt simulate.Options) ([]
 			return nil, err
 		}
 	}
-	bar := newProgress(int64(len(tr.Jobs)*len(f.policies)), "simulating")
-	defer bar.finish()
-	return simulate.Batch(tr.Jobs, tr.Name, f.policies, opt, f.workers, func(n int) { bar.add(int64(n)) })
+	bar := progress.NewJobs(int64(len(tr.Jobs)*len(f.policies)), "simulating")
+	defer bar.Finish()
+	return simulate.Batch(tr.Jobs, tr.Name, f.policies, opt, f.workers, func(n int) { bar.Add(int64(n)) })
 }
