@@ -191,8 +191,8 @@ func setPriority(x *sjob, sp float64, prm *Params) {
 
 // Policy is the slack-based priority scheduler.
 type Policy struct {
-	prm  Params
-	run  *policy.Running
+	prm Params
+	run *policy.Running
 	// book holds the waiting jobs and their slots
 	book *reservation.Book[int, sstate]
 	runP map[int]float64 // priority of each running job, for Extend
