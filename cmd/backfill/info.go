@@ -138,7 +138,7 @@ func newPolicies() *cobra.Command {
 					fmt.Fprintf(w, "    schedules K resources (e.g. processors and memory with --mem)\n")
 				}
 			}
-			fmt.Fprintln(w, "\nqueue orders (parameter order of easy, lookahead, multiqueue, slurm, conservative, ff-easy, bl-easy, bb-easy):")
+			fmt.Fprintln(w, "\nqueue orders (parameter order of easy, lookahead, multiqueue, slurm, conservative, ff-easy, bl-easy, bb-easy, ff-cons):")
 			for _, o := range policy.Orders() {
 				fmt.Fprintf(w, "%s\n    %s\n", o.Name, o.Doc)
 				for _, pp := range o.Params {

@@ -19,10 +19,19 @@ import (
 // for vectors by the argument of the scalar case, applied to each resource
 // (a window fits in the vector iff it fits in every resource). Plans with
 // the estimates only (no predict parameter).
+//
+// With a queue order (parameter order, NewCons's o) other than arrival,
+// a compression removes every reservation and re-places the waiting jobs
+// in that order, each at its earliest fit, as package conservative does;
+// a job may then move later, so no guarantee is reported.
 type Conservative struct {
 	k    int
 	run  *policy.RunningK
 	book *reservation.Book[[]int, struct{}]
+	// ord is the queue order of the compressions; prio is true when it
+	// is not arrival order
+	ord  policy.Ordering
+	prio bool
 }
 
 var (
@@ -32,17 +41,43 @@ var (
 )
 
 // NewCons returns FF-CONS for a machine of capacities caps (caps[0]
-// processors).
-func NewCons(caps []int) (*Conservative, error) {
+// processors), compressing in queue order o (nil: arrival order, the
+// paper's).
+func NewCons(caps []int, o policy.Order) (*Conservative, error) {
 	run, err := policy.NewRunningK(caps)
 	if err != nil {
 		return nil, err
 	}
-	return &Conservative{k: len(caps), run: run, book: reservation.NewVector[struct{}]("kresource", run)}, nil
+	c := &Conservative{k: len(caps), run: run, book: reservation.NewVector[struct{}]("kresource", run), ord: policy.NewOrdering(o)}
+	if c.prio = o != nil && !policy.IsArrival(o); c.prio {
+		c.book.Hooks = reservation.Hooks{Release: func(now, _, _ int64) { c.replanOrdered(now) }}
+	}
+	return c, nil
 }
 
 // Name implements policy.Scheduler.
-func (c *Conservative) Name() string { return "ff-cons" }
+func (c *Conservative) Name() string {
+	if c.prio {
+		return "ff-cons:order=" + c.ord.O.Name()
+	}
+	return "ff-cons"
+}
+
+// replanOrdered removes every reservation and re-places the waiting jobs
+// in the queue order at now.
+func (c *Conservative) replanOrdered(now int64) {
+	wait := c.book.Wait()
+	js := make([]*job.Request, len(wait))
+	for i, e := range wait {
+		js[i] = e.J
+	}
+	policy.SortWaiting(now, c.ord.O, js)
+	order := make([]*reservation.Entry[[]int, struct{}], len(js))
+	for i, j := range js {
+		order[i], _ = c.book.Get(j.ID)
+	}
+	c.book.Replan(now, order)
+}
 
 // Profile is the policy's availability profile (for tests and tools).
 func (c *Conservative) Profile() *profile.Multi { return c.run.Prof }
@@ -53,11 +88,15 @@ func (c *Conservative) Profile() *profile.Multi { return c.run.Prof }
 // refuses such jobs before the run.
 func (c *Conservative) Insert(now int64, j *job.Request) {
 	c.book.Settle(now)
+	c.ord.Submitted(now, j)
 	c.book.Add(now, j, policy.NeedVector(j, c.k), j.Estimate, struct{}{})
 }
 
 // Guarantee implements policy.Guarantor.
 func (c *Conservative) Guarantee(j *job.Request) int64 {
+	if c.prio {
+		return -1 // a compression in priority order may move a job later
+	}
 	if x, ok := c.book.Get(j.ID); ok && x.First != reservation.Infinity {
 		return x.First
 	}
@@ -66,11 +105,16 @@ func (c *Conservative) Guarantee(j *job.Request) int64 {
 
 // Remove implements policy.Scheduler. As in package conservative, the
 // compression waits until every release of the instant is known.
-func (c *Conservative) Remove(now int64, j *job.Request) { c.book.Remove(now, j) }
+func (c *Conservative) Remove(now int64, j *job.Request) {
+	c.ord.Ended(now, j)
+	c.book.Remove(now, j)
+}
 
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
 func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
+	c.ord.Advance(now)
+	start = c.ord.Wrap(now, start)
 	c.book.Settle(now)
 	return c.book.Pass(now, func(x *reservation.Entry[[]int, struct{}]) { start(x.J) })
 }

@@ -27,8 +27,9 @@
 // the heuristics approach FF as the machine fills; see docs/policies.md
 // for the exact scores and the reasons.
 //
-// The EASY variants take a queue order (parameter order, any registered
-// policy.Order; Config.Prio) in place of arrival order.
+// Every policy here takes a queue order (parameter order, any registered
+// policy.Order) in place of arrival order: the EASY variants start and
+// backfill in it (Config.Prio), ff-cons compresses in it (NewCons).
 //
 // Every policy here works for any K ≥ 1 and is the same code for all K;
 // at K = 1, ff-easy gives exactly the schedule of package easy and ff-cons
@@ -117,7 +118,8 @@ func register(name, doc string, params []policy.Param, mk func(caps []int, p pol
 
 const fullnessDoc = "on: score = 1 + (balance − 1)·(1 − mean_i(U_i+R_i)), the imbalance relaxed by the fullness modifier (the paper); off: score = balance"
 
-// orderParam is the queue order of the EASY variants (Config.Prio).
+// orderParam is the queue order of the EASY variants (Config.Prio) and of
+// ff-cons's compressions (NewCons).
 var orderParam = policy.OrderParam("fcfs")
 
 // easyOrder reads the order parameter: nil for arrival order.
@@ -175,8 +177,12 @@ func init() {
 			}
 			return NewEASY(caps, Config{Heuristic: BB, NoFullness: !full, Prio: o})
 		})
-	register("ff-cons", "K-resource conservative backfilling (FCFS/FF-CONS): every waiting job holds a reservation in every resource, guaranteed at submission", nil,
-		func(caps []int, _ policy.Params) (policy.Scheduler, error) {
-			return NewCons(caps)
+	register("ff-cons", "K-resource conservative backfilling (FCFS/FF-CONS): every waiting job holds a reservation in every resource, guaranteed at submission", []policy.Param{orderParam},
+		func(caps []int, p policy.Params) (policy.Scheduler, error) {
+			o, err := easyOrder(caps, p)
+			if err != nil {
+				return nil, err
+			}
+			return NewCons(caps, o)
 		})
 }

@@ -88,7 +88,7 @@ func TestK1EqualsScalarKTH(t *testing.T) {
 	}
 }
 
-var kPolicies = []string{"fcfs", "ff-easy", "bl-easy", "bl-easy:w=all", "bl-easy:fullness=off", "bb-easy", "bb-easy:fullness=off", "ff-cons", "ff-easy:order=sjf", "bl-easy:order=sjf", "bb-easy:order=multifactor"}
+var kPolicies = []string{"fcfs", "ff-easy", "bl-easy", "bl-easy:w=all", "bl-easy:fullness=off", "bb-easy", "bb-easy:fullness=off", "ff-cons", "ff-easy:order=sjf", "bl-easy:order=sjf", "bb-easy:order=multifactor", "ff-cons:order=sjf"}
 
 // TestPropertiesK: every K-resource policy on random K-resource workloads
 // (K = 1..5), with and without kills, audited with the vector capacity
@@ -160,7 +160,7 @@ func contains(s, sub string) bool {
 
 // TestNames: names round-trip through the registry.
 func TestNames(t *testing.T) {
-	for _, spec := range []string{"ff-easy", "bl-easy", "bl-easy:w=2", "bl-easy:fullness=off", "bb-easy", "bb-easy:fullness=off", "ff-cons", "ff-easy:order=sjf", "bl-easy:w=2:fullness=off:order=sjf", "bb-easy:order=multifactor"} {
+	for _, spec := range []string{"ff-easy", "bl-easy", "bl-easy:w=2", "bl-easy:fullness=off", "bb-easy", "bb-easy:fullness=off", "ff-cons", "ff-easy:order=sjf", "bl-easy:w=2:fullness=off:order=sjf", "bb-easy:order=multifactor", "ff-cons:order=sjf"} {
 		s, err := policy.NewK(spec, []int{8, 8, 8})
 		if err != nil {
 			t.Fatal(err)
@@ -195,7 +195,9 @@ func TestScoredPathEqualsFF(t *testing.T) {
 // TestK1OrderEqualsScalar: with a queue order, ff-easy at K = 1 is EASY
 // with that order (package easy: jobs start in queue order while they
 // fit, the first that does not gets the reservation, the others backfill
-// in queue order), job by job, on random workloads.
+// in queue order), and ff-cons is conservative with that order (its
+// compressions re-place the waiting jobs in that order), job by job, on
+// random workloads.
 func TestK1OrderEqualsScalar(t *testing.T) {
 	n := 200
 	if longtest.Short() {
@@ -211,6 +213,11 @@ func TestK1OrderEqualsScalar(t *testing.T) {
 			b := run(t, "easy:order="+order, jobs, spec.Procs, nil, false)
 			if d := diff(a.Outcomes, b.Outcomes); d != "" {
 				t.Fatalf("seed %d order %s: ff-easy vs easy: %s", seed, order, d)
+			}
+			c := run(t, "ff-cons:order="+order, jobs, spec.Procs, nil, false)
+			d := run(t, "conservative:order="+order, jobs, spec.Procs, nil, false)
+			if d := diff(c.Outcomes, d.Outcomes); d != "" {
+				t.Fatalf("seed %d order %s: ff-cons vs conservative: %s", seed, order, d)
 			}
 			if order == "sjf" && diff(a.Outcomes, run(t, "ff-easy", jobs, spec.Procs, nil, false).Outcomes) != "" {
 				changed++
