@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strconv"
 )
@@ -88,3 +90,25 @@ func writeFlatCSV(w io.Writer, v any) error {
 	walk("", tree)
 	return writeCSV(w, []string{"key", "value"}, rows)
 }
+
+// writeFile creates path and writes it through a buffer with fill; an
+// error names the file.
+func writeFile(path string, fill func(io.Writer) error) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := newBufWriter(fh)
+	if err := fill(bw); err != nil {
+		fh.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		fh.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return fh.Close()
+}
+
+// newBufWriter is a 64 KiB buffered writer on w.
+func newBufWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 1<<16) }

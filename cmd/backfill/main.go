@@ -9,7 +9,17 @@ import (
 	"regexp"
 
 	"github.com/spf13/cobra"
+
+	buildversion "github.com/backfill-hpc/backfill/internal/version"
 )
+
+// version is the tool's version; release builds set it with
+// -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+// toolVersion is the version with the VCS revision and the Go version
+// when the build recorded them (package internal/version).
+func toolVersion() string { return buildversion.String(version) }
 
 func main() {
 	if err := newRoot().Execute(); err != nil {

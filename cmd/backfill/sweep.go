@@ -8,55 +8,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/backfill-hpc/backfill/experiment"
 )
-
-// version is the tool's version; release builds set it with
-// -ldflags "-X main.version=v1.2.3". toolVersion adds the VCS revision
-// and the Go version when the build recorded them.
-var version = ""
-
-func toolVersion() string {
-	v := version
-	rev, dirty, gov := "", false, runtime.Version()
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v == "" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-	}
-	if v == "" {
-		v = "(devel)"
-	}
-	out := "backfill " + v
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		if dirty {
-			rev += "-dirty"
-		}
-		out += " " + rev
-	}
-	return out + " " + gov
-}
 
 type sweepFlags struct {
 	out      string
@@ -156,7 +115,7 @@ func runSweep(cmd *cobra.Command, file string, f *sweepFlags) error {
 		return err
 	}
 	if f.dryRun {
-		return dryRun(stdout, out, plan, shard)
+		return experiment.WriteDryRun(stdout, out, plan, shard)
 	}
 	runs := plan.Shard(shard)
 	fmt.Fprintf(stderr, "sweep %s: %d runs", spec.Name, len(plan.Runs))
@@ -173,30 +132,6 @@ func runSweep(cmd *cobra.Command, file string, f *sweepFlags) error {
 		return err
 	}
 	return sweepReport(stderr, rep, shard, out)
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
-}
-
-func dryRun(w io.Writer, out string, plan *experiment.Plan, shard experiment.Shard) error {
-	st := experiment.Store{Dir: out}
-	done := 0
-	fmt.Fprintf(w, "%-5s  %-16s  %-6s  %-20s  %s\n", "#", "run", "status", "workload", "configuration")
-	for _, r := range plan.Shard(shard) {
-		status := st.Status(r.ID)
-		if status == experiment.StatusOK {
-			done++
-		}
-		if status == "" {
-			status = "todo"
-		}
-		fmt.Fprintf(w, "%-5d  %-16s  %-6s  %-20s  %s\n", r.Index, r.ID, status, r.Label, r.Config.Describe())
-	}
-	n := len(plan.Shard(shard))
-	fmt.Fprintf(w, "%d runs (shard %s), %d done, %d to do\n", n, shard, done, n-done)
-	return nil
 }
 
 func emitSlurm(stdout, stderr io.Writer, file, out string, spec *experiment.Spec, plan *experiment.Plan, f *sweepFlags) error {
@@ -240,80 +175,6 @@ func emitSlurm(stdout, stderr io.Writer, file, out string, spec *experiment.Spec
 	return nil
 }
 
-// sweepDisplay shows a sweep's progress: a bar (done/total, failures,
-// ETA) on a terminal, one log line per finished run otherwise.
-type sweepDisplay struct {
-	w     io.Writer
-	bar   *progressbar.ProgressBar
-	log   bool
-	none  bool
-	start time.Time
-}
-
-func newSweepDisplay(w io.Writer, mode string) *sweepDisplay {
-	d := &sweepDisplay{w: w, start: time.Now()}
-	tty := false
-	if fh, ok := w.(*os.File); ok {
-		tty = term.IsTerminal(int(fh.Fd()))
-	}
-	switch mode {
-	case "bar":
-		tty = true
-	case "log":
-		tty = false
-	case "none":
-		d.none = true
-		return d
-	}
-	d.log = !tty
-	return d
-}
-
-func (d *sweepDisplay) event(e experiment.Event) {
-	if d.none || (d.log && e.Kind != experiment.RunDone) {
-		return
-	}
-	if d.log {
-		status := "ok"
-		if e.Err != nil {
-			status = "FAILED"
-		}
-		eta := ""
-		if e.Done < e.Total {
-			rem := time.Duration(float64(time.Since(d.start)) / float64(e.Done) * float64(e.Total-e.Done))
-			eta = ", eta " + rem.Round(time.Second).String()
-		}
-		fmt.Fprintf(d.w, "[%d/%d] %s %s %s %s (%.1fs%s)", e.Done, e.Total, status, e.Run.ID, e.Run.Label, e.Run.Config.Describe(), e.Elapsed.Seconds(), eta)
-		if e.Err != nil {
-			fmt.Fprintf(d.w, ": %s", firstLine(e.Err.Error()))
-		}
-		fmt.Fprintln(d.w)
-		return
-	}
-	if d.bar == nil { // shown from the first start: the first runs may be long
-		d.bar = progressbar.NewOptions(e.Total,
-			progressbar.OptionSetWriter(d.w),
-			progressbar.OptionSetDescription("sweep"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetItsString("runs"),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionShowElapsedTimeOnFinish(),
-			progressbar.OptionThrottle(100*time.Millisecond),
-		)
-	}
-	if e.Failed > 0 {
-		d.bar.Describe(fmt.Sprintf("sweep (%d failed)", e.Failed))
-	}
-	_ = d.bar.Set(e.Done)
-}
-
-func (d *sweepDisplay) finish() {
-	if d.bar != nil {
-		_ = d.bar.Finish()
-		fmt.Fprintln(d.w)
-	}
-}
-
 // executeSweep runs the plan's runs of shard into out, showing progress on
 // stderr; the first Ctrl-C (or SIGTERM) lets the runs in progress finish,
 // a second one ends the process.
@@ -332,7 +193,7 @@ func executeSweep(stderr io.Writer, spec *experiment.Spec, plan *experiment.Plan
 			fmt.Fprintf(stderr, "\ninterrupted: no new run starts; waiting for the %d run(s) in progress (Ctrl-C again to quit now; finished runs are kept)\n", n)
 		}
 	}()
-	disp := newSweepDisplay(stderr, f.progress)
+	disp := experiment.NewDisplay(stderr, f.progress)
 	rep, err := experiment.Execute(ctx, spec, plan, experiment.Options{
 		Out: out, Workers: f.workers, Shard: shard, Force: f.force, Audit: spec.Sim.Audit && !f.noAudit,
 		Version: toolVersion(),
@@ -344,10 +205,10 @@ func executeSweep(stderr io.Writer, spec *experiment.Spec, plan *experiment.Plan
 				running--
 			}
 			mu.Unlock()
-			disp.event(e)
+			disp.Event(e)
 		},
 	})
-	disp.finish()
+	disp.Finish()
 	return rep, err
 }
 
@@ -356,7 +217,7 @@ func executeSweep(stderr io.Writer, spec *experiment.Spec, plan *experiment.Plan
 func sweepReport(stderr io.Writer, rep *experiment.Report, shard experiment.Shard, out string) error {
 	fmt.Fprintf(stderr, "%d runs: %d already done, %d run now, %d failed\n", rep.Planned, rep.Finished, rep.Ran, rep.Failed)
 	for _, fl := range rep.Failures {
-		fmt.Fprintf(stderr, "  failed %s (%s, %s): %s\n", fl.Run.ID, fl.Run.Label, fl.Run.Config.Policy, firstLine(fl.Err))
+		fmt.Fprintf(stderr, "  failed %s (%s, %s): %s\n", fl.Run.ID, fl.Run.Label, fl.Run.Config.Policy, experiment.FirstLine(fl.Err))
 	}
 	if rep.Interrupted {
 		return fmt.Errorf("interrupted: %d runs not started; run the same command again to resume", rep.Planned-rep.Finished-rep.Ran)
