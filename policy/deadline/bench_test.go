@@ -41,10 +41,9 @@ func benchJob(r *rand.Rand, id int) *job.Request {
 // useRef makes the benchmarks run the literal admission tests of
 // ref_test.go (BACKFILL_DEADLINE_REF=1), to compare in one run.
 func useRef(s *Policy) {
-	if os.Getenv("BACKFILL_DEADLINE_REF") == "" {
-		return
+	if os.Getenv("BACKFILL_DEADLINE_REF") != "" {
+		setRef(s)
 	}
-	setRef(s)
 }
 
 func newBenchSched(tb testing.TB, kind string, n int, seed uint64) (*Policy, *benchState) {
@@ -83,6 +82,8 @@ func newBenchSched(tb testing.TB, kind string, n int, seed uint64) (*Policy, *be
 		d = max(d, x.Start+x.J.Estimate+slack)
 		x.X.d = d
 		x.J.Deadline = x.X.d
+		s.book.Index(x)
+		s.keyInsert(x) // QoPS's list in the heuristic's order
 	}
 	s.book.Sort()
 	return s, st
@@ -120,6 +121,9 @@ func decide(s *Policy, st *benchState, b *testing.B) (time.Duration, bool) {
 		b.StopTimer()
 	}
 	if ok {
+		if x, ok := s.book.Get(j.ID); ok {
+			s.keyDelete(x)
+		}
 		for _, x := range s.book.Wait() {
 			s.unhold(x, x.Start)
 		}

@@ -59,7 +59,6 @@ import (
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/policy/reservation"
-	"github.com/backfill-hpc/backfill/profile"
 )
 
 // Day is the least artificial deadline span of a job without a deadline
@@ -301,6 +300,9 @@ type Policy struct {
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool
+	// refAdmit, when set, replaces the admission test (tests run the
+	// literal versions of ref_test.go through it)
+	refAdmit func(now int64, x *djob) bool
 }
 
 var (
@@ -381,14 +383,20 @@ func (s *Policy) Deadline(j *job.Request) int64 {
 // Waiting is the number of admitted jobs that have not started.
 func (s *Policy) Waiting() int { return s.book.Len() }
 
-func (s *Policy) hold(x *djob, at int64)   { s.book.Hold(x, at) }
-func (s *Policy) unhold(x *djob, at int64) { s.book.Unhold(x, at) }
+func (s *Policy) hold(x *djob, at int64) { s.book.Hold(x, at) }
+
+// unhold releases x's hold at at; the fit memo of the decision learns of
+// the released capacity.
+func (s *Policy) unhold(x *djob, at int64) {
+	s.book.Unhold(x, at)
+	s.fm.released(at)
+}
 
 // fit is x's earliest fit from now in the profile as it stands (its search
 // shortened by the fits found before in the same decision, memo.go).
 func (s *Policy) fit(now int64, x *djob) int64 {
 	s.Stats.Placements++
-	return s.run.Prof.EarliestFit(now, x.J.Estimate, x.J.Procs)
+	return s.memoFit(now, x)
 }
 
 // setKey sets x.X.key, the heuristic's key: the deadline (EDF) or the

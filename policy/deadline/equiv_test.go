@@ -64,8 +64,8 @@ func equivRun(t *testing.T, spec string, seed uint64) {
 		return fmt.Sprintf("%s seed %d (procs %d) after %s at %d", spec, seed, procs, what, now)
 	}
 	check := func(what string) {
-		fast.settle()
-		ref.settle()
+		fast.book.Settle(now)
+		ref.book.Settle(now)
 		if a, b := schedule(fast), schedule(ref); a != b {
 			t.Fatalf("%s:\n fast: %s\n ref:  %s", where(what), a, b)
 		}
@@ -96,10 +96,11 @@ func equivRun(t *testing.T, spec string, seed uint64) {
 				t.Fatalf("%s: job %d admitted %v %q (fast) vs %v %q (ref)", where("insert"), j.ID, a, ra, b, rb)
 			}
 			check("insert")
-		case k < subShare+1 && len(fast.wait) > 0:
-			x := fast.wait[r.IntN(len(fast.wait))]
-			fast.Remove(now, x.j)
-			ref.Remove(now, ref.byID[x.j.ID].j)
+		case k < subShare+1 && len(fast.book.Wait()) > 0:
+			x := fast.book.Wait()[r.IntN(len(fast.book.Wait()))]
+			y, _ := ref.book.Get(x.J.ID)
+			fast.Remove(now, x.J)
+			ref.Remove(now, y.J)
 			check("cancel")
 		case k < subShare+2 && len(running) > 0:
 			i := r.IntN(len(running))
@@ -111,8 +112,8 @@ func equivRun(t *testing.T, spec string, seed uint64) {
 			}
 		default:
 			next := now + int64(r.IntN(maxEst/2+1))
-			if len(fast.wait) > 0 {
-				next = min(next, max(now, fast.wait[0].te))
+			if len(fast.book.Wait()) > 0 {
+				next = min(next, max(now, fast.book.Wait()[0].Start))
 			}
 			for _, x := range running {
 				next = min(next, x.end)

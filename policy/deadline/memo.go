@@ -74,7 +74,7 @@ func (m *fitMemo) released(a int64) {
 // memoFit is x's earliest fit from now in the profile as it stands, its
 // search started where the memo allows.
 func (s *Policy) memoFit(now int64, x *djob) int64 {
-	e, n := x.j.Estimate, x.j.Procs
+	e, n := x.J.Estimate, x.J.Procs
 	if e < 1 {
 		e = 1
 	}

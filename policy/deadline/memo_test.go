@@ -18,20 +18,20 @@ func TestFitMemo(t *testing.T) {
 		var held []*djob
 		now := int64(r.IntN(5))
 		for step := 0; step < 300; step++ {
-			x := &djob{j: &job.Request{ID: step, Procs: 1 + r.IntN(procs), Estimate: int64(1 + r.IntN(40))}}
+			x := newJob(&job.Request{ID: step, Procs: 1 + r.IntN(procs), Estimate: int64(1 + r.IntN(40))}, 0)
 			switch k := r.IntN(3); {
 			case k == 0 && len(held) > 0:
 				i := r.IntN(len(held))
-				s.unhold(held[i], held[i].te)
+				s.unhold(held[i], held[i].Start)
 				held = append(held[:i], held[i+1:]...)
 			default:
-				want := s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
+				want := s.run.Prof.EarliestFit(now, x.J.Estimate, x.J.Procs)
 				got := s.memoFit(now, x)
 				if got != want {
 					t.Fatalf("seed %d step %d: memo fit %d, earliest fit %d", seed, step, got, want)
 				}
 				if k == 1 {
-					x.te = got
+					x.Start = got
 					s.hold(x, got)
 					held = append(held, x)
 				}

@@ -32,6 +32,9 @@ func Points(n int) []int {
 // and in the waiting list; when none does, the schedule is as before and x is
 // rejected.
 func (s *Policy) qops(now int64, x *djob) bool {
+	if s.refAdmit != nil {
+		return s.refAdmit(now, x)
+	}
 	W := s.book.Wait()
 	for i, w := range W {
 		w.X.pos = i
@@ -87,43 +90,41 @@ func (s *Policy) qops(now int64, x *djob) bool {
 // TestAdmissionEqualsReference checks decisions, reservations and counts
 // against the literal version (ref_test.go) on random sequences.
 func (s *Policy) qopsAt(now int64, x *djob, p int) bool {
+	q := &s.qs
+	q.reset(s, x, p)
+	ok := s.qopsTry(now, x, p)
+	if !ok {
+		for _, c := range q.placed {
+			s.unhold(c, c.Start)
+		}
+		for _, c := range q.rel {
+			c.Start = c.X.old
+			s.hold(c, c.Start)
+		}
+		return false
+	}
+	// the new schedule: W[:p] unchanged, then every placed job
 	W := s.book.Wait()
-	rest := W[p:]
-	// a failed point goes back to this snapshot in O(B) instead of undoing
-	// every hold it made and re-holding every released job
-	if s.snap == nil {
-		s.snap = profile.New(1)
-	}
-	s.snap.CopyFrom(s.run.Prof)
-	s.release(rest)
-	// TL: the released jobs (positions ≥ p) in the heuristic's order, taken
-	// from s.byKey; x first, or sorted in with Params.Sorted
-	tl := s.tl[:0]
-	if !s.prm.Sorted {
-		tl = append(tl, x)
-	}
-	in := !s.prm.Sorted
-	for _, w := range s.byKey {
-		if w.X.pos < p {
-			continue
-		}
-		if !in && cmpKey(x, w) < 0 {
-			tl = append(tl, x)
-			in = true
-		}
-		tl = append(tl, w)
-	}
-	if !in {
-		tl = append(tl, x)
-	}
-	placed := s.placed[:0]
+	nw := make([]*djob, 0, len(W)+1)
+	nw = append(nw, W[:p]...)
+	nw = append(nw, q.placed...)
+	slices.SortFunc(nw, cmpWait)
+	s.book.SetWait(nw)
+	return true
+}
+
+// qopsTry places TL at point p (qopsAt); it reports whether every job met
+// its deadline within the K-factor. The profile then holds the placed jobs
+// (q.placed) and not the released ones (q.rel).
+func (s *Policy) qopsTry(now int64, x *djob, p int) bool {
+	q := &s.qs
 	violations := 0
-	ok := true
-	for len(tl) > 0 {
-		c := tl[0]
-		tl = tl[1:]
-		t := s.fit(now, c)
-		if t+c.J.Estimate <= c.X.d {
+	for {
+		c := q.pop()
+		if c == nil {
+			return true
+		}
+		if t, ok := s.qopsFit(now, c); ok {
 			c.Start = t
 			s.hold(c, t)
 			q.placed = append(q.placed, c)
@@ -143,21 +144,137 @@ func (s *Policy) qopsAt(now int64, x *djob, p int) bool {
 		q.sendBack(moved, c)
 		q.placed = q.placed[:mid-p]
 	}
-	s.tl = tl[:0]
-	if !ok {
-		s.run.Prof.CopyFrom(s.snap)
-		for _, c := range rest {
-			c.Start = c.X.old
-		}
-		s.placed = placed[:0]
-		return false
+}
+
+// qopsFit is c's earliest fit in the profile with every job of W[p:]
+// released, computed with only some of them released (see qopsAt), and
+// whether it meets c's deadline; when it does not, the time is not
+// meaningful.
+func (s *Policy) qopsFit(now int64, c *djob) (int64, bool) {
+	q := &s.qs
+	s.Stats.Placements++
+	if c != q.x && c.X.rel != q.epoch {
+		q.release(s, c)
 	}
-	// the new schedule: W[:p] unchanged, then every placed job
-	nw := make([]*djob, 0, len(W)+1)
-	nw = append(nw, W[:p]...)
-	nw = append(nw, placed...)
-	slices.SortFunc(nw, cmpWait)
-	s.book.SetWait(nw)
-	s.placed = placed[:0]
-	return true
+	e := c.J.Estimate
+	for {
+		t := s.memoFit(now, c)
+		F := q.frontier()
+		if t+e <= F {
+			return t, t+e <= c.X.d
+		}
+		if F >= c.X.d {
+			return t, false
+		}
+		q.advance(s, min(t+e, c.X.d))
+	}
+}
+
+// qopsState is the scratch of one insertion point of QoPS.
+type qopsState struct {
+	x      *djob
+	p      int
+	epoch  int // djob.X.rel == epoch: released at this point
+	r      int // frontier: every job of W[p:r] is released
+	k      int // next index into s.byKey
+	byKey  []*djob
+	wait   []*djob
+	head   *djob   // the failed job, first in TL
+	extra  []*djob // jobs sent back by repairs (and x with Sorted), in the heuristic's order
+	ex     int     // next index into extra
+	placed []*djob
+	rel    []*djob // released jobs of W[p:]
+	buf    []*djob
+}
+
+func (q *qopsState) reset(s *Policy, x *djob, p int) {
+	q.x, q.p, q.r, q.k = x, p, p, 0
+	q.epoch++
+	q.byKey, q.wait = s.byKey, s.book.Wait()
+	q.head = nil
+	q.extra, q.ex = q.extra[:0], 0
+	q.placed, q.rel = q.placed[:0], q.rel[:0]
+	if s.prm.Sorted {
+		q.extra = append(q.extra, x)
+	} else {
+		q.head = x
+	}
+}
+
+// frontier is the reservation of the first job of W[p:] not released by
+// advance: every job still held in the profile starts at or after it.
+func (q *qopsState) frontier() int64 {
+	for q.r < len(q.wait) && q.wait[q.r].X.rel == q.epoch {
+		q.r++
+	}
+	if q.r == len(q.wait) {
+		return profile.Infinity
+	}
+	return q.wait[q.r].Start
+}
+
+// advance releases the jobs of W[p:] whose reservations start before t.
+func (q *qopsState) advance(s *Policy, t int64) {
+	for ; q.r < len(q.wait) && q.wait[q.r].Start < t; q.r++ {
+		if w := q.wait[q.r]; w.X.rel != q.epoch {
+			q.release(s, w)
+		}
+	}
+}
+
+// release takes w's hold out of the profile, keeping its reservation in
+// w.X.old.
+func (q *qopsState) release(s *Policy, w *djob) {
+	w.X.old = w.Start
+	w.X.rel = q.epoch
+	s.unhold(w, w.Start)
+	q.rel = append(q.rel, w)
+}
+
+// pop takes the next job of TL, nil when TL is empty.
+func (q *qopsState) pop() *djob {
+	if c := q.head; c != nil {
+		q.head = nil
+		return c
+	}
+	for q.k < len(q.byKey) && q.byKey[q.k].X.pos < q.p {
+		q.k++
+	}
+	var m *djob
+	if q.k < len(q.byKey) {
+		m = q.byKey[q.k]
+	}
+	if q.ex < len(q.extra) && (m == nil || cmpKey(q.extra[q.ex], m) < 0) {
+		c := q.extra[q.ex]
+		q.ex++
+		return c
+	}
+	if m != nil {
+		q.k++
+	}
+	return m
+}
+
+// sendBack puts moved back into TL in the heuristic's order, with c at its
+// head. The keys are fixed (set when a job is admitted, and for x when the
+// decision starts), so merging the sorted moved jobs into the sorted rest
+// of TL gives the order a sort of them all would.
+func (q *qopsState) sendBack(moved []*djob, c *djob) {
+	b := append(q.buf[:0], moved...)
+	slices.SortFunc(b, cmpKey)
+	rest := q.extra[q.ex:]
+	out := make([]*djob, 0, len(rest)+len(b))
+	i, j := 0, 0
+	for i < len(rest) || j < len(b) {
+		if j == len(b) || (i < len(rest) && cmpKey(rest[i], b[j]) < 0) {
+			out = append(out, rest[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	q.buf = b[:0]
+	q.extra, q.ex = out, 0
+	q.head = c
 }

@@ -16,9 +16,9 @@ import (
 var refSnaps = map[*Policy]*profile.Profile{}
 
 func (s *Policy) refQops(now int64, x *djob) bool {
-	W := s.wait
+	W := s.book.Wait()
 	for i, w := range W {
-		w.pos = i
+		w.X.pos = i
 	}
 	s.setKey(x)
 	for _, p := range Points(len(W)) {
@@ -31,7 +31,7 @@ func (s *Policy) refQops(now int64, x *djob) bool {
 }
 
 func (s *Policy) refQopsAt(now int64, x *djob, p int) bool {
-	W := s.wait
+	W := s.book.Wait()
 	rest := W[p:]
 	// a failed point goes back to this snapshot in O(B) instead of undoing
 	// every hold it made and re-holding every released job
@@ -50,7 +50,7 @@ func (s *Policy) refQopsAt(now int64, x *djob, p int) bool {
 	}
 	in := !s.prm.Sorted
 	for _, w := range s.byKey {
-		if w.pos < p {
+		if w.X.pos < p {
 			continue
 		}
 		if !in && cmpKey(x, w) < 0 {
@@ -69,8 +69,8 @@ func (s *Policy) refQopsAt(now int64, x *djob, p int) bool {
 		c := tl[0]
 		tl = tl[1:]
 		t := s.fit(now, c)
-		if t+c.j.Estimate <= c.d {
-			c.te = t
+		if t+c.J.Estimate <= c.X.d {
+			c.Start = t
 			s.hold(c, t)
 			placed = append(placed, c)
 			continue
@@ -85,7 +85,7 @@ func (s *Policy) refQopsAt(now int64, x *djob, p int) bool {
 		}
 		moved := placed[mid-p:]
 		for _, m := range moved {
-			s.unhold(m, m.te)
+			s.unhold(m, m.Start)
 		}
 		// TL := sort(rest of TL + moved), with c at its head
 		back := make([]*djob, 0, len(tl)+len(moved)+1)
@@ -100,7 +100,7 @@ func (s *Policy) refQopsAt(now int64, x *djob, p int) bool {
 	if !ok {
 		s.run.Prof.CopyFrom(snap)
 		for _, c := range rest {
-			c.te = c.old
+			c.Start = c.X.old
 		}
 		s.placed = placed[:0]
 		return false
@@ -110,13 +110,13 @@ func (s *Policy) refQopsAt(now int64, x *djob, p int) bool {
 	nw = append(nw, W[:p]...)
 	nw = append(nw, placed...)
 	slices.SortFunc(nw, cmpWait)
-	s.wait = nw
+	s.book.SetWait(nw)
 	s.placed = placed[:0]
 	return true
 }
 
 func (s *Policy) refMsb(now int64, x *djob) bool {
-	order := append(s.tl[:0], s.wait...)
+	order := append(s.tl[:0], s.book.Wait()...)
 	if s.prm.H != AST {
 		s.sortHeuristic(order)
 	}
@@ -127,12 +127,12 @@ func (s *Policy) refMsb(now int64, x *djob) bool {
 	// now), which the extra holds of any candidate schedule only delay.
 	lb := make([]float64, N+1)
 	for i := N - 1; i >= 0; i-- {
-		lb[i] = lb[i+1] + math.Min(0, s.msbCost(order[i], s.fit(now, order[i])-order[i].old))
+		lb[i] = lb[i+1] + math.Min(0, s.msbCost(order[i], s.fit(now, order[i])-order[i].X.old))
 	}
 	best, bestMoved, bestPos := math.Inf(1), 0, -1
 	var bestX int64
 	bestTe := make([]int64, N)
-	n, e := x.j.Procs, x.j.Estimate
+	n, e := x.J.Procs, x.J.Estimate
 	held := 0
 	// the last evaluated schedule: x at refTx, order[refFrom:refReach]
 	// re-placed at cand[...]
@@ -140,18 +140,18 @@ func (s *Policy) refMsb(now int64, x *djob) bool {
 	refTx, refReach := int64(-1), 0
 	for i := 0; i <= N; i++ {
 		for ; held < i; held++ {
-			order[held].te = order[held].old
-			s.hold(order[held], order[held].te)
+			order[held].Start = order[held].X.old
+			s.hold(order[held], order[held].Start)
 		}
 		tx := s.fit(now, x)
-		if tx+e > x.d {
+		if tx+e > x.X.d {
 			break // x misses its deadline here and at every later position
 		}
 		own := powSigned(float64(tx-now), s.prm.At) * math.Pow(float64(n), s.prm.Au)
 		if !s.noPrune && bestPos >= 0 && own+lb[i] > best+tolerance(best) {
 			break // no later position can be cheaper
 		}
-		if !s.noPrune && i > 0 && tx == refTx && i-1 < refReach && cand[i-1] == order[i-1].old {
+		if !s.noPrune && i > 0 && tx == refTx && i-1 < refReach && cand[i-1] == order[i-1].X.old {
 			// the same holds as the last evaluated schedule (its job i−1
 			// went back to its old slot, and x to the same one): the same
 			// schedule, which a later position cannot beat
@@ -164,16 +164,16 @@ func (s *Policy) refMsb(now int64, x *djob) bool {
 		for ; k < N; k++ {
 			w := order[k]
 			t := s.fit(now, w)
-			if t+w.j.Estimate > w.d {
+			if t+w.J.Estimate > w.X.d {
 				feasible = false
 				break
 			}
-			w.te = t
+			w.Start = t
 			cand[k] = t
 			s.hold(w, t)
-			if t != w.old {
+			if t != w.X.old {
 				moved++
-				price += s.msbCost(w, t-w.old)
+				price += s.msbCost(w, t-w.X.old)
 			}
 			if !s.noPrune && bestPos >= 0 && price+lb[k+1] > best+tolerance(best) {
 				k++
@@ -185,16 +185,16 @@ func (s *Policy) refMsb(now int64, x *djob) bool {
 		if feasible && better(price, moved, best, bestMoved) {
 			best, bestMoved, bestPos, bestX = price, moved, i, tx
 			for m := range order {
-				bestTe[m] = order[m].te
+				bestTe[m] = order[m].Start
 			}
 		}
 		for m := i; m < k; m++ {
-			s.unhold(order[m], order[m].te)
+			s.unhold(order[m], order[m].Start)
 		}
 		s.unhold(x, tx)
 	}
 	for ; held > 0; held-- {
-		s.unhold(order[held-1], order[held-1].te)
+		s.unhold(order[held-1], order[held-1].Start)
 	}
 	if bestPos < 0 {
 		s.restore(order)
@@ -202,22 +202,22 @@ func (s *Policy) refMsb(now int64, x *djob) bool {
 		return false
 	}
 	for m, w := range order {
-		w.te = bestTe[m]
-		s.hold(w, w.te)
+		w.Start = bestTe[m]
+		s.hold(w, w.Start)
 	}
-	x.te = bestX
-	s.hold(x, x.te)
+	x.Start = bestX
+	s.hold(x, x.Start)
 	nw := make([]*djob, 0, N+1)
-	nw = append(nw, s.wait...)
+	nw = append(nw, s.book.Wait()...)
 	nw = append(nw, x)
 	slices.SortFunc(nw, cmpWait)
-	s.wait = nw
+	s.book.SetWait(nw)
 	s.tl = order[:0]
 	return true
 }
 
 func (s *Policy) refMrt(now int64, x *djob) bool {
-	W := s.wait
+	W := s.book.Wait()
 	s.release(W)
 	tl := append(s.tl[:0], W...)
 	tl = append(tl, x)
@@ -241,11 +241,11 @@ func (s *Policy) refMrt(now int64, x *djob) bool {
 			w := tl[u]
 			if fresh {
 				fits[u] = s.fit(now, w)
-			} else if !s.run.Prof.Fits(fits[u], w.j.Estimate, w.j.Procs) {
+			} else if !s.run.Prof.Fits(fits[u], w.J.Estimate, w.J.Procs) {
 				s.Stats.Placements++
-				fits[u] = s.run.Prof.EarliestFit(fits[u], w.j.Estimate, w.j.Procs)
+				fits[u] = s.run.Prof.EarliestFit(fits[u], w.J.Estimate, w.J.Procs)
 			}
-			if fits[u]+w.j.Estimate > w.d {
+			if fits[u]+w.J.Estimate > w.X.d {
 				ok = false
 				if !fresh {
 					return false
@@ -257,7 +257,7 @@ func (s *Policy) refMrt(now int64, x *djob) bool {
 	backtracks := 0
 	fail := func() bool {
 		for _, u := range stack {
-			s.unhold(tl[u], tl[u].te)
+			s.unhold(tl[u], tl[u].Start)
 		}
 		s.restore(W)
 		s.tl = tl[:0]
@@ -283,7 +283,7 @@ func (s *Policy) refMrt(now int64, x *djob) bool {
 			}
 			last := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			s.unhold(tl[last], tl[last].te)
+			s.unhold(tl[last], tl[last].Start)
 			used[last] = false
 			refresh(true) // capacity came back: recompute from scratch
 			c = last + 1
@@ -291,11 +291,11 @@ func (s *Policy) refMrt(now int64, x *djob) bool {
 		}
 		w := tl[c]
 		t := fits[c]
-		w.te = t
+		w.Start = t
 		s.hold(w, t)
 		used[c] = true
 		copy(saved, fits)
-		if t+w.j.Estimate <= w.d && refresh(false) {
+		if t+w.J.Estimate <= w.X.d && refresh(false) {
 			stack = append(stack, c)
 			c = 0
 			continue
@@ -314,7 +314,7 @@ func (s *Policy) refMrt(now int64, x *djob) bool {
 	nw := make([]*djob, 0, n)
 	nw = append(nw, tl...)
 	slices.SortFunc(nw, cmpWait)
-	s.wait = nw
+	s.book.SetWait(nw)
 	s.tl = tl[:0]
 	return true
 }

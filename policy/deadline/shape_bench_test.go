@@ -39,15 +39,13 @@ func newServiceShape(tb testing.TB, kind string, procs, q int, share float64, se
 	sh.nextID++
 	for i := 0; i < q; i++ {
 		j := sh.job(false)
-		x := &djob{j: j, d: s.Deadline(j)}
-		x.te = s.run.Prof.EarliestFit(0, j.Estimate, j.Procs)
-		x.d = max(x.d, x.te+j.Estimate)
-		s.hold(x, x.te)
-		s.wait = append(s.wait, x)
-		s.byID[j.ID] = x
+		x := newJob(j, s.Deadline(j))
+		x.Start = s.run.Prof.EarliestFit(0, j.Estimate, j.Procs)
+		x.X.d = max(x.X.d, x.Start+j.Estimate)
+		s.hold(x, x.Start)
+		s.book.Insert(x)
 		s.keyInsert(x)
 	}
-	slices.SortFunc(s.wait, cmpWait)
 	return sh
 }
 
@@ -86,7 +84,7 @@ func BenchmarkServiceShape(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					j := sh.job(true)
 					t0 := time.Now()
-					sh.s.settle()
+					sh.s.book.Settle(0)
 					t1 := time.Now()
 					sh.s.Insert(0, j)
 					ok, _ := sh.s.Admitted(j)
