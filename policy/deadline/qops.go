@@ -27,14 +27,14 @@ func Points(n int) []int {
 }
 
 // qops is the admission test of Figure 3. The waiting jobs are in
-// reservation order (s.wait). For each insertion point p, the first
+// reservation order (the book's waiting list). For each insertion point p, the first
 // that yields a feasible schedule admits x, which is then in the profile
-// and in s.wait; when none does, the schedule is as before and x is
+// and in the waiting list; when none does, the schedule is as before and x is
 // rejected.
 func (s *Policy) qops(now int64, x *djob) bool {
-	W := s.wait
+	W := s.book.Wait()
 	for i, w := range W {
-		w.pos = i
+		w.X.pos = i
 	}
 	s.setKey(x)
 	for _, p := range Points(len(W)) {
@@ -62,7 +62,7 @@ func (s *Policy) qops(now int64, x *djob) bool {
 // right after the kept jobs) cannot be repaired and abandons the point at
 // once, as does the (K+1)-th violation.
 func (s *Policy) qopsAt(now int64, x *djob, p int) bool {
-	W := s.wait
+	W := s.book.Wait()
 	rest := W[p:]
 	// a failed point goes back to this snapshot in O(B) instead of undoing
 	// every hold it made and re-holding every released job
@@ -79,7 +79,7 @@ func (s *Policy) qopsAt(now int64, x *djob, p int) bool {
 	}
 	in := !s.prm.Sorted
 	for _, w := range s.byKey {
-		if w.pos < p {
+		if w.X.pos < p {
 			continue
 		}
 		if !in && cmpKey(x, w) < 0 {
@@ -98,8 +98,8 @@ func (s *Policy) qopsAt(now int64, x *djob, p int) bool {
 		c := tl[0]
 		tl = tl[1:]
 		t := s.fit(now, c)
-		if t+c.j.Estimate <= c.d {
-			c.te = t
+		if t+c.J.Estimate <= c.X.d {
+			c.Start = t
 			s.hold(c, t)
 			placed = append(placed, c)
 			continue
@@ -114,7 +114,7 @@ func (s *Policy) qopsAt(now int64, x *djob, p int) bool {
 		}
 		moved := placed[mid-p:]
 		for _, m := range moved {
-			s.unhold(m, m.te)
+			s.unhold(m, m.Start)
 		}
 		// TL := sort(rest of TL + moved), with c at its head
 		back := make([]*djob, 0, len(tl)+len(moved)+1)
@@ -129,7 +129,7 @@ func (s *Policy) qopsAt(now int64, x *djob, p int) bool {
 	if !ok {
 		s.run.Prof.CopyFrom(s.snap)
 		for _, c := range rest {
-			c.te = c.old
+			c.Start = c.X.old
 		}
 		s.placed = placed[:0]
 		return false
@@ -139,7 +139,7 @@ func (s *Policy) qopsAt(now int64, x *djob, p int) bool {
 	nw = append(nw, W[:p]...)
 	nw = append(nw, placed...)
 	slices.SortFunc(nw, cmpWait)
-	s.wait = nw
+	s.book.SetWait(nw)
 	s.placed = placed[:0]
 	return true
 }

@@ -214,6 +214,11 @@ func (b *Book[A, X]) Settle(now int64) {
 	b.settle()
 }
 
+// SettleReleases reacts to the pending releases (Hooks.Release) without
+// the catch-up: for a call at an instant whose passes were not skipped
+// (slack's tick strategy, asked as a job reaches its estimate).
+func (b *Book[A, X]) SettleReleases() { b.settle() }
+
 func (b *Book[A, X]) settle() {
 	now, freed, released, ok := b.pend.Take()
 	if !ok {
