@@ -51,9 +51,9 @@ type Allocator struct {
 	free []int32  // free cores per node
 	core []uint64 // bit set: core free
 	wsum bitset   // words of core with a free core
-	// per node (BestFit only): free counts, nodes with a free core
+	// per node (BestFit only): free counts, and the nodes bucketed by
+	// free count
 	perNode bool
-	avail   bitset
 	byF     []bitset // byF[f]: nodes with exactly f free cores (BestFit)
 	nfree   int
 	maxC    int // the largest node's cores
@@ -86,14 +86,13 @@ type Stats struct {
 func NewAllocator(m *Machine, rule Rule, jobs int) *Allocator {
 	P := m.Procs()
 	a := &Allocator{m: m, rule: rule, node: make([]int32, P), free: make([]int32, len(m.Nodes)),
-		core: make([]uint64, (P+63)/64), wsum: newBitset((P + 63) / 64), avail: newBitset(len(m.Nodes)), nfree: P,
+		core: make([]uint64, (P+63)/64), wsum: newBitset((P + 63) / 64), nfree: P,
 		maxC: m.MaxCores(), perNode: rule == BestFit}
 	for i, n := range m.Nodes {
 		a.free[i] = int32(n.Cores)
 		for c := m.offset[i]; c < m.offset[i+1]; c++ {
 			a.node[c] = int32(i)
 		}
-		a.avail.set(i)
 	}
 	for c := 0; c < P; c++ {
 		a.core[c>>6] |= 1 << (c & 63)
@@ -228,7 +227,6 @@ func (a *Allocator) releaseNodes(lo, hi int) {
 		}
 		a.byF[0].clearRange(n, m)
 		a.byF[size].setRange(n, m)
-		a.avail.setRange(n, m)
 		c = a.m.offset[m+1]
 	}
 }
@@ -243,12 +241,9 @@ func (a *Allocator) takeWhole(n, m, f, start int) {
 	} else {
 		a.ivs = append(a.ivs, int32(lo), int32(hi))
 	}
-	for x := n; x <= m; x++ {
-		a.free[x] = 0
-	}
+	clear(a.free[n : m+1])
 	a.byF[f].clearRange(n, m)
 	a.byF[0].setRange(n, m)
-	a.avail.clearRange(n, m)
 }
 
 // setBits marks the cores lo..hi (inclusive) free.
@@ -329,11 +324,6 @@ func (a *Allocator) setFree(n int, f int32) {
 		a.byF[f].set(n)
 	}
 	a.free[n] = f
-	if f > 0 {
-		a.avail.set(n)
-	} else {
-		a.avail.clear(n)
-	}
 }
 
 // appendCore adds core c to the job being placed, merging with the last
