@@ -65,6 +65,8 @@ type Allocator struct {
 	// ids, inclusive)
 	first, last []int32
 	ivs         []int32
+	// ns is the node-level bookkeeping (SetDemands), nil without demands
+	ns *nodeState
 	// stats
 	Stats Stats
 }
@@ -101,13 +103,7 @@ func NewAllocator(m *Machine, rule Rule, jobs int) *Allocator {
 		a.wsum.set(w)
 	}
 	if rule == BestFit {
-		a.sameEnd = make([]int32, len(m.Nodes))
-		for n := len(m.Nodes) - 1; n >= 0; n-- {
-			a.sameEnd[n] = int32(n)
-			if n+1 < len(m.Nodes) && m.Nodes[n+1].Cores == m.Nodes[n].Cores {
-				a.sameEnd[n] = a.sameEnd[n+1]
-			}
-		}
+		a.runs()
 		a.byF = make([]bitset, m.MaxCores()+1)
 		for f := range a.byF {
 			a.byF[f] = newBitset(len(m.Nodes))
@@ -120,6 +116,18 @@ func NewAllocator(m *Machine, rule Rule, jobs int) *Allocator {
 	a.last = make([]int32, 0, jobs)
 	a.ivs = make([]int32, 0, 2*jobs)
 	return a
+}
+
+// runs fills sameEnd (the per-node bookkeeping of BestFit and SetDemands).
+func (a *Allocator) runs() {
+	m := a.m
+	a.sameEnd = make([]int32, len(m.Nodes))
+	for n := len(m.Nodes) - 1; n >= 0; n-- {
+		a.sameEnd[n] = int32(n)
+		if n+1 < len(m.Nodes) && m.Nodes[n+1].Cores == m.Nodes[n].Cores {
+			a.sameEnd[n] = a.sameEnd[n+1]
+		}
+	}
 }
 
 // Free is the number of free cores.
@@ -140,14 +148,19 @@ func (a *Allocator) Place(id, k int) error {
 	}
 	a.first[id] = int32(len(a.ivs))
 	nodes0 := a.countNodesStart()
-	switch a.rule {
-	case Contiguous:
+	switch d := a.demand(id); {
+	case d.Set:
+		if err := a.placeNodes(id, k, d); err != nil {
+			a.first[id] = -1
+			return err
+		}
+	case a.rule == Contiguous:
 		if lo := a.findRun(k); lo >= 0 {
 			a.takeRange(lo, lo+k)
 			break
 		}
 		a.firstFit(k)
-	case BestFit:
+	case a.rule == BestFit:
 		a.bestFit(k)
 	default:
 		a.firstFit(k)
@@ -197,6 +210,7 @@ func (a *Allocator) Release(id int) error {
 		}
 		a.nfree += hi - lo + 1
 	}
+	a.releaseCharges(id)
 	// keep the intervals (Intervals still answers); mark released
 	a.first[id] = -1 - a.first[id]
 	return nil
@@ -225,8 +239,10 @@ func (a *Allocator) releaseNodes(lo, hi int) {
 		for x := n; x <= m; x++ {
 			a.free[x] = int32(size)
 		}
-		a.byF[0].clearRange(n, m)
-		a.byF[size].setRange(n, m)
+		if a.byF != nil {
+			a.byF[0].clearRange(n, m)
+			a.byF[size].setRange(n, m)
+		}
 		c = a.m.offset[m+1]
 	}
 }
