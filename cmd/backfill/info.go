@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -127,28 +125,7 @@ func newPolicies() *cobra.Command {
   # a policy with parameters, as simulate and sweep take it: name:key=value:…
   backfill simulate --policy easy,easy:depth=4:order=sjbf,conservative`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			w := cmd.OutOrStdout()
-			for _, p := range policy.List() {
-				fmt.Fprintf(w, "%s\n    %s\n", p.Name, p.Doc)
-				for _, pp := range p.Params {
-					fmt.Fprintf(w, "    %s:%s=… (default %s): %s\n", p.Name, pp.Name, pp.Default, pp.Doc)
-				}
-				if p.NewK != nil {
-					fmt.Fprintf(w, "    schedules K resources (e.g. processors and memory with --mem)\n")
-				}
-			}
-			fmt.Fprintln(w, "\nqueue orders (parameter order of easy, lookahead, multiqueue, slurm, conservative, ff-easy, bl-easy, bb-easy, ff-cons):")
-			for _, o := range policy.Orders() {
-				fmt.Fprintf(w, "%s\n    %s\n", o.Name, o.Doc)
-				for _, pp := range o.Params {
-					fmt.Fprintf(w, "    order=%s:%s=… (default %s): %s\n", o.Name, pp.Name, pp.Default, pp.Doc)
-				}
-			}
-			fmt.Fprintln(w, strings.TrimSpace(`
-Parameters follow the name after colons, e.g. easy:depth=4.`))
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return policy.WriteCatalog(cmd.OutOrStdout()) },
 	}
 }
 
@@ -183,19 +160,10 @@ func runCheck(w io.Writer, file, format string, procs, limit int, opt audit.Opti
 		return err
 	}
 	if !rep.OK() {
-		fmt.Fprintf(w, "summary: %s\n", countsLine(rep))
+		fmt.Fprintf(w, "summary: %s\n", rep.Summary())
 		return fmt.Errorf("%d violations", rep.Total())
 	}
 	return nil
-}
-
-// countsLine is the violations by kind: "fcfs-order 17098, capacity 2".
-func countsLine(rep audit.Report) string {
-	var parts []string
-	for _, k := range rep.Kinds() {
-		parts = append(parts, fmt.Sprintf("%s %d", k, rep.Counts[k]))
-	}
-	return fmt.Sprintf("%d violations: %s", rep.Total(), strings.Join(parts, ", "))
 }
 
 // writeCheckData writes check's audit report as JSON (counts and the
@@ -204,33 +172,15 @@ func countsLine(rep audit.Report) string {
 func writeCheckData(w io.Writer, format, file string, jobs, P int, skipped workload.Counts, rep audit.Report, limit int) error {
 	switch format {
 	case "json":
-		type violation struct {
-			Kind string `json:"kind"`
-			Job  int64  `json:"swf_id"`
-			Time int64  `json:"time"`
-			Msg  string `json:"message"`
-		}
-		vs := []violation{}
-		for _, v := range rep.Violations {
-			vs = append(vs, violation{v.Kind, v.SWFID, v.Time, v.Msg})
-		}
 		counts := rep.Counts
 		if counts == nil {
 			counts = map[string]int{}
 		}
-		if err := writeJSON(w, map[string]any{"version": toolVersion(), "file": file, "jobs": jobs, "procs": P,
+		return writeJSON(w, map[string]any{"version": toolVersion(), "file": file, "jobs": jobs, "procs": P,
 			"not_checked": skipped.Total(), "ok": rep.OK(), "violations_total": rep.Total(), "counts": counts,
-			"listed_per_kind": limit, "violations": vs}); err != nil {
-			return err
-		}
+			"listed_per_kind": limit, "violations": rep.Listed()})
 	case "csv":
-		var rows [][]string
-		for _, v := range rep.Violations {
-			rows = append(rows, []string{v.Kind, strconv.FormatInt(v.SWFID, 10), strconv.FormatInt(v.Time, 10), v.Msg})
-		}
-		if err := writeCSV(w, []string{"kind", "swf_id", "time", "message"}, rows); err != nil {
-			return err
-		}
+		return rep.WriteCSV(w)
 	}
 	return nil
 }

@@ -122,19 +122,7 @@ error listing every missing, duplicated, corrupt or failed run.`,
 			if err != nil {
 				return err
 			}
-			w := cmd.ErrOrStderr()
-			fmt.Fprintf(w, "%d runs planned: %d present (%d ok), %d missing, %d duplicated, %d failed, %d corrupt\n",
-				rep.Planned, rep.Present, rep.OK, len(rep.Missing), len(rep.Duplicated), len(rep.Failed), len(rep.Corrupt))
-			if rep.Copied > 0 {
-				fmt.Fprintf(w, "%d runs copied into %s\n", rep.Copied, dst)
-			}
-			if rep.Extra > 0 {
-				fmt.Fprintf(w, "%d stored runs are not in the plan (left by an earlier version of the sweep) and were ignored\n", rep.Extra)
-			}
-			if rep.Temp > 0 {
-				fmt.Fprintf(w, "%d temporary directories of interrupted runs were ignored\n", rep.Temp)
-			}
-			fmt.Fprintf(w, "summary: %s/%s, %s/%s\n", dst, experiment.SummaryCSV, dst, experiment.SummaryParquet)
+			rep.WriteSummary(cmd.ErrOrStderr(), dst)
 			if !rep.Complete() {
 				return fmt.Errorf("the sweep's results are not complete:\n  %s", strings.Join(rep.Problems(), "\n  "))
 			}

@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 
@@ -131,41 +130,13 @@ func runSweep(cmd *cobra.Command, file string, f *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	return sweepReport(stderr, rep, shard, out)
+	return rep.Conclude(stderr, shard, out)
 }
 
 func emitSlurm(stdout, stderr io.Writer, file, out string, spec *experiment.Spec, plan *experiment.Plan, f *sweepFlags) error {
 	o := f.slurm
-	var err error
-	if o.Binary = f.binary; o.Binary == "" {
-		if o.Binary, err = os.Executable(); err != nil {
-			return err
-		}
-	}
-	if o.Binary, err = filepath.Abs(o.Binary); err != nil {
-		return err
-	}
-	if o.Spec, err = filepath.Abs(file); err != nil {
-		return err
-	}
-	if o.Out, err = filepath.Abs(out); err != nil {
-		return err
-	}
-	if f.traces != "" {
-		if o.TracesDir, err = filepath.Abs(f.traces); err != nil {
-			return err
-		}
-	}
-	o.NoAudit = f.noAudit
-	o.Shards = f.shards
-	if o.Shards <= 0 {
-		o.Shards = max(1, min(len(plan.Runs), 1000))
-	}
-	if o.JobName == "" {
-		o.JobName = "backfill-" + spec.Name
-	}
-	// Slurm does not create the directory of --output
-	if err := os.MkdirAll(filepath.Join(o.Out, "slurm"), 0o755); err != nil {
+	o.Binary, o.NoAudit, o.Shards = f.binary, f.noAudit, f.shards
+	if err := o.Prepare(file, out, f.traces, spec, len(plan.Runs)); err != nil {
 		return err
 	}
 	if err := experiment.EmitSlurm(stdout, o); err != nil {
@@ -210,33 +181,4 @@ func executeSweep(stderr io.Writer, spec *experiment.Spec, plan *experiment.Plan
 	})
 	disp.Finish()
 	return rep, err
-}
-
-// sweepReport prints what a sweep did, collects the results of a whole
-// (unsharded) sweep, and fails on interrupted, failed or incomplete runs.
-func sweepReport(stderr io.Writer, rep *experiment.Report, shard experiment.Shard, out string) error {
-	fmt.Fprintf(stderr, "%d runs: %d already done, %d run now, %d failed\n", rep.Planned, rep.Finished, rep.Ran, rep.Failed)
-	for _, fl := range rep.Failures {
-		fmt.Fprintf(stderr, "  failed %s (%s, %s): %s\n", fl.Run.ID, fl.Run.Label, fl.Run.Config.Policy, experiment.FirstLine(fl.Err))
-	}
-	if rep.Interrupted {
-		return fmt.Errorf("interrupted: %d runs not started; run the same command again to resume", rep.Planned-rep.Finished-rep.Ran)
-	}
-	if !shard.Whole() {
-		fmt.Fprintf(stderr, "shard %s done; when every shard has finished: backfill collect %s\n", shard, out)
-	} else {
-		crep, err := experiment.Collect([]string{out}, out)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "results: %s, %s (backfill results %s)\n",
-			filepath.Join(out, experiment.SummaryCSV), filepath.Join(out, experiment.SummaryParquet), out)
-		if !crep.Complete() && rep.Failed == 0 {
-			return fmt.Errorf("the results directory is incomplete:\n  %s", strings.Join(crep.Problems(), "\n  "))
-		}
-	}
-	if rep.Failed > 0 {
-		return fmt.Errorf("%d of %d runs failed (recorded with their errors; backfill results %s --where status=failed)", rep.Failed, rep.Ran, out)
-	}
-	return nil
 }

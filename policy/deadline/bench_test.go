@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -37,8 +38,17 @@ func benchJob(r *rand.Rand, id int) *job.Request {
 	return &job.Request{ID: id, SWFID: int64(id + 1), Procs: size, Estimate: est}
 }
 
+// useRef makes the benchmarks run the literal admission tests of
+// ref_test.go (BACKFILL_DEADLINE_REF=1), to compare in one run.
+func useRef(s *Policy) {
+	if os.Getenv("BACKFILL_DEADLINE_REF") != "" {
+		setRef(s)
+	}
+}
+
 func newBenchSched(tb testing.TB, kind string, n int, seed uint64) (*Policy, *benchState) {
 	s := mustNew(tb, kind, benchProcs, Defaults(kind))
+	useRef(s)
 	st := &benchState{r: rand.New(rand.NewPCG(seed, 99))}
 	r := st.r
 	// running jobs fill the machine
@@ -72,6 +82,8 @@ func newBenchSched(tb testing.TB, kind string, n int, seed uint64) (*Policy, *be
 		d = max(d, x.Start+x.J.Estimate+slack)
 		x.X.d = d
 		x.J.Deadline = x.X.d
+		s.book.Index(x)
+		s.keyInsert(x) // QoPS's list in the heuristic's order
 	}
 	s.book.Sort()
 	return s, st
@@ -109,6 +121,9 @@ func decide(s *Policy, st *benchState, b *testing.B) (time.Duration, bool) {
 		b.StopTimer()
 	}
 	if ok {
+		if x, ok := s.book.Get(j.ID); ok {
+			s.keyDelete(x)
+		}
 		for _, x := range s.book.Wait() {
 			s.unhold(x, x.Start)
 		}

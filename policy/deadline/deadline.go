@@ -59,7 +59,6 @@ import (
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/policy/reservation"
-	"github.com/backfill-hpc/backfill/profile"
 )
 
 // Day is the least artificial deadline span of a job without a deadline
@@ -254,6 +253,7 @@ type dstate struct {
 	cand int64 // reservation in the candidate schedule
 	key  int64 // heuristic key
 	pos  int   // QoPS: index in the reservation order during a decision
+	rel  int   // QoPS: released at the insertion point of this epoch (qopsState)
 }
 
 // cmpWait is the order of the waiting list: (reservation, ID).
@@ -294,11 +294,15 @@ type Policy struct {
 
 	// scratch
 	tl, placed []*djob
-	byKey      []*djob          // QoPS: the waiting jobs in the heuristic's order
-	snap       *profile.Profile // QoPS: the profile before an insertion point is tried
+	byKey      []*djob   // QoPS: the waiting jobs in the heuristic's order
+	qs         qopsState // QoPS: the scratch of an insertion point
+	fm         fitMemo   // the fits of the current admission decision
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool
+	// refAdmit, when set, replaces the admission test (tests run the
+	// literal versions of ref_test.go through it)
+	refAdmit func(now int64, x *djob) bool
 }
 
 var (
@@ -379,13 +383,20 @@ func (s *Policy) Deadline(j *job.Request) int64 {
 // Waiting is the number of admitted jobs that have not started.
 func (s *Policy) Waiting() int { return s.book.Len() }
 
-func (s *Policy) hold(x *djob, at int64)   { s.book.Hold(x, at) }
-func (s *Policy) unhold(x *djob, at int64) { s.book.Unhold(x, at) }
+func (s *Policy) hold(x *djob, at int64) { s.book.Hold(x, at) }
 
-// fit is x's earliest fit from now in the profile as it stands.
+// unhold releases x's hold at at; the fit memo of the decision learns of
+// the released capacity.
+func (s *Policy) unhold(x *djob, at int64) {
+	s.book.Unhold(x, at)
+	s.fm.released(at)
+}
+
+// fit is x's earliest fit from now in the profile as it stands (its search
+// shortened by the fits found before in the same decision, memo.go).
 func (s *Policy) fit(now int64, x *djob) int64 {
 	s.Stats.Placements++
-	return s.run.Prof.EarliestFit(now, x.J.Estimate, x.J.Procs)
+	return s.memoFit(now, x)
 }
 
 // setKey sets x.X.key, the heuristic's key: the deadline (EDF) or the
@@ -448,6 +459,7 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	s.last, s.lastOK, s.lastReason = j, false, ""
 	var ok bool
 	reason := ""
+	s.fm.reset(true)
 	switch {
 	case x.X.d < now+j.Estimate:
 		reason = fmt.Sprintf("deadline %d is before submission + estimate (%d)", x.X.d, now+j.Estimate)
@@ -458,6 +470,7 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	default:
 		ok = s.mrt(now, x)
 	}
+	s.fm.reset(false)
 	if !ok && j.Deadline <= 0 && s.prm.ND == Admit {
 		// a job without a deadline: at the end of the schedule, moving nobody
 		x.Start = s.fit(now, x)
