@@ -409,6 +409,7 @@ func waitJob(t *testing.T, c *service.Client, id int64, final bool, within time.
 // cgroup per job (where cgroup v2 is writable: skipped with the reason
 // elsewhere) and once with the session tracker (--cgroup off).
 func TestAttackJobs(t *testing.T) {
+	t.Parallel() // mostly waiting (a job's 8 s limit): overlaps with the CPU-bound parallel tests
 	if os.Geteuid() != 0 {
 		t.Skip("the job attacks need root: jobs run as other accounts (--run-as-map)")
 	}
