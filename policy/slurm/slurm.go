@@ -5,11 +5,15 @@
 //
 // The main scheduler takes the waiting jobs in priority order and starts
 // each that fits now; in each partition it stops at the first job that
-// does not. It runs every sched_interval, and after a submission or a job
-// end once batch_sched_delay has passed since its last run (slurmctld's
-// background loop, which wakes every second; the recording shows job ends
-// served by it, not at once). Every bf_interval (when jobs wait), the backfill scheduler takes
-// them in priority order again, up to bf_max_job_test jobs (and
+// does not. slurmctld's background loop (once a second) runs it every
+// sched_interval and, after a submission, once batch_sched_delay has
+// passed since the loop's last run; a job's end runs it at once (the
+// node's epilog-complete message calls the scheduler directly), Options.
+// EndLag seconds later. The backfill agent sleeps bf_interval after a
+// cycle; when it wakes and nothing changed since (no submission, start,
+// end or priority calculation) it retries every second, so a cycle runs
+// at the first change. Each cycle takes the waiting jobs in priority
+// order again, up to bf_max_job_test jobs (and
 // bf_max_job_user per user): a job that fits now without touching the
 // reservations made so far in this cycle starts; one that does not gets a
 // reservation at its earliest such start, if within bf_window, rounded to
@@ -76,8 +80,13 @@ type Sched struct {
 	// req is when the background loop first sees a pending request for
 	// the main scheduler (a submission: at once; a job end: at the loop's
 	// next wake, the next second), noReq for none
-	req    int64
-	endLag int64 // Options.EndLag
+	req int64
+	// endReq is when the end of a job triggers a main pass (slurmctld
+	// calls schedule() on the node's epilog-complete message, at once and
+	// outside the background loop's batch_sched_delay), noReq for none
+	endReq    int64
+	seenEpoch int   // the multifactor epoch Tick last saw
+	endLag    int64 // Options.EndLag
 	// the reservations of the current backfill cycle
 	blocks []block
 	holds  []hold
@@ -155,9 +164,12 @@ type Options struct {
 	// default to 0, the trace's clock origin; they must not be later than
 	// the first submission.
 	Origin, BfStart int64
-	// EndLag is how many seconds after a job's end the main scheduler's
-	// background loop first sees it (0 or 1: the loop wakes once a second
-	// at a phase that drifts; the recordings show both).
+	// EndLag is how many whole seconds after a job's recorded end the
+	// main pass it triggers runs: slurmctld calls the scheduler when the
+	// node's epilog-complete message arrives, a fraction of a second after
+	// the end (0.2–0.9 s on the recording's machine), so in the same
+	// second or the next (0 or 1; the recordings show both, about
+	// equally often).
 	EndLag int64
 	// SchedStart is a periodic pass of the main scheduler (slurmctld's
 	// background loop; the next periodic ones fall sched_interval apart,
@@ -170,7 +182,7 @@ type Options struct {
 // t (nil: an empty one) on a machine of procs CPUs.
 func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
 	s := &Sched{c: c, procs: procs, run: policy.NewRunning(procs), rej: map[int]string{}, tested: map[string]int{},
-		blocked: map[string]bool{}, parts: max(1, len(c.Partitions)), req: noReq}
+		blocked: map[string]bool{}, parts: max(1, len(c.Partitions)), req: noReq, endReq: noReq}
 	s.mf = slurm.NewMultifactor(c, t, procs, o.Resolver, o.Origin)
 	if o.Order != nil {
 		s.ord = policy.NewOrdering(o.Order)
@@ -285,10 +297,10 @@ func (s *Sched) admitted(j *job.Request) (bool, string) {
 // Remove implements policy.Scheduler.
 func (s *Sched) Remove(now int64, j *job.Request) {
 	s.changed = true
-	s.req = min(s.req, now+s.endLag)
 	a, q := s.mf.Job(j)
 	in := s.mf.Info(j)
 	if _, running := s.run.Started(j); running {
+		s.endReq = min(s.endReq, now+s.endLag)
 		s.run.End(now, j)
 		for i, e := range s.ends {
 			if e.id == j.ID {
@@ -340,10 +352,18 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		s.changed = true
 		start(j)
 	}
-	// the timers keep their phase: the periodic pass falls at lastFull +
-	// k·sched_interval, the backfill cycle at lastBf + k·bf_interval
-	// (Slurm's backfill agent sleeps bf_interval after each cycle; jobs
-	// and their updates keep it cycling while jobs wait)
+	if e := s.mf.Epoch(); e != s.seenEpoch {
+		// a priority calculation updates every pending job (Slurm's
+		// last_job_update, which the backfill agent watches)
+		s.seenEpoch = e
+		if len(s.wait) > 0 {
+			s.changed = true
+		}
+	}
+	// slurmctld's background loop (once a second): the periodic pass
+	// every sched_interval (it keeps its phase: the loop wakes every
+	// second), and a submission's pass once batch_sched_delay has passed
+	// since the loop's last pass
 	main := false
 	if k := (now - s.lastFull) / s.c.SchedInterval; k > 0 {
 		s.lastFull += k * s.c.SchedInterval
@@ -358,22 +378,47 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		s.lastSched = now
 		s.req = noReq
 	}
+	// a job's end: the node's epilog-complete message calls the
+	// scheduler at once (proc_req.c), EndLag seconds after the end
+	if s.endReq <= now {
+		main = true
+		s.endReq = noReq
+	}
 	if main && len(s.wait) > 0 {
 		s.mainPass(now, launch)
 	}
-	if k := (now - s.lastBf) / s.c.BfInterval; k > 0 {
-		s.lastBf += k * s.c.BfInterval
-		if s.lastBf == now && len(s.wait) > 0 {
-			s.backfill(now, launch)
+	// the backfill agent sleeps bf_interval after a cycle, then retries
+	// every second while nothing changed (Slurm's _more_work: a job was
+	// submitted, started or ended, or priorities were recalculated); with
+	// no job waiting, the cycles keep their phase
+	retry := false
+	if now >= s.lastBf+s.c.BfInterval {
+		switch {
+		case len(s.wait) == 0:
+			s.lastBf += (now - s.lastBf) / s.c.BfInterval * s.c.BfInterval
+		default:
+			s.sorted(now) // sets changed when the order changed
+			if s.changed {
+				s.lastBf = now
+				s.backfill(now, launch)
+			} else {
+				retry = true
+			}
 		}
 	}
 	if len(s.wait) == 0 {
 		return policy.NoWake
 	}
 	wake := min(s.lastBf+s.c.BfInterval, s.lastFull+s.c.SchedInterval)
+	if retry {
+		// nothing changed: the next change is an event (which ticks) or
+		// a priority calculation
+		wake = min(s.lastFull+s.c.SchedInterval, max(s.mf.NextCalc(), now+1))
+	}
 	if s.req != noReq {
 		wake = min(wake, max(s.req, s.lastSched+s.c.BatchSchedDelay))
 	}
+	wake = min(wake, s.endReq)
 	return max(wake, now+1)
 }
 
@@ -449,10 +494,7 @@ func (s *Sched) mainPass(now int64, launch func(*job.Request)) {
 
 // backfill is one cycle of sched/backfill.
 func (s *Sched) backfill(now int64, launch func(*job.Request)) {
-	q := s.sorted(now) // sets changed when the order changed
-	if !s.changed {
-		return // the same state as the last cycle, which started nothing more
-	}
+	q := s.sorted(now)
 	s.changed = false
 	prof := s.run.Prof
 	res := s.c.BfResolution
