@@ -67,6 +67,7 @@ type Sched struct {
 	limited bool           // some limit may hold a waiting job
 	dynamic bool           // an order other than multifactor that changes with time
 	suffix  []int          // the smallest job from each position of the queue on
+	cand    []bool         // the backfill cycle's candidates, by position
 	longest []int64        // the longest estimate from each position on
 	prev    []*job.Request // scratch of sorted
 	// scratch of a pass
@@ -94,7 +95,7 @@ type Sched struct {
 	// the earliest of their starts
 	deferred    []hold
 	minDeferred int64
-	noDefer     bool // tests: place every hold at once
+	noDefer     bool // tests: place every hold at once, test every job
 	// running jobs' planned ends and CPUs (single-node mode), for the
 	// select plugin's will-run estimate
 	ends   []runEnd
@@ -509,19 +510,57 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 	// processors, no later job can start in this cycle, and reservations
 	// only matter to later jobs
 	s.suffix = slices.Grow(s.suffix[:0], len(q))[:len(q)]
-	s.longest = slices.Grow(s.longest[:0], len(q)+1)[:len(q)+1]
 	small := int(^uint(0) >> 1)
-	var long int64
-	s.longest[len(q)] = 0
 	for i := len(q) - 1; i >= 0; i-- {
 		small = min(small, q[i].Procs)
 		s.suffix[i] = small
-		if q[i].Procs <= free { // only a job that fits now may start now
+	}
+	// the candidates: the jobs the cycle will test that fit now beside
+	// the running jobs alone — only they may start in this cycle, so the
+	// cycle ends after the last of them (none: it starts nothing), and a
+	// reservation matters only if it starts before the longest later
+	// candidate would end
+	s.cand = slices.Grow(s.cand[:0], len(q))[:len(q)]
+	last := -1
+	for i, j := range q {
+		s.cand[i] = false
+		if tested >= s.c.BfMaxJobTest || s.suffix[i] > free {
+			break
+		}
+		if !s.runnable(j) {
+			continue
+		}
+		if s.c.BfMaxJobUser > 0 {
+			u := s.mf.Info(j).User
+			if s.tested[u] >= s.c.BfMaxJobUser {
+				continue
+			}
+			s.tested[u]++
+		}
+		tested++
+		if j.Procs <= free && (s.node || prof.Fits(now, j.Estimate, j.Procs)) {
+			s.cand[i] = true
+			last = i
+		}
+	}
+	if s.noDefer {
+		last = len(q) - 1 // tests: no pruning
+	}
+	if last < 0 {
+		return
+	}
+	clear(s.tested)
+	tested = 0
+	s.longest = slices.Grow(s.longest[:0], last+2)[:last+2]
+	var long int64
+	s.longest[last+1] = 0
+	for i := last; i >= 0; i-- {
+		if s.cand[i] {
 			long = max(long, q[i].Estimate)
 		}
 		s.longest[i] = long
 	}
-	for i, j := range q {
+	for i, j := range q[:last+1] {
 		if tested >= s.c.BfMaxJobTest || s.suffix[i] > free {
 			break
 		}

@@ -124,7 +124,8 @@ func TestRegistered(t *testing.T) {
 }
 
 // TestDeferredHoldsExact: deferring the holds no start-now decision can
-// meet (a speed-up) changes no schedule, on random workloads of one-CPU
+// meet, and ending a cycle at its last candidate (speed-ups), change no
+// schedule, on random workloads of one-CPU
 // nodes with Slurm's defaults and with a fair-share configuration.
 func TestDeferredHoldsExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(20, 11))
