@@ -68,6 +68,7 @@ type Sched struct {
 	dynamic bool           // an order other than multifactor that changes with time
 	suffix  []int          // the smallest job from each position of the queue on
 	cand    []bool         // the backfill cycle's candidates, by position
+	cands   []int          // their positions, those still possible
 	longest []int64        // the longest estimate from each position on
 	prev    []*job.Request // scratch of sorted
 	// scratch of a pass
@@ -516,11 +517,14 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 		s.suffix[i] = small
 	}
 	// the candidates: the jobs the cycle will test that fit now beside
-	// the running jobs alone — only they may start in this cycle, so the
-	// cycle ends after the last of them (none: it starts nothing), and a
-	// reservation matters only if it starts before the longest later
-	// candidate would end
+	// the running jobs alone (the profile holds only them now, and their
+	// free processors only grow with time, so: that fit the free
+	// processors) — only they may start in this cycle, so the cycle ends
+	// after the last of them (none: it starts nothing), and a reservation
+	// matters only if it starts before the longest later candidate would
+	// end
 	s.cand = slices.Grow(s.cand[:0], len(q))[:len(q)]
+	s.cands = s.cands[:0]
 	last := -1
 	for i, j := range q {
 		s.cand[i] = false
@@ -538,8 +542,9 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 			s.tested[u]++
 		}
 		tested++
-		if j.Procs <= free && (s.node || prof.Fits(now, j.Estimate, j.Procs)) {
+		if j.Procs <= free {
 			s.cand[i] = true
+			s.cands = append(s.cands, i)
 			last = i
 		}
 	}
@@ -560,7 +565,8 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 		}
 		s.longest[i] = long
 	}
-	for i, j := range q[:last+1] {
+	for i := 0; i <= last; i++ {
+		j := q[i]
 		if tested >= s.c.BfMaxJobTest || s.suffix[i] > free {
 			break
 		}
@@ -621,6 +627,22 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 			panic("slurm: " + err.Error()) // unreachable: it fits from t
 		}
 		s.holds = append(s.holds, hold{t, e, j.Procs})
+		// holds and starts only take room: a candidate that no longer
+		// fits now never will in this cycle (the deferred holds start
+		// after every later candidate would end). The last candidate
+		// fitted when last checked, so only a hold that meets its run
+		// can change that; the ones before it are checked in full.
+		for first := true; !s.noDefer && len(s.cands) > 0; first = false {
+			k := s.cands[len(s.cands)-1]
+			if k <= i || (first && t >= now+q[k].Estimate) || prof.Fits(now, q[k].Estimate, q[k].Procs) {
+				break
+			}
+			s.cands = s.cands[:len(s.cands)-1]
+		}
+		if len(s.cands) == 0 || s.cands[len(s.cands)-1] <= i {
+			break
+		}
+		last = s.cands[len(s.cands)-1]
 	}
 	for _, h := range s.holds {
 		_ = prof.Remove(h.start, h.end, h.n)
