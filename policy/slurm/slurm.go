@@ -43,6 +43,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/profile"
 	"github.com/backfill-hpc/backfill/slurm"
 )
 
@@ -63,14 +64,17 @@ type Sched struct {
 	// recalculated, since the last backfill cycle (without a change a
 	// cycle would start nothing)
 	changed bool
-	parts   int            // partitions (a pass may stop once all are blocked)
-	limited bool           // some limit may hold a waiting job
-	dynamic bool           // an order other than multifactor that changes with time
-	suffix  []int          // the smallest job from each position of the queue on
-	cand    []bool         // the backfill cycle's candidates, by position
-	cands   []int          // their positions, those still possible
-	longest []int64        // the longest estimate from each position on
-	prev    []*job.Request // scratch of sorted
+	parts   int              // partitions (a pass may stop once all are blocked)
+	limited bool             // some limit may hold a waiting job
+	dynamic bool             // an order other than multifactor that changes with time
+	cand    []bool           // the backfill cycle's candidates, by position
+	cands   []int            // their positions, those still possible
+	slack   int              // processors the top candidate has to spare (−1: unknown)
+	save    *profile.Profile // the profile before the cycle's first hold
+	snapped bool             // save holds this cycle's snapshot
+	after   []*job.Request   // the cycle's starts since the snapshot
+	longest []int64          // the longest estimate from each position on
+	prev    []*job.Request   // scratch of sorted
 	// scratch of a pass
 	blocked map[string]bool
 	started []int
@@ -91,7 +95,6 @@ type Sched struct {
 	endLag    int64 // Options.EndLag
 	// the reservations of the current backfill cycle
 	blocks []block
-	holds  []hold
 	// holds no start-now decision can meet, not yet in the profile, and
 	// the earliest of their starts
 	deferred    []hold
@@ -501,21 +504,11 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 	prof := s.run.Prof
 	res := s.c.BfResolution
 	s.blocks = s.blocks[:0]
-	s.holds = s.holds[:0]
 	clear(s.tested)
 	s.started = s.started[:0]
 	tested := 0
 	windowEnd := now + s.c.BfWindow
 	free := prof.FreeAt(now)
-	// the smallest job from each position on: once it exceeds the free
-	// processors, no later job can start in this cycle, and reservations
-	// only matter to later jobs
-	s.suffix = slices.Grow(s.suffix[:0], len(q))[:len(q)]
-	small := int(^uint(0) >> 1)
-	for i := len(q) - 1; i >= 0; i-- {
-		small = min(small, q[i].Procs)
-		s.suffix[i] = small
-	}
 	// the candidates: the jobs the cycle will test that fit now beside
 	// the running jobs alone (the profile holds only them now, and their
 	// free processors only grow with time, so: that fit the free
@@ -525,10 +518,11 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 	// end
 	s.cand = slices.Grow(s.cand[:0], len(q))[:len(q)]
 	s.cands = s.cands[:0]
+	s.slack = -1 // the top candidate's: not known yet
 	last := -1
 	for i, j := range q {
 		s.cand[i] = false
-		if tested >= s.c.BfMaxJobTest || s.suffix[i] > free {
+		if tested >= s.c.BfMaxJobTest {
 			break
 		}
 		if !s.runnable(j) {
@@ -565,9 +559,8 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 		}
 		s.longest[i] = long
 	}
-	for i := 0; i <= last; i++ {
-		j := q[i]
-		if tested >= s.c.BfMaxJobTest || s.suffix[i] > free {
+	for i, j := range q[:last+1] {
+		if tested >= s.c.BfMaxJobTest {
 			break
 		}
 		if !s.runnable(j) {
@@ -587,19 +580,25 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 			// again (before the earliest deferred start the profile is
 			// the same with or without them, so a window that ends
 			// there needs none)
+			s.snapshot()
 			for _, h := range s.deferred {
 				if err := prof.Add(h.start, h.end, h.n); err != nil {
 					panic("slurm: " + err.Error()) // unreachable: they fitted when found
 				}
 			}
-			s.holds = append(s.holds, s.deferred...)
 			s.deferred = s.deferred[:0]
 			t = s.earliest(now, j, windowEnd)
 		}
 		if t == now {
 			launch(j)
+			if s.snapped {
+				s.after = append(s.after, j)
+			}
 			free -= j.Procs
 			s.started = append(s.started, i)
+			if free == 0 || !s.prune(now, i, q, now, j.Procs) {
+				break
+			}
 			continue
 		}
 		if t > windowEnd {
@@ -623,32 +622,78 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 			s.deferred = append(s.deferred, hold{t, e, j.Procs})
 			continue
 		}
+		s.snapshot()
 		if err := prof.Add(t, e, j.Procs); err != nil {
 			panic("slurm: " + err.Error()) // unreachable: it fits from t
 		}
-		s.holds = append(s.holds, hold{t, e, j.Procs})
-		// holds and starts only take room: a candidate that no longer
-		// fits now never will in this cycle (the deferred holds start
-		// after every later candidate would end). The last candidate
-		// fitted when last checked, so only a hold that meets its run
-		// can change that; the ones before it are checked in full.
-		for first := true; !s.noDefer && len(s.cands) > 0; first = false {
-			k := s.cands[len(s.cands)-1]
-			if k <= i || (first && t >= now+q[k].Estimate) || prof.Fits(now, q[k].Estimate, q[k].Procs) {
-				break
-			}
-			s.cands = s.cands[:len(s.cands)-1]
-		}
-		if len(s.cands) == 0 || s.cands[len(s.cands)-1] <= i {
+		if !s.prune(now, i, q, t, j.Procs) {
 			break
 		}
-		last = s.cands[len(s.cands)-1]
 	}
-	for _, h := range s.holds {
-		_ = prof.Remove(h.start, h.end, h.n)
+	if s.snapped {
+		// back to the running jobs: the snapshot, and the starts since
+		prof.CopyFrom(s.save)
+		for _, j := range s.after {
+			if err := prof.Add(now, now+j.Estimate, j.Procs); err != nil {
+				panic("slurm: " + err.Error()) // unreachable: it was started so
+			}
+		}
+		s.snapped = false
+		s.after = s.after[:0]
 	}
 	s.deferred = s.deferred[:0]
 	s.drop(s.started)
+}
+
+// snapshot saves the profile (the running jobs) before the cycle's first
+// hold: the cycle ends by copying it back (and adding the starts since)
+// instead of removing its holds one by one.
+func (s *Sched) snapshot() {
+	if s.snapped {
+		return
+	}
+	if s.save == nil {
+		s.save = profile.New(s.procs)
+	}
+	s.save.CopyFrom(s.run.Prof)
+	s.snapped = true
+}
+
+// prune drops from the top of the candidate stack those that no longer
+// fit now (holds and starts only take room, so one that does not fit now
+// never will in this cycle; the deferred holds start after every later
+// candidate would end) and reports whether a candidate after position i
+// remains. It is called after n processors were taken from t on (a hold,
+// or a start at now): the top candidate had slack processors to spare
+// over its run when last checked, so it still fits, without a query, when
+// the hold starts after its run ends or takes no more than the slack; the
+// ones under it are checked in full.
+func (s *Sched) prune(now int64, i int, q []*job.Request, t int64, n int) bool {
+	if s.noDefer {
+		return true
+	}
+	for first := true; len(s.cands) > 0; first = false {
+		k := s.cands[len(s.cands)-1]
+		if k <= i {
+			return false
+		}
+		d := q[k].Estimate
+		if first && s.slack >= 0 {
+			if t >= now+d {
+				return true
+			}
+			if n <= s.slack {
+				s.slack -= n
+				return true
+			}
+		}
+		if m := s.run.Prof.MinFree(now, now+d); m >= q[k].Procs {
+			s.slack = m - q[k].Procs
+			return true
+		}
+		s.cands = s.cands[:len(s.cands)-1]
+	}
+	return false
 }
 
 // earliest is the earliest start ≥ now of j that fits the running jobs and
