@@ -70,6 +70,7 @@ type Sched struct {
 	cand    []bool           // the backfill cycle's candidates, by position
 	cands   []int            // their positions, those still possible
 	slack   int              // processors the top candidate has to spare (−1: unknown)
+	minFree []minFree        // prune's queries since the profile last changed
 	save    *profile.Profile // the profile before the cycle's first hold
 	snapped bool             // save holds this cycle's snapshot
 	after   []*job.Request   // the cycle's starts since the snapshot
@@ -108,6 +109,12 @@ type Sched struct {
 }
 
 type block struct{ start, end int64 }
+
+// minFree is a query of prune: m processors free over [now, now+d).
+type minFree struct {
+	d int64
+	m int
+}
 
 type runEnd struct {
 	end  int64
@@ -672,6 +679,7 @@ func (s *Sched) prune(now int64, i int, q []*job.Request, t int64, n int) bool {
 	if s.noDefer {
 		return true
 	}
+	s.minFree = s.minFree[:0]
 	for first := true; len(s.cands) > 0; first = false {
 		k := s.cands[len(s.cands)-1]
 		if k <= i {
@@ -687,9 +695,28 @@ func (s *Sched) prune(now int64, i int, q []*job.Request, t int64, n int) bool {
 				return true
 			}
 		}
-		if m := s.run.Prof.MinFree(now, now+d); m >= q[k].Procs {
-			s.slack = m - q[k].Procs
-			return true
+		// the free processors over [now, now+d) only shrink as d grows:
+		// a query of this call for a d' ≤ d that found fewer than the
+		// job needs rules it out, one for a d' ≥ d that found enough
+		// admits it
+		p, known := q[k].Procs, false
+		for _, c := range s.minFree {
+			if c.d <= d && c.m < p {
+				known = true
+				break
+			}
+			if c.d >= d && c.m >= p {
+				s.slack = c.m - p // at least
+				return true
+			}
+		}
+		if !known {
+			m := s.run.Prof.MinFree(now, now+d)
+			s.minFree = append(s.minFree, minFree{d, m})
+			if m >= p {
+				s.slack = m - p
+				return true
+			}
 		}
 		s.cands = s.cands[:len(s.cands)-1]
 	}
