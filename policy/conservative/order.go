@@ -1,8 +1,6 @@
 package conservative
 
 import (
-	"slices"
-
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 )
@@ -40,21 +38,15 @@ func (c *Policy) orderName() string {
 // replanOrdered removes every reservation and re-places the waiting jobs
 // in the queue order at now.
 func (c *Policy) replanOrdered(now int64) {
-	for _, e := range c.wait {
-		c.unplace(e)
-	}
-	if c.run.Overrunning(now) {
-		if _, err := c.run.ExtendWith(now, c.plan.Extender(now)); err != nil {
-			panic("conservative: " + err.Error()) // unreachable: no reservations held
-		}
-	}
-	js := make([]*job.Request, len(c.wait))
-	for i, e := range c.wait {
-		js[i] = e.j
+	wait := c.book.Wait()
+	js := make([]*job.Request, len(wait))
+	for i, e := range wait {
+		js[i] = e.J
 	}
 	policy.SortWaiting(now, c.ord.O, js)
-	for _, j := range js {
-		c.place(now, c.byID[j.ID])
+	order := make([]*entry, len(js))
+	for i, j := range js {
+		order[i], _ = c.book.Get(j.ID)
 	}
-	slices.SortFunc(c.wait, cmpEntry)
+	c.book.Replan(now, order)
 }

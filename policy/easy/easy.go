@@ -1,5 +1,6 @@
-// Package easy is EASY (aggressive) backfilling, and its generalization to
-// reservations for the first k waiting jobs.
+// Package easy is EASY (aggressive) backfilling.
+//
+// It also generalizes EASY to reservations for the first k waiting jobs.
 //
 // EASY, as Talby & Feitelson §3.1 and Feitelson's slides define it: jobs
 // start in arrival order while they fit; the first waiting job that does
