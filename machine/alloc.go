@@ -11,7 +11,9 @@ type Rule int
 
 // The selection rules. Each gives a started job of k cores k free cores
 // (jobs ask for cores and may span nodes, so any job that fits the free
-// core count can be placed: the policies' counts stay exact).
+// core count can be placed: the policies' counts stay exact). A job with
+// a Demand (SetDemands) is placed on nodes by the same rules, node by
+// node (see Demand).
 const (
 	// FirstFit takes free cores in node index order, lowest core first
 	// (each node's free cores before the next node's).
