@@ -12,6 +12,9 @@ type charge struct {
 	mem  int64
 }
 
+// nodeFree is a node and its free cores.
+type nodeFree struct{ node, free int32 }
+
 // nodeState is the node-level bookkeeping of an Allocator with demands.
 type nodeState struct {
 	dem     []Demand // by job ID
@@ -19,7 +22,7 @@ type nodeState struct {
 	gpuFree []int
 	charges map[int][]charge // by job ID, while it runs
 	pick    []int32          // scratch: the nodes chosen
-	cand    []int32          // scratch: the feasible nodes (BestFit)
+	cand    []nodeFree       // scratch: the feasible nodes (BestFit)
 }
 
 // SetDemands makes the allocator place the jobs with a demand (by job ID;
@@ -35,10 +38,6 @@ func (a *Allocator) SetDemands(d []Demand) error {
 		ns.memFree[i], ns.gpuFree[i] = n.MemoryKB, n.GPUs
 	}
 	a.ns = ns
-	a.perNode = true
-	if a.sameEnd == nil {
-		a.runs()
-	}
 	return nil
 }
 
@@ -76,7 +75,7 @@ func (a *Allocator) choose(d Demand, k int) []int32 {
 		return nil
 	}
 	ok := func(n int) bool {
-		return a.m.eligible(n, d.Partition) && s.fitsNode(&a.m.Nodes[n], int(a.free[n]), ns.memFree[n], ns.gpuFree[n])
+		return a.m.eligible(n, d.Partition) && s.fitsNode(&a.m.Nodes[n], a.freeOf(n), ns.memFree[n], ns.gpuFree[n])
 	}
 	ns.pick = ns.pick[:0]
 	switch a.rule {
@@ -86,14 +85,16 @@ func (a *Allocator) choose(d Demand, k int) []int32 {
 		ns.cand = ns.cand[:0]
 		for n := range a.m.Nodes {
 			if ok(n) {
-				ns.cand = append(ns.cand, int32(n))
+				ns.cand = append(ns.cand, nodeFree{int32(n), int32(a.freeOf(n))})
 			}
 		}
 		if len(ns.cand) < s.n {
 			return nil
 		}
-		slices.SortStableFunc(ns.cand, func(x, y int32) int { return int(a.free[x] - a.free[y]) })
-		ns.pick = append(ns.pick, ns.cand[:s.n]...)
+		slices.SortStableFunc(ns.cand, func(x, y nodeFree) int { return int(x.free - y.free) })
+		for _, c := range ns.cand[:s.n] {
+			ns.pick = append(ns.pick, c.node)
+		}
 		return ns.pick
 	case Contiguous:
 		// the lowest run of N consecutive feasible nodes
@@ -179,7 +180,7 @@ type NodeUse struct {
 func (a *Allocator) Use() []NodeUse {
 	u := make([]NodeUse, len(a.m.Nodes))
 	for i, n := range a.m.Nodes {
-		u[i].Cores = n.Cores - int(a.free[i])
+		u[i].Cores = n.Cores - a.freeOf(i)
 		if a.ns != nil {
 			u[i].MemKB = n.MemoryKB - a.ns.memFree[i]
 			u[i].GPUs = n.GPUs - a.ns.gpuFree[i]
