@@ -343,6 +343,7 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		if err := s.run.Extend(now); err != nil {
 			panic("slurm: " + err.Error()) // unreachable: no reservation is held between passes
 		}
+		s.changed = true // the running jobs' planned ends moved
 	}
 	s.mf.Advance(now)
 	if s.ord.O != policy.Order(s.mf) {
