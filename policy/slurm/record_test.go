@@ -40,13 +40,14 @@ func runRecording(t *testing.T, name string, endLag int64) (*Recording, *Compari
 // recordingFloor is the share of jobs within bf_interval + 5 s that the
 // committed recording reaches (docs/reproductions.md: the goal is
 // 95 %; the rest is explained there), as a guard against regressions.
-var recordingFloor = map[string]float64{"fs": 0.90, "nofs": 0.80}
+var recordingFloor = map[string]float64{"fs": 0.70, "nofs": 0.86}
 
 // TestRecording runs the slurm policy on the workload a real slurmctld
 // scheduled (.ci/slurm-record.sh) and compares the start of every job
-// with Slurm's (tolerance bf_interval + 5 s), with the main pass a job's
-// end triggers in the next second (RecordingEndLag) and, for the record,
-// in the same second (docs/reproductions.md).
+// with Slurm's (tolerance bf_interval + 5 s): with the timers' phases
+// from slurmctld's log when the recording has it, else with job ends seen
+// by the main scheduler's loop in the same second (RecordingEndLag) and,
+// for the record, one second later (docs/reproductions.md).
 func TestRecording(t *testing.T) {
 	for _, name := range []string{"fs", "nofs"} {
 		t.Run(name, func(t *testing.T) {
@@ -63,7 +64,7 @@ func TestRecording(t *testing.T) {
 				}
 			}
 			_, c1 := runRecording(t, name, 1-RecordingEndLag)
-			t.Logf("%s: %d of %d jobs (%.1f %%) start within %d s of Slurm's start; %.1f %% with the end-triggered passes in the same second",
+			t.Logf("%s: %d of %d jobs (%.1f %%) start within %d s of Slurm's start; %.1f %% with job ends seen one second later",
 				name, c.Within, len(c.Ours), 100*c.Fraction(), c.Tolerance, 100*c1.Fraction())
 			if c.Fraction() < recordingFloor[name] {
 				t.Errorf("%s: only %.1f %% of the jobs within %d s (the recording reached %.0f %%)", name, 100*c.Fraction(), c.Tolerance, 100*recordingFloor[name])

@@ -167,9 +167,10 @@ func TestDeferredHoldsExact(t *testing.T) {
 // J0 (t=0, 10 CPUs, runtime 10), J1 (t=1, 10 CPUs, 10), J2 (t=12, 10
 // CPUs, 5), limits 100. The background loop's first pass at 3 starts J0.
 // J2's submission gets a pass at 12 (3 s after the last), where nothing
-// fits. J0's end at 13 triggers a pass at once (epilog complete), not
-// batch_sched_delay after the pass at 12: J1 starts at 13 + EndLag, and
-// J2 at J1's end + EndLag — 3 13 23 with EndLag 0, 3 14 25 with EndLag 1.
+// fits. J0's end at 13 is seen by the loop at 13 + EndLag, but its next
+// pass may only come batch_sched_delay after the one at 12: J1 starts at
+// 15; J1's end at 25 is served at 25 + EndLag (the last pass was at 15)
+// — 3 15 25 with EndLag 0, 3 15 26 with EndLag 1.
 //
 // The backfill agent: J0 (t=0, 8 CPUs, runtime and limit 1000), J1 (t=1,
 // 10 CPUs), J2 (t=75, 2 CPUs, 100). The cycle at 30 reserves J1 at 1003;
@@ -180,7 +181,7 @@ func TestTriggersByHand(t *testing.T) {
 	js := jobsOf([][4]int64{{0, 10, 100, 10}, {1, 10, 100, 10}, {12, 10, 100, 5}})
 	c := slurm.DefaultConf()
 	c.BfInterval = 30
-	for lag, want := range []string{"3 13 23", "3 14 25"} {
+	for lag, want := range []string{"3 15 25", "3 15 26"} {
 		if got := starts(t, New(10, c, nil, Options{EndLag: int64(lag)}), 10, js); got != want {
 			t.Errorf("EndLag %d: starts %s, want %s", lag, got, want)
 		}
