@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -189,5 +190,45 @@ func TestTriggersByHand(t *testing.T) {
 	js = jobsOf([][4]int64{{0, 8, 1000, 1000}, {1, 10, 1000, 1000}, {75, 2, 100, 100}})
 	if got := starts(t, New(10, c, nil, Options{}), 10, js); got != "3 1003 75" {
 		t.Errorf("backfill retry: starts %s, want 3 1003 75", got)
+	}
+}
+
+// TestPhase: a drifting phase between marks (0.9 at 10 s, 0.1 at 20 s:
+// it drifts +0.02 a second across the second's boundary), held before
+// the first mark and after the last.
+func TestPhase(t *testing.T) {
+	var p Phase
+	p.Mark(10, 0.9)
+	p.Mark(20, 0.1)
+	for _, c := range []struct {
+		t    int64
+		want float64
+	}{{5, 0.9}, {10, 0.9}, {12, 0.94}, {15, 0}, {18, 0.06}, {20, 0.1}, {25, 0.1}} {
+		if got := p.At(c.t); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("At(%d) = %.4f, want %.4f", c.t, got, c.want)
+		}
+	}
+}
+
+// TestPhasesByHand: with the loop waking at 0.5 s past every second, a
+// job started by the loop (fraction 0.5) with an overhead of 0.3 s ends at
+// 0.8 past its last second, after the loop's wake: the loop sees the end
+// a second later. J0 (t=0, 10 CPUs, runtime 10) starts at 3 (the first
+// pass); J1 (t=1, 10 CPUs) waits; J0 ends at 13, seen at 14: J1 starts
+// at 14. With an overhead of 0.2 the end (0.7) still comes after the
+// wake (0.5): 14; with 0.9 it wraps to 0.4, before it: 13.
+func TestPhasesByHand(t *testing.T) {
+	js := jobsOf([][4]int64{{0, 10, 100, 10}, {1, 10, 100, 10}})
+	c := slurm.DefaultConf()
+	for _, x := range []struct {
+		over float64
+		want string
+	}{{0.3, "3 14"}, {0.2, "3 14"}, {0.9, "3 13"}} {
+		ph := &Phases{Overhead: x.over, Submit: 0.1}
+		ph.Loop.Mark(0, 0.5)
+		ph.Backfill.Mark(0, 0.9)
+		if got := starts(t, New(10, c, nil, Options{Phases: ph}), 10, js); got != x.want {
+			t.Errorf("overhead %.1f: starts %s, want %s", x.over, got, x.want)
+		}
 	}
 }
