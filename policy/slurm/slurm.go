@@ -417,11 +417,19 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		s.lastSched = now
 		s.req = noReq
 	}
-	if main && len(s.wait) > 0 {
-		if s.ph != nil {
-			startFrac = s.ph.Loop.At(now)
+	runMain := func() {
+		if main && len(s.wait) > 0 {
+			if s.ph != nil {
+				startFrac = s.ph.Loop.At(now)
+			}
+			s.mainPass(now, launch)
 		}
-		s.mainPass(now, launch)
+	}
+	// with Phases, the earlier of the loop and the backfill agent in this
+	// second goes first
+	bfFirst := s.ph != nil && s.ph.Backfill.At(now) < s.ph.Loop.At(now)
+	if !bfFirst {
+		runMain()
 	}
 	// the backfill agent sleeps bf_interval after a cycle, then retries
 	// every second while nothing changed (Slurm's _more_work: a job was
@@ -444,6 +452,9 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 				retry = true
 			}
 		}
+	}
+	if bfFirst {
+		runMain()
 	}
 	if len(s.wait) == 0 {
 		return policy.NoWake
