@@ -404,15 +404,22 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 	// second), and a submission's pass once batch_sched_delay has passed
 	// since the loop's last pass
 	main := false
+	// with Phases, the loop wakes in every second but those its drift
+	// skips (a wake-up takes a little more than a second)
+	wakes := s.ph == nil || !s.ph.Loop.Skips(now)
 	if k := (now - s.lastFull) / s.c.SchedInterval; k > 0 {
-		s.lastFull += k * s.c.SchedInterval
-		s.lastSched = max(s.lastSched, s.lastFull)
-		if s.lastFull == now {
-			main = true
-			s.req = noReq
+		if s.lastFull+k*s.c.SchedInterval == now && !wakes {
+			s.lastFull = now + 1 - s.c.SchedInterval // the periodic pass comes a second later
+		} else {
+			s.lastFull += k * s.c.SchedInterval
+			s.lastSched = max(s.lastSched, s.lastFull)
+			if s.lastFull == now {
+				main = true
+				s.req = noReq
+			}
 		}
 	}
-	if s.req <= now && now >= s.lastSched+s.c.BatchSchedDelay {
+	if wakes && s.req <= now && now >= s.lastSched+s.c.BatchSchedDelay {
 		main = true
 		s.lastSched = now
 		s.req = noReq
@@ -891,12 +898,25 @@ func (p *Phase) Mark(t int64, f float64) {
 	p.F = append(p.F, f)
 }
 
+// Skips reports whether the timer skips second t: its drift carries the
+// fraction past a whole second between t−1 and t, so the wake-up after
+// the one in t−1 falls in t+1.
+func (p *Phase) Skips(t int64) bool {
+	return len(p.T) > 0 && math.Floor(p.at(t)) > math.Floor(p.at(t-1))
+}
+
 // At is the fraction at second t (0 without marks).
 func (p *Phase) At(t int64) float64 {
-	n := len(p.T)
-	if n == 0 {
+	if len(p.T) == 0 {
 		return 0
 	}
+	f := p.at(t)
+	return f - math.Floor(f)
+}
+
+// at is the unwrapped phase at second t.
+func (p *Phase) at(t int64) float64 {
+	n := len(p.T)
 	var f float64
 	switch i, _ := slices.BinarySearch(p.T, t); {
 	case i == 0:
@@ -909,5 +929,5 @@ func (p *Phase) At(t int64) float64 {
 		a, b := p.T[i-1], p.T[i]
 		f = p.F[i-1] + (p.F[i]-p.F[i-1])*float64(t-a)/float64(b-a)
 	}
-	return f - math.Floor(f)
+	return f
 }

@@ -195,7 +195,7 @@ func TestTriggersByHand(t *testing.T) {
 
 // TestPhase: a drifting phase between marks (0.9 at 10 s, 0.1 at 20 s:
 // it drifts +0.02 a second across the second's boundary), held before
-// the first mark and after the last.
+// the first mark and after the last; the second the drift skips.
 func TestPhase(t *testing.T) {
 	var p Phase
 	p.Mark(10, 0.9)
@@ -206,6 +206,12 @@ func TestPhase(t *testing.T) {
 	}{{5, 0.9}, {10, 0.9}, {12, 0.94}, {15, 0}, {18, 0.06}, {20, 0.1}, {25, 0.1}} {
 		if got := p.At(c.t); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("At(%d) = %.4f, want %.4f", c.t, got, c.want)
+		}
+	}
+	// the wake-up after 14.98 comes at 16.00: second 15 is skipped
+	for sec := int64(11); sec <= 25; sec++ {
+		if got := p.Skips(sec); got != (sec == 15) {
+			t.Errorf("Skips(%d) = %v", sec, got)
 		}
 	}
 }
