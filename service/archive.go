@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/backfill-hpc/backfill/service/store"
 )
@@ -192,8 +191,8 @@ func mergeViews(active, arch []JobView) []JobView {
 // committed archive, without the engine lock; nil when it is not there
 // (not finished, finished but not yet committed, or no such job).
 func (s *Service) archivedNoLock(id string) *Job {
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil || n < 1 {
+	n, ok := parseJobID(id)
+	if !ok {
 		return nil
 	}
 	a, ok, err := s.st.ArchivedJob(n)

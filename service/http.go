@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -336,6 +337,12 @@ func (s *Service) Handler() http.Handler {
 				refuseBody(w, r)
 			}
 			if err == nil {
+				err = checkQuery(r, queryParams[pattern])
+				if err != nil {
+					refuseBody(w, r)
+				}
+			}
+			if err == nil {
 				err = h(w, r, u)
 			}
 			if err != nil {
@@ -407,6 +414,59 @@ func (s *Service) Handler() http.Handler {
 		}
 		limited.ServeHTTP(w, r)
 	})
+}
+
+// queryParams are the query parameters each endpoint takes; any other is
+// refused (400 naming it), as is one given twice: a client that sends a
+// parameter believes it has an effect.
+var queryParams = map[string][]string{
+	"GET /v1/jobs":            {"state", "user", "limit"},
+	"GET /v1/decisions":       {"after", "wait"},
+	"DELETE /v1/users/{name}": {"jobs"},
+}
+
+// checkQuery refuses a query parameter not in allowed, or one given twice.
+func checkQuery(r *http.Request, allowed []string) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return errf(400, "malformed query string: %v", err)
+	}
+	names := make([]string, 0, len(q))
+	for k := range q {
+		names = append(names, k)
+	}
+	slices.Sort(names) // the first offending name, deterministically
+	for _, k := range names {
+		if !slices.Contains(allowed, k) {
+			what := "takes no query parameters"
+			if len(allowed) > 0 {
+				what = "takes only " + strings.Join(allowed, ", ")
+			}
+			return &fieldError{k, fmt.Sprintf("unknown query parameter (%s %s %s; names are case-sensitive)", r.Method, r.URL.Path, what)}
+		}
+		if len(q[k]) > 1 {
+			return &fieldError{k, fmt.Sprintf("query parameter given %d times; give it once (a list is comma-separated)", len(q[k]))}
+		}
+	}
+	return nil
+}
+
+// parseJobID parses a public job id: a canonical decimal integer ≥ 1
+// (digits only, no sign, no leading zero), so that one job has one name.
+func parseJobID(s string) (int64, bool) {
+	if s == "" || len(s) > 19 || s[0] == '0' {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
 }
 
 // bodyRoutes are the endpoints that read a request body, and whether
@@ -674,9 +734,9 @@ func owns(u store.User, j *Job) bool {
 
 // jobOf finds the job of the request's path, visible to u.
 func (s *Service) jobOf(r *http.Request, u store.User) (*Job, error) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil {
-		return nil, errf(400, "job id %q is not an integer", r.PathValue("id"))
+	id, ok := parseJobID(r.PathValue("id"))
+	if !ok {
+		return nil, errf(400, "job id %q is not a job id: expected a decimal integer ≥ 1 without sign or leading zeros", r.PathValue("id"))
 	}
 	j := s.eng.Job(id)
 	if j == nil || (!u.Admin && !owns(u, j)) {
