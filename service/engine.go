@@ -212,6 +212,13 @@ type Engine struct {
 	effects []Effect
 	started []*Job // started during the current operation
 	replay  bool
+	// touched are the jobs changed since the service last published its
+	// read view (view.go); not kept during a replay
+	touched []*Job
+	// planFresh: the policy's plan is settled at cur (the last operation
+	// was a pass or a submission), so listing its reservations cannot
+	// change its later decisions (view.go)
+	planFresh bool
 
 	// Stats
 	Passes int64
@@ -287,6 +294,13 @@ func (e *Engine) TakeFinished() []*Job {
 	f := e.finished
 	e.finished = nil
 	return f
+}
+
+// touch notes that job j changed (for the read view).
+func (e *Engine) touch(j *Job) {
+	if !e.replay {
+		e.touched = append(e.touched, j)
+	}
 }
 
 // retire drops finished job j from memory (finished keeps it for the
@@ -380,10 +394,10 @@ func (e *Engine) Advance(t int64) error {
 		if x >= t {
 			break
 		}
-		e.cur, e.dirty = x, true
+		e.cur, e.dirty, e.planFresh = x, true, false
 	}
 	if t > e.cur {
-		e.cur = t
+		e.cur, e.planFresh = t, false
 		e.dirty = e.wake == t || e.limMin() == t
 	}
 	return nil
@@ -408,6 +422,7 @@ func (e *Engine) pass() error {
 	wake, err := e.core.Pass(now, func(r *job.Request) {
 		j := e.jobs[r.ID]
 		j.State, j.Start = Running, now
+		e.touch(j)
 		e.lims.push(limitItem{t: j.Limit(), id: r.ID})
 		started = append(started, j.ID())
 		e.started = append(e.started, j)
@@ -422,6 +437,7 @@ func (e *Engine) pass() error {
 	}
 	e.wake = wake
 	e.dirty = false
+	e.planFresh = !e.replay
 	seq := e.emit(KindTick, now, tickData{Started: started})
 	for _, id := range started {
 		e.decisions = append(e.decisions, Decision{Seq: seq, Action: "start", ID: id, T: now})
@@ -465,8 +481,9 @@ func (e *Engine) end(now int64, j *Job, st State, exit *int, note string) error 
 	if note != "" {
 		j.Reason = note
 	}
+	e.touch(j)
 	e.outstanding[j.owner()] -= int64(j.Req.Procs) * j.Req.Estimate
-	e.dirty = true
+	e.dirty, e.planFresh = true, false
 	var seq int64
 	if st == Cancelled {
 		seq = e.emit(KindCancel, now, cancelData{ID: j.ID(), Note: note})
@@ -535,6 +552,7 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 	}
 	e.userIDs[j.owner()] = uid
 	e.jobs = append(e.jobs, j)
+	defer e.touch(j) // after the decision below
 	if j.Key != "" {
 		e.byKey[j.owner()+"\x00"+j.Key] = j
 	}
@@ -561,6 +579,7 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 			j.ID(), want.Admitted, want.Guarantee, d.Admitted, d.Guarantee)
 	}
 	e.emit(KindSubmit, t, d)
+	e.planFresh = !e.replay
 	if a.Admitted {
 		e.effects = append(e.effects, Effect{Kind: "submit", Job: j})
 	} else {
@@ -667,11 +686,13 @@ func (e *Engine) chown(j *Job, uid int64, user string) {
 		defer func() { e.outstanding[j.owner()] += w }()
 	}
 	j.UID, j.User = uid, user
+	e.touch(j)
 }
 
 // SetRef records the executor's handle of job j.
 func (e *Engine) SetRef(j *Job, ref string) {
 	j.Ref = ref
+	e.touch(j)
 	e.emit(KindExec, e.cur, execData{ID: j.ID(), Ref: ref})
 }
 

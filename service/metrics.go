@@ -55,10 +55,8 @@ func newMetrics(s *Service) *metrics {
 	})
 	gauge := func(name, help string, f func(w, r, busy int) float64) prometheus.GaugeFunc {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
-			s.mu.Lock()
-			w, r, b := s.eng.Counts()
-			s.mu.Unlock()
-			return f(w, r, b)
+			v := s.readView() // never waits for the engine
+			return f(v.waiting, v.running, v.busy)
 		})
 	}
 	P := float64(s.cfg.Procs)
@@ -69,9 +67,7 @@ func newMetrics(s *Service) *metrics {
 		gauge("backfill_utilization", "Busy processors / machine size.", func(_, _, b int) float64 { return float64(b) / P }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "backfill_processors", Help: "Machine size P."}, func() float64 { return P }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "backfill_passes_total", Help: "Scheduling passes (policy Ticks)."}, func() float64 {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return float64(s.eng.Passes)
+			return float64(s.readView().passes)
 		}),
 		collectors.NewGoCollector(),
 	)
