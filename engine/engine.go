@@ -299,6 +299,25 @@ func (e *Engine) Submit(now int64, r *job.Request) (Admission, error) {
 	return a, nil
 }
 
+// Skip makes n the ID of the next job: the IDs from the number of jobs
+// submitted so far up to n-1 are never submitted (done at once). A live
+// service uses it after an accepted loss, so that the IDs of lost jobs are
+// not given again; the policy then sees an ID jump, which the policies
+// handle (they index jobs by ID in maps or in slices grown to the ID).
+func (e *Engine) Skip(n int) error {
+	if e.trace != nil {
+		return errors.New("engine: Skip with a trace")
+	}
+	if n < len(e.state) {
+		return fmt.Errorf("engine: skip to job ID %d, but %d jobs were submitted", n, len(e.state))
+	}
+	for len(e.state) < n {
+		e.reqs = append(e.reqs, nil)
+		e.state = append(e.state, stDone)
+	}
+	return nil
+}
+
 // End tells the policy that running job r ended at now (Remove), after
 // asking a policy.Predicting what it predicted for r.
 func (e *Engine) End(now int64, r *job.Request) (Prediction, error) {

@@ -79,6 +79,7 @@ const (
 	KindTick   = "tick"
 	KindExec   = "exec"
 	KindOwner  = "owner"
+	KindIDs    = "ids"
 )
 
 // OwnerKey identifies a job's owner in the engine's maps: the user id,
@@ -128,6 +129,11 @@ type ownerData struct {
 	ID   int64  `json:"id"`
 	UID  int64  `json:"uid"`
 	User string `json:"user"`
+	Note string `json:"note,omitempty"`
+}
+
+type idsData struct {
+	Next int64 `json:"next"` // the id of the next job
 	Note string `json:"note,omitempty"`
 }
 
@@ -368,7 +374,11 @@ func (e *Engine) emit(kind string, t int64, v any) int64 {
 	}
 	e.seq++
 	if !e.replay {
-		e.out = append(e.out, Record{Seq: e.seq, Kind: kind, T: t, Data: data})
+		r := Record{Seq: e.seq, Kind: kind, T: t, Data: data}
+		if d, ok := v.(submitData); ok {
+			r.Job = d.ID
+		}
+		e.out = append(e.out, r)
 	}
 	return e.seq
 }
@@ -689,6 +699,31 @@ func (e *Engine) chown(j *Job, uid int64, user string) {
 	e.touch(j)
 }
 
+// SkipIDs makes next the id of the next job (next > the ids given so
+// far), recorded in the log: after a loss was accepted, the ids of the
+// jobs lost are never given again (the service takes the highest id
+// acknowledged from the high-water mark).
+func (e *Engine) SkipIDs(next int64, note string) error {
+	if err := e.skip(next); err != nil {
+		return err
+	}
+	e.emit(KindIDs, e.cur, idsData{Next: next, Note: note})
+	return nil
+}
+
+func (e *Engine) skip(next int64) error {
+	if next <= int64(len(e.jobs)) {
+		return fmt.Errorf("next job id %d: ids up to %d are taken", next, len(e.jobs))
+	}
+	if err := e.core.Skip(int(next - 1)); err != nil {
+		return err
+	}
+	for int64(len(e.jobs)) < next-1 {
+		e.jobs = append(e.jobs, nil)
+	}
+	return nil
+}
+
 // SetRef records the executor's handle of job j.
 func (e *Engine) SetRef(j *Job, ref string) {
 	j.Ref = ref
@@ -794,6 +829,14 @@ func (e *Engine) Replay(r Record) error {
 			return bad(err)
 		}
 		e.chown(j, d.UID, d.User)
+	case KindIDs:
+		var d idsData
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		if err := e.skip(d.Next); err != nil {
+			return bad(err)
+		}
 	case KindExec:
 		var d execData
 		if err := json.Unmarshal(r.Data, &d); err != nil {

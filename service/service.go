@@ -444,6 +444,14 @@ func (s *Service) recover(sched policy.Scheduler) error {
 	s.qmu.Unlock()
 	go s.committer()
 	go s.effector(running, waiting)
+	// after an accepted loss, the ids of the jobs lost stay taken
+	if floor := st.JobFloor(); floor > int64(len(eng.jobs)) {
+		note := fmt.Sprintf("ids %d to %d were acknowledged but lost (loss accepted); never given again", len(eng.jobs)+1, floor)
+		if err := s.do(func(e *Engine) error { return e.SkipIDs(floor+1, note) }); err != nil {
+			return err
+		}
+		s.log.Error("job ids skipped after an accepted loss", "next", floor+1, "note", note)
+	}
 	// catch up to the present (limits and wake-ups during the downtime)
 	if now := s.clock.Now(); now > eng.cur {
 		if err := s.do(func(e *Engine) error { return e.Advance(now) }); err != nil {
@@ -1087,6 +1095,9 @@ func (s *Service) Run(stop <-chan struct{}) {
 // Close stops the committer and the executor; running jobs are left
 // running (a restart finds them again).
 func (s *Service) Close() error {
+	if s.isReady() {
+		s.finalSnapshot()
+	}
 	s.qmu.Lock()
 	if s.closing {
 		s.qmu.Unlock()
@@ -1100,6 +1111,40 @@ func (s *Service) Close() error {
 		s.exec.Close()
 	}
 	return s.st.Close()
+}
+
+// finalSnapshot saves a snapshot at the log's end, so that the next start
+// (after a clean shutdown: SIGTERM, SIGINT) replays nothing. It is skipped
+// when the latest snapshot is already there, when snapshots are off, or
+// when the policy cannot save its state.
+func (s *Service) finalSnapshot() {
+	s.mu.Lock()
+	if s.snapOff || s.cfg.SnapshotEvery < 0 || s.eng.seq == s.snapSeq || s.eng.Failed() != nil {
+		s.mu.Unlock()
+		return
+	}
+	data, err := s.eng.snapshot()
+	if err != nil {
+		s.snapOff = true
+		s.mu.Unlock()
+		s.log.Info("no snapshot at shutdown: the next start replays the log", "policy", s.eng.Policy(), "reason", err)
+		return
+	}
+	b := &batch{snap: &store.Snapshot{Seq: s.eng.seq, T: s.eng.cur, Data: data}, done: make(chan error, 1)}
+	s.snapSeq, s.snapTime = s.eng.seq, time.Now()
+	s.qmu.Lock()
+	if s.fatal != nil || s.closing {
+		s.qmu.Unlock()
+		s.mu.Unlock()
+		return
+	}
+	s.queue = append(s.queue, b)
+	s.qcond.Signal()
+	s.qmu.Unlock()
+	s.mu.Unlock()
+	if err := <-b.done; err == nil {
+		s.log.Info("snapshot saved at shutdown", "seq", b.snap.Seq)
+	}
 }
 
 // Failed is closed when the service can no longer commit (Fatal says why).
