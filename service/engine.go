@@ -133,7 +133,7 @@ type ownerData struct {
 }
 
 type idsData struct {
-	Next int64 `json:"next"` // the id of the next job
+	Next int64  `json:"next"` // the id of the next job
 	Note string `json:"note,omitempty"`
 }
 
