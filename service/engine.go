@@ -829,6 +829,14 @@ func (e *Engine) Replay(r Record) error {
 			return bad(err)
 		}
 		e.chown(j, d.UID, d.User)
+	case KindReconfig:
+		var d ReconfigReport
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		if _, err := e.reconfigure(d.Policy, d.Procs, d.Note, &d); err != nil {
+			return bad(err)
+		}
 	case KindIDs:
 		var d idsData
 		if err := json.Unmarshal(r.Data, &d); err != nil {

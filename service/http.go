@@ -372,6 +372,7 @@ func (s *Service) Handler() http.Handler {
 	route("GET /v1/schedule", false, s.schedule)
 	route("GET /v1/decisions", true, s.decisions)
 	route("POST /v1/clock", true, s.setClock)
+	route("POST /v1/reconfigure", true, s.reconfigure)
 	route("GET /v1/users", true, s.listUsers)
 	route("POST /v1/users", true, s.createUser)
 	route("PATCH /v1/users/{name}", true, s.patchUser)
@@ -479,7 +480,7 @@ func parseJobID(s string) (int64, bool) {
 
 // bodyRoutes are the endpoints that read a request body, and whether
 // they need an admin token.
-var bodyRoutes = map[string]bool{"POST /v1/jobs": false, "POST /v1/jobs/{id}/end": true, "POST /v1/clock": true,
+var bodyRoutes = map[string]bool{"POST /v1/jobs": false, "POST /v1/jobs/{id}/end": true, "POST /v1/clock": true, "POST /v1/reconfigure": true,
 	"POST /v1/users": true, "PATCH /v1/users/{name}": true}
 
 // refuseBody makes sure the request's body is never read: the connection
@@ -575,7 +576,7 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 		return err
 	}
 	now := s.clock.Now()
-	req, err := DecodeSubmit(body, Limits{Procs: s.cfg.Procs, MaxEstimate: s.cfg.MaxEstimate, Now: now})
+	req, err := DecodeSubmit(body, Limits{Procs: s.readView().procs, MaxEstimate: s.cfg.MaxEstimate, Now: now})
 	if err != nil {
 		return err
 	}
@@ -613,6 +614,9 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 	var decision time.Duration
 	t0 := time.Now()
 	err = s.do(func(e *Engine) error {
+		if in.Procs > e.procs { // the machine shrank since the body was checked
+			return &fieldError{"procs", fmt.Sprintf("%d processors requested; the machine has %d", in.Procs, e.procs)}
+		}
 		if in.Deadline != 0 && !e.Admits() {
 			return &fieldError{"deadline", fmt.Sprintf("policy %s has no deadline admission control (use qops, msb or mrt)", e.Policy())}
 		}

@@ -190,10 +190,13 @@ type Service struct {
 	// recovery (Start): ready is closed once the state is rebuilt
 	ready      chan struct{}
 	readyErr   error
-	started    bool         // the committer and effector run (guarded by qmu)
-	policyName string       // the policy's name (the engine may not exist yet)
-	views      views        // the published read view (view.go)
-	committed  atomic.Int64 // the last record committed
+	started    bool   // the committer and effector run (guarded by qmu)
+	policyName string // the policy's name (the engine may not exist yet)
+	// the configuration the log starts with (meta; checkMeta)
+	logSpec   string
+	logProcs  int
+	views     views        // the published read view (view.go)
+	committed atomic.Int64 // the last record committed
 
 	met    *metrics
 	over   *overload
@@ -358,11 +361,6 @@ func (s *Service) recover(sched policy.Scheduler) error {
 	}
 	t0 := time.Now()
 	start := cfg.Clock.Now()
-	eng, err := NewEngine(sched, cfg.Procs, 0)
-	if err != nil {
-		return err
-	}
-	eng.Archived = s.archived
 	// the jobs that finish during the replay were archived when they
 	// finished; a log from before the archive archives them now, once
 	archived, _, err := st.Meta("archive")
@@ -376,7 +374,19 @@ func (s *Service) recover(sched policy.Scheduler) error {
 		}
 	}
 	var backfill []store.Archived
-	n, base, err := loadState(st, eng, func() error {
+	mk := func(spec string, procs int) (*Engine, error) {
+		if spec == sched.Name() && procs == cfg.Procs {
+			return NewEngine(sched, procs, 0)
+		}
+		return newEngineFor(spec, procs)
+	}
+	eng, n, base, err := loadState(st, func(spec string, procs int) (*Engine, error) {
+		e, err := mk(spec, procs)
+		if e != nil {
+			e.Archived = s.archived
+		}
+		return e, err
+	}, s.logSpec, s.logProcs, func(eng *Engine) error {
 		if s.isClosing() {
 			return errClosed
 		}
@@ -452,6 +462,21 @@ func (s *Service) recover(sched policy.Scheduler) error {
 		}
 		s.log.Error("job ids skipped after an accepted loss", "next", floor+1, "note", note)
 	}
+	// other flags than the state's: reconfigure (recorded in the log)
+	if eng.Policy() != sched.Name() || eng.procs != cfg.Procs {
+		note := fmt.Sprintf("restart with --policy %s --procs %d (was %s on %d processors)", sched.Name(), cfg.Procs, eng.Policy(), eng.procs)
+		var rep *ReconfigReport
+		err := s.do(func(e *Engine) error {
+			var err error
+			rep, err = e.Reconfigure(max(s.clock.Now(), e.cur), cfg.Policy, cfg.Procs, note)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("%s: the state's configuration is %s on %d processors; changing it to %s on %d: %w (start with the state's --policy and --procs, or drain first)",
+				cfg.StateDir, eng.Policy(), eng.procs, sched.Name(), cfg.Procs, err)
+		}
+		s.logReconfig(rep)
+	}
 	// catch up to the present (limits and wake-ups during the downtime)
 	if now := s.clock.Now(); now > eng.cur {
 		if err := s.do(func(e *Engine) error { return e.Advance(now) }); err != nil {
@@ -510,22 +535,30 @@ func (s *Service) execOptions() executor.Options {
 	return o
 }
 
-// checkMeta records the policy and machine size at the first start and
-// refuses to replay the log with different ones.
+// checkMeta records the policy and machine size at the first start: the
+// configuration the log starts with (later ones are in the snapshots and
+// the reconfiguration records). A restart with other flags reconfigures
+// the service once its state is rebuilt (reconfig.go).
 func (s *Service) checkMeta(name string) error {
 	for _, kv := range [][2]string{{"policy", name}, {"procs", strconv.Itoa(s.cfg.Procs)}} {
 		v, ok, err := s.st.Meta(kv[0])
 		if err != nil {
 			return err
 		}
-		if ok && v != kv[1] {
-			return fmt.Errorf("%s was created with %s %s; restart it with the same %s (got %s), or use a new state directory", s.st.Path, kv[0], v, kv[0], kv[1])
-		}
 		if !ok {
 			if err := s.st.SetMeta(kv[0], kv[1]); err != nil {
 				return err
 			}
+			v = kv[1]
 		}
+		if kv[0] == "policy" {
+			s.logSpec = v
+		} else if s.logProcs, err = strconv.Atoi(v); err != nil || s.logProcs < 1 {
+			return fmt.Errorf("%s: the database's machine size %q is not a positive integer", s.st.Path, v)
+		}
+	}
+	if _, err := policy.New(s.logSpec, s.logProcs); err != nil {
+		return fmt.Errorf("%s: the policy the log was written with, %q: %w", s.st.Path, s.logSpec, err)
 	}
 	inst, ok, err := s.st.Meta("instance")
 	if err != nil {
@@ -1158,10 +1191,15 @@ func (s *Service) Fatal() error {
 }
 
 // Policy is the policy's name.
-func (s *Service) Policy() string { return s.policyName }
+func (s *Service) Policy() string {
+	if v := s.readView(); v.policy != "" {
+		return v.policy
+	}
+	return s.policyName
+}
 
 // Procs is the machine size.
-func (s *Service) Procs() int { return s.cfg.Procs }
+func (s *Service) Procs() int { return s.readView().procs }
 
 // ExecutorName is the executor's name.
 func (s *Service) ExecutorName() string {

@@ -124,7 +124,8 @@ func (s *Service) publishLocked(full bool) {
 		old, full = nil, true
 	}
 	changed := full || old == nil || len(e.touched) > 0 || e.cur != s.views.lastCur ||
-		old.njobs != len(e.jobs) || old.passes != e.Passes || len(old.decisions) != len(e.decisions)
+		old.njobs != len(e.jobs) || old.passes != e.Passes || len(old.decisions) != len(e.decisions) ||
+		old.procs != e.procs || old.policy != e.Policy()
 	if !changed && len(s.views.archive) == 0 {
 		return
 	}
