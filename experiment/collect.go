@@ -47,13 +47,14 @@ func (r *CollectReport) Problems() []string {
 		out = append(out, fmt.Sprintf("duplicated run %s, found in %s", id, strings.Join(r.Duplicated[id], " and ")))
 	}
 	for _, f := range r.Failed {
-		out = append(out, fmt.Sprintf("failed run %s (#%d: %s %s): %s", f.Run.ID, f.Run.Index, f.Run.Label, f.Run.Config.Describe(), firstLine(f.Err)))
+		out = append(out, fmt.Sprintf("failed run %s (#%d: %s %s): %s", f.Run.ID, f.Run.Index, f.Run.Label, f.Run.Config.Describe(), FirstLine(f.Err)))
 	}
 	out = append(out, r.Corrupt...)
 	return out
 }
 
-func firstLine(s string) string {
+// FirstLine is the first line of s (an error message).
+func FirstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
 }

@@ -9,6 +9,7 @@ package metrics
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/backfill-hpc/backfill/job"
@@ -201,4 +202,27 @@ func Summarize(outcomes []job.Outcome, opt Options) Summary {
 	s.Prediction = Predictions(outcomes, opt)
 	s.Admission = Admission(outcomes, opt)
 	return s
+}
+
+// CheckWindow reports an error when the averages' window of opt (WarmUp,
+// Drain) leaves out every one of jobs, so that every statistic would be
+// 0: with the rule of Summarize, a job counts when first+WarmUp ≤ submit
+// and, with a drain, submit ≤ last−Drain. No jobs or no window is no
+// error.
+func CheckWindow(jobs []job.Job, opt Options) error {
+	warmUp, drain := opt.WarmUp, opt.Drain
+	if len(jobs) == 0 || (warmUp == 0 && drain == 0) {
+		return nil
+	}
+	first, last := jobs[0].Submit, jobs[0].Submit
+	for i := range jobs {
+		first, last = min(first, jobs[i].Submit), max(last, jobs[i].Submit)
+	}
+	for i := range jobs {
+		s := jobs[i].Submit
+		if (warmUp == 0 || s >= first+warmUp) && (drain == 0 || s <= last-drain) {
+			return nil
+		}
+	}
+	return fmt.Errorf("every job is excluded from the averages (submissions span %d s)", last-first)
 }

@@ -178,3 +178,24 @@ func TestNearestRank(t *testing.T) {
 		t.Error("empty")
 	}
 }
+
+// Submissions at 0, 10 and 20: a job counts when 0+WarmUp ≤ submit and
+// submit ≤ 20−Drain.
+func TestCheckWindow(t *testing.T) {
+	jobs := []job.Job{{Request: job.Request{Submit: 0}}, {Request: job.Request{Submit: 10}}, {Request: job.Request{Submit: 20}}}
+	for _, c := range []struct {
+		warm, drain int64
+		ok          bool
+	}{{0, 0, true}, {20, 0, true}, {21, 0, false}, {0, 20, true}, {0, 21, false}, {11, 9, false}, {10, 10, true}} {
+		err := CheckWindow(jobs, Options{WarmUp: c.warm, Drain: c.drain})
+		if (err == nil) != c.ok {
+			t.Errorf("warmup %d drain %d: err %v, want ok=%v", c.warm, c.drain, err, c.ok)
+		}
+		if err != nil && err.Error() != "every job is excluded from the averages (submissions span 20 s)" {
+			t.Errorf("message %q", err)
+		}
+	}
+	if err := CheckWindow(nil, Options{WarmUp: 5}); err != nil {
+		t.Errorf("no jobs: %v", err)
+	}
+}

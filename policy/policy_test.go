@@ -61,3 +61,32 @@ func FuzzNew(f *testing.F) {
 		}
 	})
 }
+
+// TestCatalog: every registered policy and order is listed with its
+// parameters, and the orders' heading names exactly the policies with an
+// order parameter.
+func TestCatalog(t *testing.T) {
+	var b strings.Builder
+	if err := policy.WriteCatalog(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, p := range policy.List() {
+		if !strings.Contains(out, p.Name+"\n    "+p.Doc+"\n") {
+			t.Errorf("policy %s not listed", p.Name)
+		}
+		for _, pp := range p.Params {
+			if !strings.Contains(out, "    "+p.Name+":"+pp.Name+"=… (default "+pp.Default+"): ") {
+				t.Errorf("parameter %s:%s not listed", p.Name, pp.Name)
+			}
+		}
+	}
+	for _, want := range []string{"queue orders (parameter order of ", "easy, ", "ff-cons, ", "\nsjf\n    shortest estimate first", "\nParameters follow the name after colons"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("catalog lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "fcfs, ff-cons") {
+		t.Error("the orders' heading names fcfs, which has no order parameter")
+	}
+}

@@ -64,6 +64,19 @@ func (r *RunningK) Started(j *job.Request) (start int64, running bool) {
 	return r.run.h[i].start, true
 }
 
+// Hold reports the start of running job j and the end of its hold.
+func (r *RunningK) Hold(j *job.Request) (start, end int64, running bool) {
+	i, ok := r.run.at(j.ID)
+	if !ok {
+		return 0, 0, false
+	}
+	return r.run.h[i].start, r.run.h[i].end, true
+}
+
+// Overran lists the running jobs whose holds ended before now
+// (Running.Overran; holds here are the estimates, so all of them).
+func (r *RunningK) Overran(now int64) []*job.Request { return r.run.overran(now) }
+
 // End records that running job j ended at now, releasing the rest of its
 // hold; it reports whether j was running and whether it ended before the
 // end of its hold.

@@ -44,3 +44,52 @@ func TestValues(t *testing.T) {
 		t.Errorf("enum: %v", err)
 	}
 }
+
+func TestInt64Uint64Unknown(t *testing.T) {
+	if n, err := Int64("max", "7200", 3600, 1<<40); err != nil || n != 7200 {
+		t.Errorf("int64: %d %v", n, err)
+	}
+	if _, err := Int64("max", "all", 3600, 1<<40); err == nil || err.Error() != `parameter max: expected an integer in [3600, 1099511627776], found "all"` {
+		t.Errorf("int64 all: %v", err)
+	}
+	if _, err := Int64("n", "-1", 0, math.MaxInt64); err == nil || err.Error() != `parameter n: expected an integer ≥ 0, found "-1"` {
+		t.Errorf("int64 negative: %v", err)
+	}
+	if n, err := Uint64("seed", "18446744073709551615"); err != nil || n != math.MaxUint64 {
+		t.Errorf("uint64: %d %v", n, err)
+	}
+	if _, err := Uint64("seed", "-1"); err == nil || err.Error() != `parameter seed: expected a non-negative integer, found "-1"` {
+		t.Errorf("uint64 negative: %v", err)
+	}
+	if k, bad := Unknown(map[string]string{"max": "1", "zz": "", "foo": ""}, "max", "atmax"); !bad || k != "foo" {
+		t.Errorf("unknown: %q %v", k, bad)
+	}
+	if _, bad := Unknown(map[string]string{"max": "1"}, "max", "atmax"); bad {
+		t.Error("a known key reported unknown")
+	}
+}
+
+func TestParams(t *testing.T) {
+	p := Params{"depth": "all", "au": "0.5", "reserve": "false", "h": "edf", "bad": "x"}
+	if n, err := p.Int("depth", 1, 99); err != nil || n != 99 {
+		t.Errorf("Int all: %d %v", n, err)
+	}
+	if n, err := p.Int("missing", 7, 99); err != nil || n != 7 {
+		t.Errorf("Int default: %d %v", n, err)
+	}
+	if _, err := p.Int("bad", 1, 99); err == nil || err.Error() != `parameter bad: expected an integer or "all", found "x"` {
+		t.Errorf("Int bad: %v", err)
+	}
+	if x, err := p.Float("au", 1, 0, 1); err != nil || x != 0.5 {
+		t.Errorf("Float: %v %v", x, err)
+	}
+	if b, err := p.Bool("reserve", true); err != nil || b {
+		t.Errorf("Bool: %v %v", b, err)
+	}
+	if e, err := p.Enum("h", "ast", "ast", "edf"); err != nil || e != "edf" {
+		t.Errorf("Enum: %q %v", e, err)
+	}
+	if e, err := p.Enum("missing", "ast", "ast", "edf"); err != nil || e != "ast" {
+		t.Errorf("Enum default: %q %v", e, err)
+	}
+}

@@ -3,16 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/backfill-hpc/backfill/bench"
 )
@@ -138,7 +134,6 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 	if err := checkFormat(f.format); err != nil {
 		return err
 	}
-	var all []bench.Line
 	files, err := bench.Traces(f.dir, f.only)
 	if err != nil {
 		return err
@@ -148,56 +143,27 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
+	tb := bench.NewTable(files, f.policies)
 	if f.format == "table" {
 		fmt.Fprintf(out, "# version: %s\n", toolVersion())
+		fmt.Fprintln(out, tb.Header())
 	}
-	// Fixed column widths, known before the first run, so that rows
-	// printed as they finish line up: each column as wide as its header,
-	// the trace and policy columns as their longest name, numbers at least
-	// 8 characters.
-	header := strings.Split(strings.TrimSuffix(bench.TableHeader, "\t"), "\t")
-	widths := make([]int, len(header))
-	for i, h := range header {
-		widths[i] = max(utf8.RuneCountInString(h), 8)
-	}
-	for _, file := range files {
-		widths[0] = max(widths[0], utf8.RuneCountInString(filepath.Base(file)))
-	}
-	widths[3] = max(widths[3], utf8.RuneCountInString(bench.LoadOnly))
-	for _, p := range f.policies {
-		widths[3] = max(widths[3], utf8.RuneCountInString(p))
-	}
-	if f.format == "table" {
-		fmt.Fprintln(out, alignRow(header, widths))
-	}
-	status := newBenchStatus(cmd.ErrOrStderr())
+	status := bench.NewStatus(cmd.ErrOrStderr())
+	var all []bench.Line
 	for _, file := range files {
 		for _, p := range append([]string{"none"}, f.policies...) {
-			name := filepath.Base(file)
-			l, failed, err := bench.RunChild(exe, benchChildArgs(f, file, p), file, p, func(done, total int) {
-				status.show("%s %s: %d of %d jobs ended (%d%%)", name, p, done, total, 100*done/max(1, total))
-			})
+			l, failed, err := benchRun(exe, f, file, p, status)
 			if err != nil {
-				status.clear()
 				return err
 			}
-			if !failed && f.whole && p != "none" {
-				status.show("%s %s: whole simulate process", name, p)
-				l.WholeSec, l.WholeCPUSec, l.WholeRSSKB, err = bench.RunWhole(exe, benchWholeArgs(f, file, p))
-				if err != nil {
-					l.Error, failed = "whole process: "+err.Error(), true
-				}
-			}
-			status.clear()
 			all = append(all, l)
-			if f.format != "table" {
-				continue
+			switch {
+			case f.format != "table":
+			case failed:
+				fmt.Fprintln(out, tb.ErrorRow(l, p))
+			default:
+				fmt.Fprintln(out, tb.Row(l, p != "none"))
 			}
-			if failed {
-				fmt.Fprintln(out, alignRow([]string{l.Trace, "", "", p, "error: " + l.Error}, widths))
-				continue
-			}
-			fmt.Fprintln(out, alignRow(strings.Split(strings.TrimSuffix(l.TableRow(p != "none"), "\t"), "\t"), widths))
 		}
 	}
 	switch f.format {
@@ -213,64 +179,22 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 	return nil
 }
 
-// alignRow right-aligns cells to widths, two spaces apart; a cell wider
-// than its column pushes the rest of the row right; the last cell (an
-// error message) may run past the columns.
-func alignRow(cells []string, widths []int) string {
-	var b strings.Builder
-	for i, c := range cells {
-		if i > 0 {
-			b.WriteString("  ")
-		}
-		if i == len(cells)-1 && strings.HasPrefix(c, "error: ") {
-			b.WriteString(c)
-			break
-		}
-		if i < len(widths) {
-			b.WriteString(strings.Repeat(" ", max(0, widths[i]-utf8.RuneCountInString(c))))
-		}
-		b.WriteString(c)
+// benchRun measures policy p on file in a child process and, with
+// --whole, times a whole simulate process; failed says whether the
+// measurement failed (l.Error says why).
+func benchRun(exe string, f *benchFlags, file, p string, status *bench.Status) (l bench.Line, failed bool, err error) {
+	defer status.Clear()
+	name := filepath.Base(file)
+	l, failed, err = bench.RunChild(exe, benchChildArgs(f, file, p), file, p, func(done, total int) {
+		status.Show("%s %s: %d of %d jobs ended (%d%%)", name, p, done, total, 100*done/max(1, total))
+	})
+	if err != nil || failed || !f.whole || p == "none" {
+		return l, failed, err
 	}
-	return strings.TrimRight(b.String(), " ")
-}
-
-// benchStatus is bench's progress on standard error: one line rewritten
-// in place on a terminal, else a line at most every 30 s.
-type benchStatus struct {
-	w     io.Writer
-	tty   bool
-	last  time.Time
-	shown bool
-}
-
-func newBenchStatus(w io.Writer) *benchStatus {
-	s := &benchStatus{w: w, last: time.Now()}
-	if fd, ok := w.(interface{ Fd() uintptr }); ok {
-		s.tty = term.IsTerminal(int(fd.Fd()))
+	status.Show("%s %s: whole simulate process", name, p)
+	l.WholeSec, l.WholeCPUSec, l.WholeRSSKB, err = bench.RunWhole(exe, benchWholeArgs(f, file, p))
+	if err != nil {
+		l.Error, failed = "whole process: "+err.Error(), true
 	}
-	return s
-}
-
-// show prints the status line (on a terminal, or when 30 s have passed
-// since the row began or the last line).
-func (s *benchStatus) show(format string, args ...any) {
-	if s.tty {
-		fmt.Fprintf(s.w, "\r\033[K"+format, args...)
-		s.shown = true
-		return
-	}
-	if now := time.Now(); now.Sub(s.last) >= 30*time.Second {
-		fmt.Fprintf(s.w, format+"\n", args...)
-		s.last = now
-	}
-}
-
-// clear removes the status line from a terminal, and starts the next
-// row's 30 s.
-func (s *benchStatus) clear() {
-	s.last = time.Now()
-	if s.tty && s.shown {
-		fmt.Fprint(s.w, "\r\033[K")
-		s.shown = false
-	}
+	return l, failed, nil
 }

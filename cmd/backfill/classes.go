@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/backfill-hpc/backfill/metrics"
 )
@@ -18,20 +17,4 @@ func parseClassRules(specs []string) ([]metrics.ClassRule, error) {
 		rules = append(rules, r)
 	}
 	return rules, nil
-}
-
-// writeClassTables prints, for each rule, one table with the per-class
-// metrics of every run.
-func writeClassTables(w io.Writer, rules []metrics.ClassRule, runs []simRun, opt metrics.Options) error {
-	for _, rule := range rules {
-		rows := make([]metrics.ClassRow, len(runs))
-		for i, r := range runs {
-			rows[i] = metrics.ClassRow{Label: r.res.Policy, Classes: metrics.Classes(r.res.Outcomes, opt, rule)}
-		}
-		fmt.Fprintln(w)
-		if err := metrics.WriteClassTable(w, rule, rows); err != nil {
-			return err
-		}
-	}
-	return nil
 }

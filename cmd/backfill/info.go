@@ -4,14 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/backfill-hpc/backfill/audit"
-	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/internal/flatcsv"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/workload"
 )
@@ -35,54 +32,58 @@ header.`,
   backfill info            # the embedded KTH SP2 trace
   backfill generate jann97 -o jann.swf && backfill info jann.swf --compare ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			path := ""
-			if len(args) == 1 {
-				path = args[0]
-			}
-			tr, err := f.load(path)
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			sum := workload.Summarize(tr)
-			if format == "table" {
-				if err := sum.WriteText(w); err != nil {
-					return err
-				}
-			}
-			ds := []workload.Distribution{workload.Distribute(tr)}
-			for _, c := range compare {
-				g := *f
-				g.procs = 0
-				ct, err := g.load(c)
-				if err != nil {
-					return fmt.Errorf("--compare: %w", err)
-				}
-				ds = append(ds, workload.Distribute(ct))
-			}
-			out := struct {
-				Version       string                  `json:"version"`
-				Summary       workload.Info           `json:"summary"`
-				Distributions []workload.Distribution `json:"distributions"`
-			}{toolVersion(), sum, ds}
-			switch format {
-			case "json":
-				return writeJSON(w, out)
-			case "csv":
-				return writeFlatCSV(w, out)
-			}
-			fmt.Fprintln(w)
-			return workload.WriteDistributions(w, ds)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runInfo(cmd, f, args, format, compare) },
 	}
 	f.register(cmd, false)
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output: table (text), json, or csv (key,value rows, nested keys dotted)")
 	cmd.Flags().StringArrayVar(&compare, "compare", nil, "print the distributions of this trace beside the workload's (repeat for several)")
 	return cmd
+}
+
+// runInfo prints the summary and distributions of the workload of args
+// (the embedded trace without one) and of the compared traces.
+func runInfo(cmd *cobra.Command, f *traceFlags, args []string, format string, compare []string) error {
+	if err := checkFormat(format); err != nil {
+		return err
+	}
+	path := ""
+	if len(args) == 1 {
+		path = args[0]
+	}
+	tr, err := f.load(path)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	sum := workload.Summarize(tr)
+	if format == "table" {
+		if err := sum.WriteText(w); err != nil {
+			return err
+		}
+	}
+	ds := []workload.Distribution{workload.Distribute(tr)}
+	for _, c := range compare {
+		g := *f
+		g.procs = 0
+		ct, err := g.load(c)
+		if err != nil {
+			return fmt.Errorf("--compare: %w", err)
+		}
+		ds = append(ds, workload.Distribute(ct))
+	}
+	out := struct {
+		Version       string                  `json:"version"`
+		Summary       workload.Info           `json:"summary"`
+		Distributions []workload.Distribution `json:"distributions"`
+	}{toolVersion(), sum, ds}
+	switch format {
+	case "json":
+		return writeJSON(w, out)
+	case "csv":
+		return flatcsv.Write(w, out)
+	}
+	fmt.Fprintln(w)
+	return workload.WriteDistributions(w, ds)
 }
 
 func newCheck() *cobra.Command {
@@ -104,34 +105,7 @@ exits with status 1 when there is a violation.`,
 			if err := checkCheckFlags(cmd, format, limit, procs); err != nil {
 				return err
 			}
-			outs, P, skipped, err := readSchedule(args[0], procs, lenient)
-			if err != nil {
-				return err
-			}
-			rep := audit.Audit(outs, audit.Options{Procs: P, Kill: !noKill, FCFS: fcfs, Expect: -1, Limit: limit})
-			w := cmd.OutOrStdout()
-			if err := writeCheckData(w, format, args[0], len(outs), P, skipped, rep, limit); err != nil {
-				return err
-			}
-			if format != "table" {
-				if !rep.OK() {
-					return fmt.Errorf("%d violations", rep.Total())
-				}
-				return nil
-			}
-			fmt.Fprintf(w, "%s: %d jobs on %d processors", args[0], len(outs), P)
-			if skipped.Total() > 0 {
-				fmt.Fprintf(w, "; not checked: %s", skipped.String())
-			}
-			fmt.Fprintln(w)
-			if err := rep.Write(w); err != nil {
-				return err
-			}
-			if !rep.OK() {
-				fmt.Fprintf(w, "summary: %s\n", countsLine(rep))
-				return fmt.Errorf("%d violations", rep.Total())
-			}
-			return nil
+			return runCheck(cmd.OutOrStdout(), args[0], format, procs, limit, audit.Options{Kill: !noKill, FCFS: fcfs, Expect: -1, Limit: limit}, lenient)
 		},
 	}
 	fl := cmd.Flags()
@@ -144,72 +118,6 @@ exits with status 1 when there is a violation.`,
 	return cmd
 }
 
-// readSchedule reads an SWF schedule into outcomes. Records whose wait or
-// run time is unknown cannot be placed in time; they are counted, not
-// checked.
-func readSchedule(path string, procs int, lenient bool) ([]job.Outcome, int, workload.Counts, error) {
-	var skipped workload.Counts
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, 0, skipped, err
-	}
-	defer fh.Close()
-	rd, err := workload.NewReader(fh, path, lenient)
-	if err != nil {
-		return nil, 0, skipped, err
-	}
-	var outs []job.Outcome
-	for {
-		rec, err := rd.Next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, 0, skipped, err
-		}
-		size := rec.AllocProcs
-		if size <= 0 {
-			size = rec.ReqProcs
-		}
-		switch {
-		case rec.Submit < 0:
-			skipped.Add("submit time unknown", 1)
-			continue
-		case rec.Wait < 0:
-			skipped.Add("wait time unknown", 1)
-			continue
-		case rec.Run < 0:
-			skipped.Add("run time unknown", 1)
-			continue
-		case size <= 0:
-			skipped.Add("size unknown", 1)
-			continue
-		}
-		est := rec.ReqTime
-		if est <= 0 {
-			est = 1<<62 - 1 // no requested time: nothing to check against
-		}
-		start := rec.Submit + rec.Wait
-		outs = append(outs, job.Outcome{
-			Job: job.Job{Request: job.Request{ID: len(outs), SWFID: rec.JobNumber, Submit: rec.Submit,
-				Procs: int(size), Estimate: est}, Runtime: rec.Run, Line: rec.Line},
-			Start: start, End: start + rec.Run, Killed: rec.Status == 0, Bound: -1,
-		})
-	}
-	if procs <= 0 {
-		h := rd.Header()
-		switch {
-		case h.MaxProcs > 0:
-			procs = int(h.MaxProcs)
-		case h.MaxNodes > 0:
-			procs = int(h.MaxNodes)
-		default:
-			return nil, 0, skipped, fmt.Errorf("%s: no MaxProcs or MaxNodes in the header; give --procs", path)
-		}
-	}
-	return outs, procs, skipped, nil
-}
-
 func newPolicies() *cobra.Command {
 	return &cobra.Command{
 		Use:   "policies",
@@ -218,38 +126,45 @@ func newPolicies() *cobra.Command {
   # a policy with parameters, as simulate and sweep take it: name:key=value:…
   backfill simulate --policy easy,easy:depth=4:order=sjbf,conservative`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			w := cmd.OutOrStdout()
-			for _, p := range policy.List() {
-				fmt.Fprintf(w, "%s\n    %s\n", p.Name, p.Doc)
-				for _, pp := range p.Params {
-					fmt.Fprintf(w, "    %s:%s=… (default %s): %s\n", p.Name, pp.Name, pp.Default, pp.Doc)
-				}
-				if p.NewK != nil {
-					fmt.Fprintf(w, "    schedules K resources (e.g. processors and memory with --mem)\n")
-				}
-			}
-			fmt.Fprintln(w, "\nqueue orders (parameter order of easy, lookahead, multiqueue, slurm, conservative):")
-			for _, o := range policy.Orders() {
-				fmt.Fprintf(w, "%s\n    %s\n", o.Name, o.Doc)
-				for _, pp := range o.Params {
-					fmt.Fprintf(w, "    order=%s:%s=… (default %s): %s\n", o.Name, pp.Name, pp.Default, pp.Doc)
-				}
-			}
-			fmt.Fprintln(w, strings.TrimSpace(`
-Parameters follow the name after colons, e.g. easy:depth=4.`))
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return policy.WriteCatalog(cmd.OutOrStdout()) },
 	}
 }
 
-// countsLine is the violations by kind: "fcfs-order 17098, capacity 2".
-func countsLine(rep audit.Report) string {
-	var parts []string
-	for _, k := range rep.Kinds() {
-		parts = append(parts, fmt.Sprintf("%s %d", k, rep.Counts[k]))
+// runCheck audits the schedule in file with opt (its Procs from procs or
+// the file's header) and writes the report in format; a violation is an
+// error.
+func runCheck(w io.Writer, file, format string, procs, limit int, opt audit.Options, lenient bool) error {
+	outs, P, skipped, err := workload.ReadSchedule(file, procs, lenient)
+	if errors.Is(err, workload.ErrNoMachineSize) {
+		return fmt.Errorf("%w; give --procs", err)
 	}
-	return fmt.Sprintf("%d violations: %s", rep.Total(), strings.Join(parts, ", "))
+	if err != nil {
+		return err
+	}
+	opt.Procs = P
+	rep := audit.Audit(outs, opt)
+	if err := writeCheckData(w, format, file, len(outs), P, skipped, rep, limit); err != nil {
+		return err
+	}
+	if format != "table" {
+		if !rep.OK() {
+			return fmt.Errorf("%d violations", rep.Total())
+		}
+		return nil
+	}
+	fmt.Fprintf(w, "%s: %d jobs on %d processors", file, len(outs), P)
+	if skipped.Total() > 0 {
+		fmt.Fprintf(w, "; not checked: %s", skipped.String())
+	}
+	fmt.Fprintln(w)
+	if err := rep.Write(w); err != nil {
+		return err
+	}
+	if !rep.OK() {
+		fmt.Fprintf(w, "summary: %s\n", rep.Summary())
+		return fmt.Errorf("%d violations", rep.Total())
+	}
+	return nil
 }
 
 // writeCheckData writes check's audit report as JSON (counts and the
@@ -258,33 +173,15 @@ func countsLine(rep audit.Report) string {
 func writeCheckData(w io.Writer, format, file string, jobs, P int, skipped workload.Counts, rep audit.Report, limit int) error {
 	switch format {
 	case "json":
-		type violation struct {
-			Kind string `json:"kind"`
-			Job  int64  `json:"swf_id"`
-			Time int64  `json:"time"`
-			Msg  string `json:"message"`
-		}
-		vs := []violation{}
-		for _, v := range rep.Violations {
-			vs = append(vs, violation{v.Kind, v.SWFID, v.Time, v.Msg})
-		}
 		counts := rep.Counts
 		if counts == nil {
 			counts = map[string]int{}
 		}
-		if err := writeJSON(w, map[string]any{"version": toolVersion(), "file": file, "jobs": jobs, "procs": P,
+		return writeJSON(w, map[string]any{"version": toolVersion(), "file": file, "jobs": jobs, "procs": P,
 			"not_checked": skipped.Total(), "ok": rep.OK(), "violations_total": rep.Total(), "counts": counts,
-			"listed_per_kind": limit, "violations": vs}); err != nil {
-			return err
-		}
+			"listed_per_kind": limit, "violations": rep.Listed()})
 	case "csv":
-		var rows [][]string
-		for _, v := range rep.Violations {
-			rows = append(rows, []string{v.Kind, strconv.FormatInt(v.SWFID, 10), strconv.FormatInt(v.Time, 10), v.Msg})
-		}
-		if err := writeCSV(w, []string{"kind", "swf_id", "time", "message"}, rows); err != nil {
-			return err
-		}
+		return rep.WriteCSV(w)
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
-// Command backfill simulates parallel-job scheduling policies (FCFS, EASY
-// and conservative backfilling, …) on Standard Workload Format traces and
-// reports the metrics the papers use. Run `backfill --help`.
+// Command backfill simulates and runs parallel-job schedulers.
+//
+// It replays Standard Workload Format traces under scheduling policies
+// (FCFS, EASY and conservative backfilling, …) and reports the metrics
+// the papers use; it also runs a policy as a live service. This package
+// holds only flags and wiring. Run `backfill --help`.
 package main
 
 import (
@@ -9,7 +12,17 @@ import (
 	"regexp"
 
 	"github.com/spf13/cobra"
+
+	buildversion "github.com/backfill-hpc/backfill/internal/version"
 )
+
+// version is the tool's version; release builds set it with
+// -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+// toolVersion is the version with the VCS revision and the Go version
+// when the build recorded them (package internal/version).
+func toolVersion() string { return buildversion.String(version) }
 
 func main() {
 	if err := newRoot().Execute(); err != nil {

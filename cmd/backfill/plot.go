@@ -81,8 +81,36 @@ func runPlot(cmd *cobra.Command, f *plotFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	// the metric is checked before anything is read, also where it is not
-	// drawn: a mistyped or ignored flag is an error, not a silent default
+	if err := checkPlotFlags(cmd, f, format); err != nil {
+		return err
+	}
+	res, err := loadInputs(args, f.procs)
+	if err != nil {
+		return err
+	}
+	opt := figure.Options{Metric: f.metric, X: f.x, Errors: f.errors, Title: f.title, LogY: f.logY,
+		Width: vg.Length(f.width) * vg.Centimeter, Height: vg.Length(f.height) * vg.Centimeter, DPI: f.dpi}
+	panels, what, err := plotPanels(res, f, opt)
+	if err != nil {
+		return err
+	}
+	// draw first, write after: a figure that cannot be drawn leaves no
+	// (empty) file behind
+	var buf bytes.Buffer
+	if err := figure.WritePanels(&buf, panels, opt, format); err != nil {
+		return fmt.Errorf("%s: %w", f.output, err)
+	}
+	if err := writeFile(f.output, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s of %d runs, %d panel(s)\n", f.output, what, len(res.Runs), len(panels))
+	return nil
+}
+
+// checkPlotFlags refuses an unknown metric (also where it is not drawn: a
+// mistyped or ignored flag is an error, not a silent default), --metric
+// with --cdf or --gantt, and sizes that would not be drawable.
+func checkPlotFlags(cmd *cobra.Command, f *plotFlags, format string) error {
 	if _, ok := report.MetricByKey(f.metric); !ok {
 		keys := make([]string, len(report.Metrics))
 		for i, m := range report.Metrics {
@@ -106,65 +134,54 @@ func runPlot(cmd *cobra.Command, f *plotFlags, args []string) error {
 	if px := f.width / 2.54 * float64(f.dpi) * f.height / 2.54 * float64(f.dpi); raster && px > 200e6 {
 		return fmt.Errorf("--width %g --height %g --dpi %d: %.0f million pixels, expected at most 200 million (a smaller --dpi or size)", f.width, f.height, f.dpi, px/1e6)
 	}
-	res, err := loadInputs(args, f.procs)
-	if err != nil {
-		return err
-	}
-	opt := figure.Options{Metric: f.metric, X: f.x, Errors: f.errors, Title: f.title, LogY: f.logY,
-		Width: vg.Length(f.width) * vg.Centimeter, Height: vg.Length(f.height) * vg.Centimeter, DPI: f.dpi}
-	var panels figure.Panels
-	what := f.metric
+	return nil
+}
+
+// plotPanels draws what f asks for (wait CDFs, a Gantt chart or a metric)
+// and says what it is.
+func plotPanels(res *report.Results, f *plotFlags, opt figure.Options) (figure.Panels, string, error) {
 	switch {
 	case f.cdf && f.gantt != "":
-		return fmt.Errorf("--cdf and --gantt: give one of them")
+		return nil, "", fmt.Errorf("--cdf and --gantt: give one of them")
 	case f.cdf:
-		panels, err = figure.CDF(res, opt)
-		what = "wait CDF"
+		panels, err := figure.CDF(res, opt)
+		return panels, "wait CDF", err
 	case f.gantt != "":
-		var run *report.Run
-		var labels []string
-		for _, r := range res.Runs {
-			labels = append(labels, r.Label)
-			if r.Label == f.gantt {
-				run = r
-			}
-		}
-		if run == nil {
-			return fmt.Errorf("--gantt %q: no such run (runs: %s)", f.gantt, strings.Join(labels, ", "))
-		}
-		from, err := figure.ParseSeconds(f.from)
-		if err != nil {
-			return fmt.Errorf("--from: %w", err)
-		}
-		var to int64
-		if f.to != "" {
-			if to, err = figure.ParseSeconds(f.to); err != nil {
-				return fmt.Errorf("--to: %w", err)
-			}
-		}
-		p, err := figure.Gantt(run, from, to, opt)
-		if err != nil {
-			return err
-		}
-		panels = figure.Panels{p}
-		what = "Gantt chart of " + run.Label
-	default:
-		panels, err = figure.PlotAll(res, opt)
+		return plotGantt(res, f, opt)
 	}
+	panels, err := figure.PlotAll(res, opt)
+	return panels, f.metric, err
+}
+
+// plotGantt draws the schedule of the run --gantt names, between --from
+// and --to.
+func plotGantt(res *report.Results, f *plotFlags, opt figure.Options) (figure.Panels, string, error) {
+	var run *report.Run
+	var labels []string
+	for _, r := range res.Runs {
+		labels = append(labels, r.Label)
+		if r.Label == f.gantt {
+			run = r
+		}
+	}
+	if run == nil {
+		return nil, "", fmt.Errorf("--gantt %q: no such run (runs: %s)", f.gantt, strings.Join(labels, ", "))
+	}
+	from, err := figure.ParseSeconds(f.from)
 	if err != nil {
-		return err
+		return nil, "", fmt.Errorf("--from: %w", err)
 	}
-	// draw first, write after: a figure that cannot be drawn leaves no
-	// (empty) file behind
-	var buf bytes.Buffer
-	if err := figure.WritePanels(&buf, panels, opt, format); err != nil {
-		return fmt.Errorf("%s: %w", f.output, err)
+	var to int64
+	if f.to != "" {
+		if to, err = figure.ParseSeconds(f.to); err != nil {
+			return nil, "", fmt.Errorf("--to: %w", err)
+		}
 	}
-	if err := writeFile(f.output, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
-		return err
+	p, err := figure.Gantt(run, from, to, opt)
+	if err != nil {
+		return nil, "", err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s of %d runs, %d panel(s)\n", f.output, what, len(res.Runs), len(panels))
-	return nil
+	return figure.Panels{p}, "Gantt chart of " + run.Label, nil
 }
 
 // loadInputs loads every input (results directory or jobs.csv) and merges

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/backfill-hpc/backfill/internal/pool"
+	"github.com/backfill-hpc/backfill/internal/progress"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/report"
@@ -142,38 +142,22 @@ func simulateForReport(f *simulateFlags) (*report.Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	header := runHeader(tr, f)
-	specs, note, err := simulate.ResolveAuto(tr.Jobs, tr.Procs, f.policies, f.noKill)
+	opt := f.simOptions(tr)
+	header, err := resolveAuto(tr, f, opt)
 	if err != nil {
 		return nil, err
 	}
-	if note != "" {
-		header = append(header, note)
-	}
-	for _, spec := range specs {
+	for _, spec := range f.policies {
 		if _, err := policy.New(spec, tr.Procs); err != nil {
 			return nil, err
 		}
 	}
-	runs := make([]simRun, len(specs))
-	bar := newProgress(int64(len(tr.Jobs)*len(runs)), "simulating")
-	pool.Run(f.workers, len(runs), func(i int) { runs[i] = simulateOne(tr, specs[i], f, bar) })
-	bar.finish()
-	res := &report.Results{Kind: "simulation", Path: tr.Name}
-	header = append(header, extensionNotes(f, runs)...)
-	for _, r := range runs {
-		if r.err != nil {
-			return nil, r.err
-		}
-		name, params := report.SplitSpec(r.res.Policy)
-		run := &report.Run{
-			Label: r.res.Policy, Policy: name, Params: params, Trace: tr.Name, Procs: tr.Procs,
-			Header:   append([]string{"policy: " + r.res.Policy}, header...),
-			Opt:      metrics.Options{Procs: tr.Procs, Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain},
-			Outcomes: r.res.Outcomes, Summary: r.sum, Source: strings.TrimSpace(tr.Name),
-		}
-		run.SetAxes()
-		res.Runs = append(res.Runs, run)
+	bar := progress.NewJobs(int64(len(tr.Jobs)*len(f.policies)), "simulating")
+	results, err := simulate.Batch(tr.Jobs, tr.Name, f.policies, opt, f.workers, func(n int) { bar.Add(int64(n)) })
+	bar.Finish()
+	if err != nil {
+		return nil, err
 	}
-	return res, nil
+	header = append(header, simulate.ExtensionNotes(opt, results)...)
+	return simulate.ReportResults(tr, results, header, metrics.Options{Procs: tr.Procs, Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain}), nil
 }

@@ -2,15 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"sync"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
+	"github.com/backfill-hpc/backfill/internal/progress"
 	"github.com/backfill-hpc/backfill/reproduce"
 )
 
@@ -53,37 +49,7 @@ func addTracesFlag(cmd *cobra.Command, dir *string) {
 
 // cellProgress reports a reproduction's finished cells on stderr: a bar
 // on a terminal, else one line per cell with the elapsed time.
-func cellProgress(name string) (reproduce.Progress, func()) {
-	t0 := time.Now()
-	if !term.IsTerminal(int(os.Stderr.Fd())) {
-		return func(done, total int, cell string) {
-			fmt.Fprintf(os.Stderr, "reproduce %s: %d/%d %s (%.0f s)\n", name, done, total, cell, time.Since(t0).Seconds())
-		}, func() {}
-	}
-	var mu sync.Mutex
-	var bar *progressbar.ProgressBar
-	lastTotal := -1
-	p := func(done, total int, cell string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if bar == nil || total != lastTotal || done == 1 {
-			if bar != nil {
-				_ = bar.Finish()
-			}
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowCount(),
-				progressbar.OptionSetDescription(name), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
-			lastTotal = total
-		}
-		_ = bar.Set(done)
-	}
-	return p, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if bar != nil {
-			_ = bar.Finish()
-		}
-	}
-}
+func cellProgress(name string) (reproduce.Progress, func()) { return progress.Cells(name) }
 
 // printReport writes a reproduction's report to the command's output.
 func printReport(cmd *cobra.Command, r *reproduce.Report) error {

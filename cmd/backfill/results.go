@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -53,66 +51,6 @@ COLUMN= (empty) and COLUMN!=VALUE.`,
 	return cmd
 }
 
-type filter struct {
-	col, op, val string
-}
-
-func parseFilter(s string) (filter, error) {
-	j := strings.IndexAny(s, "<>!=~")
-	if j > 0 {
-		op := s[j : j+1]
-		if two := s[j:min(j+2, len(s))]; two == "<=" || two == ">=" || two == "!=" || two == "==" {
-			op = two
-		}
-		if op != "!" {
-			f := filter{strings.TrimSpace(s[:j]), op, strings.TrimSpace(s[j+len(op):])}
-			if f.op == "==" { // as in most languages: the same as =
-				f.op = "="
-			}
-			if f.val == "" || strings.ContainsAny(f.val[:1], "<>=") {
-				return filter{}, fmt.Errorf("--where %q: expected COLUMN OP VALUE with OP one of = != < <= > >= ~, found the value %q", s, f.val)
-			}
-			return f, nil
-		}
-	}
-	return filter{}, fmt.Errorf("--where %q: expected COLUMN OP VALUE with OP one of = != < <= > >= ~", s)
-}
-
-func (f filter) match(cell any) (bool, error) {
-	text := experiment.Cell(cell)
-	switch f.op {
-	case "=":
-		return text == f.val, nil
-	case "!=":
-		return text != f.val, nil
-	case "~":
-		return cell != nil && strings.Contains(text, f.val), nil
-	}
-	want, err := strconv.ParseFloat(f.val, 64)
-	if err != nil {
-		return false, fmt.Errorf("--where %s%s%s: %s needs a number", f.col, f.op, f.val, f.op)
-	}
-	var got float64
-	switch x := cell.(type) {
-	case int64:
-		got = float64(x)
-	case float64:
-		got = x
-	default:
-		return false, nil
-	}
-	switch f.op {
-	case "<":
-		return got < want, nil
-	case "<=":
-		return got <= want, nil
-	case ">":
-		return got > want, nil
-	default:
-		return got >= want, nil
-	}
-}
-
 func runResults(cmd *cobra.Command, dir string, f *resultsFlags) error {
 	switch f.format {
 	case "table", "csv", "json", "parquet":
@@ -131,14 +69,14 @@ func runResults(cmd *cobra.Command, dir string, f *resultsFlags) error {
 	if cols != nil {
 		for _, c := range cols {
 			if t.Col(c) < 0 {
-				return fmt.Errorf("--columns: no column %q (columns: %s)", c, colNames(t))
+				return fmt.Errorf("--columns: no column %q (columns: %s)", c, strings.Join(t.ColNames(), ", "))
 			}
 		}
 	} else if f.format == "table" {
-		cols = defaultColumns(t)
+		cols = t.DefaultColumns()
 	}
 	if cols != nil && f.format != "table" {
-		t = project(t, cols)
+		t = t.Project(cols)
 	}
 	w, closeOut, err := resultsOut(cmd.OutOrStdout(), f)
 	if err != nil {
@@ -158,62 +96,6 @@ func runResults(cmd *cobra.Command, dir string, f *resultsFlags) error {
 		return nil
 	}
 	return t.WriteText(w, cols)
-}
-
-func colNames(t *experiment.Table) string {
-	names := make([]string, len(t.Cols))
-	for i, c := range t.Cols {
-		names[i] = c.Name
-	}
-	return strings.Join(names, ", ")
-}
-
-// defaultColumns: the run, its status, the workload, every configuration
-// column whose value varies among the rows, the policy, and the main
-// metrics; the error when some run failed.
-func defaultColumns(t *experiment.Table) []string {
-	cols := []string{"run", "status", "workload"}
-	varying := func(name string) bool {
-		i := t.Col(name)
-		if i < 0 || len(t.Rows) == 0 {
-			return false
-		}
-		first := experiment.Cell(t.Rows[0][i])
-		for _, r := range t.Rows[1:] {
-			if experiment.Cell(r[i]) != first {
-				return true
-			}
-		}
-		return false
-	}
-	for _, c := range []string{"trace", "model", "month", "subset_skip", "subset_jobs", "estimate", "load", "priorities", "seed", "kill", "procs"} {
-		if varying(c) {
-			cols = append(cols, c)
-		}
-	}
-	cols = append(cols, "policy", "jobs", "mean_wait", "p90_wait", "mean_bsld", "utilization", "killed")
-	failed := slices.ContainsFunc(t.Rows, func(r []any) bool { return r[t.Col("status")] != experiment.StatusOK })
-	if failed {
-		cols = append(cols, "error")
-	}
-	return cols
-}
-
-func project(t *experiment.Table, cols []string) *experiment.Table {
-	out := &experiment.Table{}
-	idx := make([]int, len(cols))
-	for j, c := range cols {
-		idx[j] = t.Col(c)
-		out.Cols = append(out.Cols, t.Cols[idx[j]])
-	}
-	for _, r := range t.Rows {
-		row := make([]any, len(idx))
-		for j, i := range idx {
-			row[j] = r[i]
-		}
-		out.Rows = append(out.Rows, row)
-	}
-	return out
 }
 
 func newCollect() *cobra.Command {
@@ -240,19 +122,7 @@ error listing every missing, duplicated, corrupt or failed run.`,
 			if err != nil {
 				return err
 			}
-			w := cmd.ErrOrStderr()
-			fmt.Fprintf(w, "%d runs planned: %d present (%d ok), %d missing, %d duplicated, %d failed, %d corrupt\n",
-				rep.Planned, rep.Present, rep.OK, len(rep.Missing), len(rep.Duplicated), len(rep.Failed), len(rep.Corrupt))
-			if rep.Copied > 0 {
-				fmt.Fprintf(w, "%d runs copied into %s\n", rep.Copied, dst)
-			}
-			if rep.Extra > 0 {
-				fmt.Fprintf(w, "%d stored runs are not in the plan (left by an earlier version of the sweep) and were ignored\n", rep.Extra)
-			}
-			if rep.Temp > 0 {
-				fmt.Fprintf(w, "%d temporary directories of interrupted runs were ignored\n", rep.Temp)
-			}
-			fmt.Fprintf(w, "summary: %s/%s, %s/%s\n", dst, experiment.SummaryCSV, dst, experiment.SummaryParquet)
+			rep.WriteSummary(cmd.ErrOrStderr(), dst)
 			if !rep.Complete() {
 				return fmt.Errorf("the sweep's results are not complete:\n  %s", strings.Join(rep.Problems(), "\n  "))
 			}
@@ -266,48 +136,30 @@ error listing every missing, duplicated, corrupt or failed run.`,
 // filterRuns keeps the rows of t that match every --where filter; when
 // none matches, the error says which values the filtered columns hold.
 func filterRuns(t *experiment.Table, where []string, dir string) error {
-	var filters []filter
+	var filters []experiment.Filter
 	for _, w := range where {
-		fl, err := parseFilter(w)
+		fl, err := experiment.ParseFilter(w)
 		if err != nil {
-			return err
+			return fmt.Errorf("--where %q: %w", w, err)
 		}
-		if t.Col(fl.col) < 0 {
-			return fmt.Errorf("--where: no column %q (columns: %s)", fl.col, colNames(t))
+		if t.Col(fl.Col) < 0 {
+			return fmt.Errorf("--where: no column %q (columns: %s)", fl.Col, strings.Join(t.ColNames(), ", "))
 		}
 		filters = append(filters, fl)
 	}
-	kept := t.Rows[:0:0]
-	for _, row := range t.Rows {
-		ok := true
-		for _, fl := range filters {
-			m, err := fl.match(row[t.Col(fl.col)])
-			if err != nil {
-				return err
-			}
-			ok = ok && m
-		}
-		if ok {
-			kept = append(kept, row)
-		}
+	all := &experiment.Table{Cols: t.Cols, Rows: t.Rows}
+	if err := t.Keep(filters); err != nil {
+		return fmt.Errorf("--where %w", err)
 	}
-	if len(kept) == 0 && len(filters) > 0 && len(t.Rows) > 0 {
+	if len(t.Rows) == 0 && len(filters) > 0 && len(all.Rows) > 0 {
 		// nothing matched: say which values the filtered columns hold, and
 		// fail (as grep does), rather than print "no runs"
 		var hints []string
 		for _, fl := range filters {
-			var vals []string
-			for _, row := range t.Rows {
-				v := experiment.Cell(row[t.Col(fl.col)])
-				if !slices.Contains(vals, v) && len(vals) < 12 {
-					vals = append(vals, v)
-				}
-			}
-			hints = append(hints, fmt.Sprintf("%s holds %s", fl.col, strings.Join(vals, ", ")))
+			hints = append(hints, fmt.Sprintf("%s holds %s", fl.Col, strings.Join(all.Values(fl.Col, 12), ", ")))
 		}
-		return fmt.Errorf("--where %s: no run of the %d in %s matches (%s)", strings.Join(where, " --where "), len(t.Rows), dir, strings.Join(hints, "; "))
+		return fmt.Errorf("--where %s: no run of the %d in %s matches (%s)", strings.Join(where, " --where "), len(all.Rows), dir, strings.Join(hints, "; "))
 	}
-	t.Rows = kept
 	return nil
 }
 

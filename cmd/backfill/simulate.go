@@ -1,27 +1,18 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/backfill-hpc/backfill/internal/pool"
-	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/internal/progress"
 	"github.com/backfill-hpc/backfill/machine"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	_ "github.com/backfill-hpc/backfill/policy/all" // register every policy
-	"github.com/backfill-hpc/backfill/report"
-	"github.com/backfill-hpc/backfill/sim"
 	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
 	deadlinewl "github.com/backfill-hpc/backfill/workload/deadline"
@@ -110,14 +101,6 @@ func checkTau(tau int64) error {
 	return nil
 }
 
-type simRun struct {
-	spec  string
-	res   *sim.Result
-	sum   metrics.Summary
-	alloc *machine.Allocator
-	err   error
-}
-
 // simulateGCPercent is the garbage collector's target for a simulate run
 // when GOGC is not set: a short batch process whose heap is mostly the
 // trace and the outcomes, which it keeps to the end, so a collection at
@@ -150,130 +133,54 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 	if err := prepareTrace(cmd, f, tr); err != nil {
 		return err
 	}
-	header := runHeader(tr, f)
-	// awt=auto: the mean wait of a conservative run on the same workload
-	specs, note, err := simulate.ResolveAuto(tr.Jobs, tr.Procs, f.policies, f.noKill)
+	opt := f.simOptions(tr)
+	header, err := resolveAuto(tr, f, opt)
 	if err != nil {
 		return err
+	}
+	if err := metrics.CheckWindow(tr.Jobs, opt.Metrics); err != nil {
+		return fmt.Errorf("--warmup %d --drain %d: %w", f.warmUp, f.drain, err)
+	}
+	results, err := simulateAll(tr, f, opt)
+	if err != nil {
+		return err
+	}
+	rows := simulate.Rows(results)
+	header = append(header, simulate.AllocNotes(results)...)
+	header = append(header, simulate.ExtensionNotes(opt, results)...)
+	if f.out != "" {
+		if err := simulate.WriteDir(f.out, tr, results, rows, header, simulate.DirOptions{Tau: f.tau, PlainCSV: f.plainCSV}); err != nil {
+			return err
+		}
+	}
+	if f.format == "table" && f.trace == "" && !cmd.Flags().Changed("policy") {
+		header = append(header, defaultRunNote(tr)...)
+	}
+	if err := simulate.WriteSummary(cmd.OutOrStdout(), f.format, tr.Name, tr.Procs, rows, header, f.human); err != nil {
+		return err
+	}
+	return simulate.WriteClassTables(cmd.OutOrStdout(), rules, results, metrics.Options{Procs: tr.Procs, Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain})
+}
+
+// simOptions are the options of every run of f on tr.
+func (f *simulateFlags) simOptions(tr *workload.Trace) simulate.Options {
+	return simulate.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend",
+		NoAudit: f.noAudit, Metrics: metrics.Options{Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain}, Machine: f.mach, Alloc: f.rule}
+}
+
+// resolveAuto replaces awt=auto in f's policies (simulate.ResolveAuto) and
+// returns the outputs' provenance header, with the note of what was done.
+func resolveAuto(tr *workload.Trace, f *simulateFlags, opt simulate.Options) ([]string, error) {
+	header := simulate.Header(tr, toolVersion(), opt)
+	specs, note, err := simulate.ResolveAuto(tr.Jobs, tr.Procs, f.policies, f.noKill)
+	if err != nil {
+		return nil, err
 	}
 	if note != "" {
 		header = append(header, note)
 	}
 	f.policies = specs
-	if err := checkWindow(tr.Jobs, f.warmUp, f.drain); err != nil {
-		return err
-	}
-	runs, rows, err := simulateAll(tr, f)
-	if err != nil {
-		return err
-	}
-	header = append(header, allocNotes(runs)...)
-	if f.out != "" {
-		header := append(header, extensionNotes(f, runs)...)
-		if err := writeOutputs(f.out, tr, runs, rows, header, f); err != nil {
-			return err
-		}
-	}
-	header = append(header, extensionNotes(f, runs)...)
-	if f.format == "table" && f.trace == "" && !cmd.Flags().Changed("policy") {
-		header = append(header, defaultRunNote(tr)...)
-	}
-	if err := writeSummary(cmd.OutOrStdout(), f.format, tr, rows, header, f.human); err != nil {
-		return err
-	}
-	return writeClassTables(cmd.OutOrStdout(), rules, runs, metrics.Options{Procs: tr.Procs, Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain})
-}
-
-func simulateOne(tr *workload.Trace, spec string, f *simulateFlags, bar *progress) simRun {
-	last := 0
-	r, err := simulate.Run(tr.Jobs, spec, simulate.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend",
-		NoAudit: f.noAudit, Metrics: metrics.Options{Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain}, Machine: f.mach, Alloc: f.rule,
-		Progress: func(done int) {
-			bar.add(int64(done - last))
-			last = done
-		}})
-	if err != nil {
-		return simRun{spec: spec, err: fmt.Errorf("%s on %s: %w", spec, tr.Name, err)}
-	}
-	return simRun{spec: spec, res: r.Sim, sum: r.Summary, alloc: r.Alloc}
-}
-
-// allocNotes reports, with --machine, each policy's fragmentation.
-func allocNotes(runs []simRun) []string {
-	var notes []string
-	for _, r := range runs {
-		if r.alloc == nil {
-			continue
-		}
-		st := r.alloc.Stats
-		idle := machine.IdleWhileWaiting(r.res.Outcomes, r.res.Procs)
-		share := 0.0
-		if idle.Waiting > 0 {
-			share = 100 * float64(idle.CoreSeconds) / (float64(idle.Waiting) * float64(r.res.Procs))
-		}
-		notes = append(notes, fmt.Sprintf("allocation: %s: %d jobs placed; %d span more nodes than they need (%d extra nodes); %d not one interval of core ids; while jobs waited (%d s) %.1f %% of the cores were idle (%d core-seconds)",
-			r.res.Policy, st.Jobs, st.Split, st.ExtraNodes, st.Scattered, idle.Waiting, share, idle.CoreSeconds))
-	}
-	return notes
-}
-
-// runHeader is the provenance written into every output: the trace, the
-// ingestion rules in force, and the simulation settings.
-func runHeader(tr *workload.Trace, f *simulateFlags) []string {
-	h := []string{
-		"version: " + toolVersion(),
-		"trace: " + tr.Name,
-		fmt.Sprintf("machine: %d processors (%s)", tr.Procs, tr.ProcsSource),
-		fmt.Sprintf("jobs simulated: %d", len(tr.Jobs)),
-	}
-	for _, r := range tr.Rules {
-		h = append(h, "rule: "+r)
-	}
-	kill := "jobs are killed at their estimate"
-	switch {
-	case f.noKill:
-		kill = "jobs run past their estimate (--overrun run)"
-	case f.overrun == "extend":
-		kill = "a job still running at its estimate is offered an extension by policies with the tick strategy (--overrun extend), killed by the others"
-	}
-	h = append(h, "kill: "+kill, fmt.Sprintf("bounded slowdown tau: %d s", f.tau))
-	if f.warmUp > 0 || f.drain > 0 {
-		h = append(h, fmt.Sprintf("averages exclude jobs submitted in the first %d s and the last %d s", f.warmUp, f.drain))
-	}
-	return h
-}
-
-func writeSummary(w io.Writer, format string, tr *workload.Trace, rows []metrics.Row, header []string, human bool) error {
-	switch format {
-	case "json":
-		var buf bytes.Buffer
-		if err := metrics.WriteJSON(&buf, rows); err != nil {
-			return err
-		}
-		env := struct {
-			Trace   string          `json:"trace"`
-			Procs   int             `json:"procs"`
-			Header  []string        `json:"header"`
-			Results json.RawMessage `json:"results"`
-		}{tr.Name, tr.Procs, header, json.RawMessage(bytes.TrimSpace(buf.Bytes()))}
-		b, err := json.MarshalIndent(env, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	case "csv":
-		for _, h := range header {
-			fmt.Fprintf(w, "# %s\n", h)
-		}
-		return metrics.WriteCSV(w, rows)
-	default:
-		for _, h := range header {
-			fmt.Fprintf(w, "# %s\n", h)
-		}
-		fmt.Fprintln(w)
-		return metrics.WriteTableWith(w, rows, metrics.TableOptions{Human: human})
-	}
+	return header, nil
 }
 
 // defaultRunNote explains the default run (no --trace, no --policy) to a
@@ -304,144 +211,6 @@ func (f *simulateFlags) resolveOverrun() error {
 		f.noKill = true
 	}
 	return nil
-}
-
-// extensionNotes reports, with --overrun extend, for every policy that
-// implements the tick strategy, the extensions it granted and the jobs
-// they saved (completed instead of being killed).
-func extensionNotes(f *simulateFlags, runs []simRun) []string {
-	if f.overrun != "extend" {
-		return nil
-	}
-	var notes []string
-	for _, r := range runs {
-		if r.res == nil {
-			continue
-		}
-		notes = append(notes, fmt.Sprintf("tick strategy: %s granted %d extensions; %d jobs saved, %d killed",
-			r.res.Policy, r.res.Extensions, r.res.Saved, r.res.Killed))
-	}
-	return notes
-}
-
-// fileName turns a policy spec into a file-name-safe stem.
-func fileName(spec string) string {
-	r := strings.NewReplacer(":", "_", "=", "-", "/", "_", " ", "_")
-	return r.Replace(spec)
-}
-
-func writeOutputs(dir string, tr *workload.Trace, runs []simRun, rows []metrics.Row, header []string, f *simulateFlags) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, r := range runs {
-		stem := filepath.Join(dir, fileName(r.res.Policy))
-		comments := append([]string{"policy: " + r.res.Policy}, header...)
-		var alloc func(int) string
-		if r.alloc != nil {
-			alloc = r.alloc.String
-		}
-		if err := writeFile(stem+".jobs.csv", func(w io.Writer) error {
-			return metrics.WriteJobsCSVAlloc(w, r.res.Outcomes, tr.Name, f.tau, comments, alloc)
-		}); err != nil {
-			return err
-		}
-		if f.plainCSV {
-			// the same rows without the comment lines, for CSV readers
-			// that do not skip comments (evalys, pandas without
-			// comment='#'); the provenance beside it. Without a machine,
-			// allocated_resources holds the processors of the report's
-			// drawing rule (report.Assign), which evalys needs to draw.
-			palloc, pcomments := alloc, comments
-			if palloc == nil {
-				palloc = assignedProcs(r.res.Outcomes, tr.Procs)
-				pcomments = append(slices.Clone(comments), "allocated_resources: processor numbers by the report's drawing rule (report.Assign: lowest-numbered free processors, first fit); the simulator itself counts processors")
-			}
-			if err := writeFile(stem+".plain.csv", func(w io.Writer) error {
-				return metrics.WriteJobsCSVAlloc(w, r.res.Outcomes, tr.Name, f.tau, nil, palloc)
-			}); err != nil {
-				return err
-			}
-			if err := writeFile(stem+".provenance.txt", func(w io.Writer) error {
-				for _, c := range pcomments {
-					if _, err := fmt.Fprintln(w, c); err != nil {
-						return err
-					}
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
-		}
-		if err := writeFile(stem+".swf", func(w io.Writer) error {
-			return workload.WriteSchedule(w, tr, r.res.Outcomes, comments)
-		}); err != nil {
-			return err
-		}
-	}
-	for _, format := range []string{"table", "json", "csv"} {
-		ext := map[string]string{"table": "txt", "json": "json", "csv": "csv"}[format]
-		if err := writeFile(filepath.Join(dir, "summary."+ext), func(w io.Writer) error {
-			return writeSummary(w, format, tr, rows, header, false)
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// assignedProcs numbers the processors of a schedule by the report's
-// drawing rule and returns each job's as a Batsim interval set ("0-3 8").
-func assignedProcs(outs []job.Outcome, procs int) func(id int) string {
-	pl := report.Assign(outs, procs)
-	byJob := map[int][][2]int{}
-	for _, rc := range pl.Rects {
-		id := outs[rc.Job].ID
-		byJob[id] = append(byJob[id], [2]int{int(rc.Lo), int(rc.Lo + rc.N - 1)})
-	}
-	return func(id int) string {
-		iv := byJob[id]
-		slices.SortFunc(iv, func(a, b [2]int) int { return a[0] - b[0] })
-		return machine.FormatIntervals(iv)
-	}
-}
-
-func writeFile(path string, fill func(io.Writer) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := newBufWriter(fh)
-	if err := fill(bw); err != nil {
-		fh.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		fh.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return fh.Close()
-}
-
-// checkWindow refuses a --warmup/--drain that leaves no job in the
-// averages (every metric would print as 0), with the rule of package
-// metrics: a job counts when first+warmup ≤ submit and, with a drain,
-// submit ≤ last−drain.
-func checkWindow(jobs []job.Job, warmUp, drain int64) error {
-	if len(jobs) == 0 || (warmUp == 0 && drain == 0) {
-		return nil
-	}
-	first, last := jobs[0].Submit, jobs[0].Submit
-	for i := range jobs {
-		first, last = min(first, jobs[i].Submit), max(last, jobs[i].Submit)
-	}
-	for i := range jobs {
-		s := jobs[i].Submit
-		if (warmUp == 0 || s >= first+warmUp) && (drain == 0 || s <= last-drain) {
-			return nil
-		}
-	}
-	return fmt.Errorf("--warmup %d --drain %d: every job is excluded from the averages (submissions span %d s)", warmUp, drain, last-first)
 }
 
 // checkSimulateFlags refuses formats, policy lists, workers, cores per
@@ -548,27 +317,14 @@ func prepareTrace(cmd *cobra.Command, f *simulateFlags, tr *workload.Trace) erro
 }
 
 // simulateAll runs every policy of f on tr on the worker pool (each spec
-// built first, so that a bad one fails before any work) and summarizes
-// each run.
-func simulateAll(tr *workload.Trace, f *simulateFlags) ([]simRun, []metrics.Row, error) {
-	// build every policy first so that a bad spec fails before any work
+// built first, so that a bad one fails before any work).
+func simulateAll(tr *workload.Trace, f *simulateFlags, opt simulate.Options) ([]*simulate.Result, error) {
 	for _, spec := range f.policies {
 		if _, err := policy.NewK(spec, tr.Caps()); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	runs := make([]simRun, len(f.policies))
-	bar := newProgress(int64(len(tr.Jobs)*len(runs)), "simulating")
-	pool.Run(f.workers, len(runs), func(i int) { runs[i] = simulateOne(tr, f.policies[i], f, bar) })
-	bar.finish()
-	for _, r := range runs {
-		if r.err != nil {
-			return nil, nil, r.err
-		}
-	}
-	rows := make([]metrics.Row, len(runs))
-	for i, r := range runs {
-		rows[i] = metrics.Row{Label: r.res.Policy, S: r.sum}
-	}
-	return runs, rows, nil
+	bar := progress.NewJobs(int64(len(tr.Jobs)*len(f.policies)), "simulating")
+	defer bar.Finish()
+	return simulate.Batch(tr.Jobs, tr.Name, f.policies, opt, f.workers, func(n int) { bar.Add(int64(n)) })
 }

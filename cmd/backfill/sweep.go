@@ -8,55 +8,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
-	"strings"
 	"sync"
 	"syscall"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/backfill-hpc/backfill/experiment"
 )
-
-// version is the tool's version; release builds set it with
-// -ldflags "-X main.version=v1.2.3". toolVersion adds the VCS revision
-// and the Go version when the build recorded them.
-var version = ""
-
-func toolVersion() string {
-	v := version
-	rev, dirty, gov := "", false, runtime.Version()
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v == "" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-	}
-	if v == "" {
-		v = "(devel)"
-	}
-	out := "backfill " + v
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		if dirty {
-			rev += "-dirty"
-		}
-		out += " " + rev
-	}
-	return out + " " + gov
-}
 
 type sweepFlags struct {
 	out      string
@@ -156,7 +114,7 @@ func runSweep(cmd *cobra.Command, file string, f *sweepFlags) error {
 		return err
 	}
 	if f.dryRun {
-		return dryRun(stdout, out, plan, shard)
+		return experiment.WriteDryRun(stdout, out, plan, shard)
 	}
 	runs := plan.Shard(shard)
 	fmt.Fprintf(stderr, "sweep %s: %d runs", spec.Name, len(plan.Runs))
@@ -172,65 +130,13 @@ func runSweep(cmd *cobra.Command, file string, f *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	return sweepReport(stderr, rep, shard, out)
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
-}
-
-func dryRun(w io.Writer, out string, plan *experiment.Plan, shard experiment.Shard) error {
-	st := experiment.Store{Dir: out}
-	done := 0
-	fmt.Fprintf(w, "%-5s  %-16s  %-6s  %-20s  %s\n", "#", "run", "status", "workload", "configuration")
-	for _, r := range plan.Shard(shard) {
-		status := st.Status(r.ID)
-		if status == experiment.StatusOK {
-			done++
-		}
-		if status == "" {
-			status = "todo"
-		}
-		fmt.Fprintf(w, "%-5d  %-16s  %-6s  %-20s  %s\n", r.Index, r.ID, status, r.Label, r.Config.Describe())
-	}
-	n := len(plan.Shard(shard))
-	fmt.Fprintf(w, "%d runs (shard %s), %d done, %d to do\n", n, shard, done, n-done)
-	return nil
+	return rep.Conclude(stderr, shard, out)
 }
 
 func emitSlurm(stdout, stderr io.Writer, file, out string, spec *experiment.Spec, plan *experiment.Plan, f *sweepFlags) error {
 	o := f.slurm
-	var err error
-	if o.Binary = f.binary; o.Binary == "" {
-		if o.Binary, err = os.Executable(); err != nil {
-			return err
-		}
-	}
-	if o.Binary, err = filepath.Abs(o.Binary); err != nil {
-		return err
-	}
-	if o.Spec, err = filepath.Abs(file); err != nil {
-		return err
-	}
-	if o.Out, err = filepath.Abs(out); err != nil {
-		return err
-	}
-	if f.traces != "" {
-		if o.TracesDir, err = filepath.Abs(f.traces); err != nil {
-			return err
-		}
-	}
-	o.NoAudit = f.noAudit
-	o.Shards = f.shards
-	if o.Shards <= 0 {
-		o.Shards = max(1, min(len(plan.Runs), 1000))
-	}
-	if o.JobName == "" {
-		o.JobName = "backfill-" + spec.Name
-	}
-	// Slurm does not create the directory of --output
-	if err := os.MkdirAll(filepath.Join(o.Out, "slurm"), 0o755); err != nil {
+	o.Binary, o.NoAudit, o.Shards = f.binary, f.noAudit, f.shards
+	if err := o.Prepare(file, out, f.traces, spec, len(plan.Runs)); err != nil {
 		return err
 	}
 	if err := experiment.EmitSlurm(stdout, o); err != nil {
@@ -238,80 +144,6 @@ func emitSlurm(stdout, stderr io.Writer, file, out string, spec *experiment.Spec
 	}
 	fmt.Fprintf(stderr, "sbatch script for %d runs in %d array tasks; task logs in %s\n", len(plan.Runs), o.Shards, filepath.Join(o.Out, "slurm"))
 	return nil
-}
-
-// sweepDisplay shows a sweep's progress: a bar (done/total, failures,
-// ETA) on a terminal, one log line per finished run otherwise.
-type sweepDisplay struct {
-	w     io.Writer
-	bar   *progressbar.ProgressBar
-	log   bool
-	none  bool
-	start time.Time
-}
-
-func newSweepDisplay(w io.Writer, mode string) *sweepDisplay {
-	d := &sweepDisplay{w: w, start: time.Now()}
-	tty := false
-	if fh, ok := w.(*os.File); ok {
-		tty = term.IsTerminal(int(fh.Fd()))
-	}
-	switch mode {
-	case "bar":
-		tty = true
-	case "log":
-		tty = false
-	case "none":
-		d.none = true
-		return d
-	}
-	d.log = !tty
-	return d
-}
-
-func (d *sweepDisplay) event(e experiment.Event) {
-	if d.none || (d.log && e.Kind != experiment.RunDone) {
-		return
-	}
-	if d.log {
-		status := "ok"
-		if e.Err != nil {
-			status = "FAILED"
-		}
-		eta := ""
-		if e.Done < e.Total {
-			rem := time.Duration(float64(time.Since(d.start)) / float64(e.Done) * float64(e.Total-e.Done))
-			eta = ", eta " + rem.Round(time.Second).String()
-		}
-		fmt.Fprintf(d.w, "[%d/%d] %s %s %s %s (%.1fs%s)", e.Done, e.Total, status, e.Run.ID, e.Run.Label, e.Run.Config.Describe(), e.Elapsed.Seconds(), eta)
-		if e.Err != nil {
-			fmt.Fprintf(d.w, ": %s", firstLine(e.Err.Error()))
-		}
-		fmt.Fprintln(d.w)
-		return
-	}
-	if d.bar == nil { // shown from the first start: the first runs may be long
-		d.bar = progressbar.NewOptions(e.Total,
-			progressbar.OptionSetWriter(d.w),
-			progressbar.OptionSetDescription("sweep"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetItsString("runs"),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionShowElapsedTimeOnFinish(),
-			progressbar.OptionThrottle(100*time.Millisecond),
-		)
-	}
-	if e.Failed > 0 {
-		d.bar.Describe(fmt.Sprintf("sweep (%d failed)", e.Failed))
-	}
-	_ = d.bar.Set(e.Done)
-}
-
-func (d *sweepDisplay) finish() {
-	if d.bar != nil {
-		_ = d.bar.Finish()
-		fmt.Fprintln(d.w)
-	}
 }
 
 // executeSweep runs the plan's runs of shard into out, showing progress on
@@ -332,7 +164,7 @@ func executeSweep(stderr io.Writer, spec *experiment.Spec, plan *experiment.Plan
 			fmt.Fprintf(stderr, "\ninterrupted: no new run starts; waiting for the %d run(s) in progress (Ctrl-C again to quit now; finished runs are kept)\n", n)
 		}
 	}()
-	disp := newSweepDisplay(stderr, f.progress)
+	disp := experiment.NewDisplay(stderr, f.progress)
 	rep, err := experiment.Execute(ctx, spec, plan, experiment.Options{
 		Out: out, Workers: f.workers, Shard: shard, Force: f.force, Audit: spec.Sim.Audit && !f.noAudit,
 		Version: toolVersion(),
@@ -344,38 +176,9 @@ func executeSweep(stderr io.Writer, spec *experiment.Spec, plan *experiment.Plan
 				running--
 			}
 			mu.Unlock()
-			disp.event(e)
+			disp.Event(e)
 		},
 	})
-	disp.finish()
+	disp.Finish()
 	return rep, err
-}
-
-// sweepReport prints what a sweep did, collects the results of a whole
-// (unsharded) sweep, and fails on interrupted, failed or incomplete runs.
-func sweepReport(stderr io.Writer, rep *experiment.Report, shard experiment.Shard, out string) error {
-	fmt.Fprintf(stderr, "%d runs: %d already done, %d run now, %d failed\n", rep.Planned, rep.Finished, rep.Ran, rep.Failed)
-	for _, fl := range rep.Failures {
-		fmt.Fprintf(stderr, "  failed %s (%s, %s): %s\n", fl.Run.ID, fl.Run.Label, fl.Run.Config.Policy, firstLine(fl.Err))
-	}
-	if rep.Interrupted {
-		return fmt.Errorf("interrupted: %d runs not started; run the same command again to resume", rep.Planned-rep.Finished-rep.Ran)
-	}
-	if !shard.Whole() {
-		fmt.Fprintf(stderr, "shard %s done; when every shard has finished: backfill collect %s\n", shard, out)
-	} else {
-		crep, err := experiment.Collect([]string{out}, out)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "results: %s, %s (backfill results %s)\n",
-			filepath.Join(out, experiment.SummaryCSV), filepath.Join(out, experiment.SummaryParquet), out)
-		if !crep.Complete() && rep.Failed == 0 {
-			return fmt.Errorf("the results directory is incomplete:\n  %s", strings.Join(crep.Problems(), "\n  "))
-		}
-	}
-	if rep.Failed > 0 {
-		return fmt.Errorf("%d of %d runs failed (recorded with their errors; backfill results %s --where status=failed)", rep.Failed, rep.Ran, out)
-	}
-	return nil
 }

@@ -18,7 +18,7 @@ func (c *Policy) Adopt(now int64, holds []policy.RunningHold, lookup func(id int
 	if c.plan.Params() != "" {
 		return fmt.Errorf("conservative: adopting running jobs with predict=%s/correct=%s is not supported", c.plan.P.Name(), c.plan.C.Name())
 	}
-	if c.run.Len() > 0 || len(c.wait) > 0 {
+	if c.run.Len() > 0 || c.book.Len() > 0 {
 		return errors.New("conservative: adopt into a policy that is not fresh")
 	}
 	if err := c.run.AdoptHolds("conservative", holds, lookup); err != nil {

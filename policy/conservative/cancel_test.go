@@ -23,7 +23,7 @@ func TestCancellationsEqualLiteral(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 17))
 		procs := 1 + r.IntN(32)
 		fast, lit := New(procs), New(procs)
-		lit.literal = true
+		lit.book.Literal = true
 		var reqs []*job.Request
 		type run struct {
 			j   *job.Request
@@ -32,18 +32,18 @@ func TestCancellationsEqualLiteral(t *testing.T) {
 		var running []run
 		var now int64
 		check := func(what string) {
-			fast.settle() // the releases of the instant are compressed at the next call
-			lit.settle()
-			if len(fast.wait) != len(lit.wait) {
-				t.Fatalf("seed %d after %s: %d vs %d waiting", seed, what, len(fast.wait), len(lit.wait))
+			fast.book.Settle(now) // the releases of the instant are compressed at the next call
+			lit.book.Settle(now)
+			if len(fast.book.Wait()) != len(lit.book.Wait()) {
+				t.Fatalf("seed %d after %s: %d vs %d waiting", seed, what, len(fast.book.Wait()), len(lit.book.Wait()))
 			}
-			for i := range fast.wait {
-				a, b := fast.wait[i], lit.wait[i]
-				if a.j.ID != b.j.ID || a.start != b.start {
-					t.Fatalf("seed %d after %s at %d: job %d at %d (fast) vs job %d at %d (literal)", seed, what, now, a.j.ID, a.start, b.j.ID, b.start)
+			for i := range fast.book.Wait() {
+				a, b := fast.book.Wait()[i], lit.book.Wait()[i]
+				if a.J.ID != b.J.ID || a.Start != b.Start {
+					t.Fatalf("seed %d after %s at %d: job %d at %d (fast) vs job %d at %d (literal)", seed, what, now, a.J.ID, a.Start, b.J.ID, b.Start)
 				}
-				if e := fast.run.Prof.EarliestFitMoving(now, a.j.Estimate, a.j.Procs, a.start); e < a.start {
-					t.Fatalf("seed %d after %s: job %d could move from %d to %d", seed, what, a.j.ID, a.start, e)
+				if e := fast.run.Prof.EarliestFitMoving(now, a.J.Estimate, a.J.Procs, a.Start); e < a.Start {
+					t.Fatalf("seed %d after %s: job %d could move from %d to %d", seed, what, a.J.ID, a.Start, e)
 				}
 			}
 		}
@@ -58,10 +58,10 @@ func TestCancellationsEqualLiteral(t *testing.T) {
 				reqs[len(reqs)-1] = j
 				litReq[j.ID] = &jj
 				check("insert")
-			case k < 6 && len(fast.wait) > 0: // cancel a waiting job
-				e := fast.wait[r.IntN(len(fast.wait))]
-				fast.Remove(now, e.j)
-				lit.Remove(now, litReq[e.j.ID])
+			case k < 6 && len(fast.book.Wait()) > 0: // cancel a waiting job
+				e := fast.book.Wait()[r.IntN(len(fast.book.Wait()))]
+				fast.Remove(now, e.J)
+				lit.Remove(now, litReq[e.J.ID])
 				check("cancel")
 			case k < 7 && len(running) > 0: // an early end
 				i := r.IntN(len(running))
@@ -74,8 +74,8 @@ func TestCancellationsEqualLiteral(t *testing.T) {
 				}
 			default: // time passes: ends at their estimate, then a pass
 				next := now + int64(r.IntN(30))
-				if len(fast.wait) > 0 {
-					next = min(next, max(now, fast.wait[0].start)) // a pass at every reservation
+				if len(fast.book.Wait()) > 0 {
+					next = min(next, max(now, fast.book.Wait()[0].Start)) // a pass at every reservation
 				}
 				for _, x := range running {
 					next = min(next, x.end)

@@ -24,7 +24,7 @@ func TestFastCompressionEqualsLiteral(t *testing.T) {
 		jobs := testgen.Jobs(r, spec)
 		fast := New(spec.Procs)
 		lit := New(spec.Procs)
-		lit.literal = true
+		lit.book.Literal = true
 		a, err := sim.Run(jobs, fast, sim.Options{Procs: spec.Procs})
 		if err != nil {
 			t.Fatal(err)

@@ -1,11 +1,6 @@
 package conservative
 
-import (
-	"slices"
-
-	"github.com/backfill-hpc/backfill/job"
-	"github.com/backfill-hpc/backfill/policy"
-)
+import "github.com/backfill-hpc/backfill/policy"
 
 // orderParam is the queue order of the compressions: with any order but
 // fcfs, a compression removes every reservation and re-places the waiting
@@ -39,22 +34,4 @@ func (c *Policy) orderName() string {
 
 // replanOrdered removes every reservation and re-places the waiting jobs
 // in the queue order at now.
-func (c *Policy) replanOrdered(now int64) {
-	for _, e := range c.wait {
-		c.unplace(e)
-	}
-	if c.run.Overrunning(now) {
-		if _, err := c.run.ExtendWith(now, c.plan.Extender(now)); err != nil {
-			panic("conservative: " + err.Error()) // unreachable: no reservations held
-		}
-	}
-	js := make([]*job.Request, len(c.wait))
-	for i, e := range c.wait {
-		js[i] = e.j
-	}
-	policy.SortWaiting(now, c.ord.O, js)
-	for _, j := range js {
-		c.place(now, c.byID[j.ID])
-	}
-	slices.SortFunc(c.wait, cmpEntry)
-}
+func (c *Policy) replanOrdered(now int64) { c.book.ReplanInOrder(now, c.ord.O) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/policy/reservation"
 )
 
 var _ policy.Snapshotter = (*Policy)(nil)
@@ -43,11 +44,12 @@ func (c *Policy) Snapshot() ([]byte, error) {
 	if err := c.snapshotable(); err != nil {
 		return nil, err
 	}
-	s := snapshot{V: 1, Run: c.run.Holds(), Wait: make([][3]int64, len(c.wait))}
-	for i, e := range c.wait {
-		s.Wait[i] = [3]int64{int64(e.j.ID), e.start, e.first}
+	wait := c.book.Wait()
+	s := snapshot{V: 1, Run: c.run.Holds(), Wait: make([][3]int64, len(wait))}
+	for i, e := range wait {
+		s.Wait[i] = [3]int64{int64(e.J.ID), e.Start, e.First}
 	}
-	if now, freed, rel, ok := c.pend.Peek(); ok {
+	if now, freed, rel, ok := c.book.Pending(); ok {
 		s.Pend = &[4]int64{1, now, freed, rel}
 	}
 	return json.Marshal(s)
@@ -58,7 +60,7 @@ func (c *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	if err := c.snapshotable(); err != nil {
 		return err
 	}
-	if c.run.Len() > 0 || len(c.wait) > 0 {
+	if c.run.Len() > 0 || c.book.Len() > 0 {
 		return errors.New("conservative: restore into a policy that is not fresh")
 	}
 	var s snapshot
@@ -95,22 +97,22 @@ func (c *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 		if err != nil {
 			return err
 		}
-		if _, dup := c.byID[j.ID]; dup {
+		if _, dup := c.book.Get(j.ID); dup {
 			return fmt.Errorf("conservative: snapshot: job %d waits twice", j.ID)
 		}
-		c.plan.Submit(now, j) // the estimate plan: records the duration
-		e := &entry{j: j, start: w[1], first: w[2]}
-		if err := c.run.Prof.Add(e.start, e.start+c.plan.Dur(j), j.Procs); err != nil {
+		d := c.plan.Submit(now, j) // the estimate plan: records the duration
+		e := &entry{J: j, Need: j.Procs, Dur: d, Start: w[1], First: w[2]}
+		if err := c.run.Prof.Add(e.Start, e.Start+d, j.Procs); err != nil {
 			return fmt.Errorf("conservative: snapshot: reservation of job %d: %w", j.ID, err)
 		}
-		c.wait = append(c.wait, e)
-		c.byID[j.ID] = e
+		c.book.SetWait(append(c.book.Wait(), e))
+		c.book.Index(e)
 	}
-	if !slices.IsSortedFunc(c.wait, cmpEntry) {
+	if !slices.IsSortedFunc(c.book.Wait(), reservation.Cmp[int, struct{}]) {
 		return errors.New("conservative: snapshot: reservations out of order")
 	}
 	if s.Pend != nil {
-		c.pend.Add(s.Pend[1], s.Pend[2], s.Pend[3])
+		c.book.AddPending(s.Pend[1], s.Pend[2], s.Pend[3])
 	}
 	c.run.Prof.Forget(now)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -37,8 +38,17 @@ func benchJob(r *rand.Rand, id int) *job.Request {
 	return &job.Request{ID: id, SWFID: int64(id + 1), Procs: size, Estimate: est}
 }
 
+// useRef makes the benchmarks run the literal admission tests of
+// ref_test.go (BACKFILL_DEADLINE_REF=1), to compare in one run.
+func useRef(s *Policy) {
+	if os.Getenv("BACKFILL_DEADLINE_REF") != "" {
+		setRef(s)
+	}
+}
+
 func newBenchSched(tb testing.TB, kind string, n int, seed uint64) (*Policy, *benchState) {
 	s := mustNew(tb, kind, benchProcs, Defaults(kind))
+	useRef(s)
 	st := &benchState{r: rand.New(rand.NewPCG(seed, 99))}
 	r := st.r
 	// running jobs fill the machine
@@ -54,26 +64,28 @@ func newBenchSched(tb testing.TB, kind string, n int, seed uint64) (*Policy, *be
 	for i := 0; i < n; i++ {
 		j := benchJob(r, st.nextID)
 		st.nextID++
-		x := &djob{j: j}
-		x.te = s.run.Prof.EarliestFit(0, j.Estimate, j.Procs)
-		s.hold(x, x.te)
-		s.wait = append(s.wait, x) // appended in order of placement
-		s.byID[j.ID] = x
-		st.horizon = max(st.horizon, x.te+j.Estimate)
+		x := newJob(j, 0)
+		x.Start = s.run.Prof.EarliestFit(0, j.Estimate, j.Procs)
+		s.hold(x, x.Start)
+		s.book.SetWait(append(s.book.Wait(), x)) // appended in order of placement
+		s.book.Index(x)
+		st.horizon = max(st.horizon, x.Start+j.Estimate)
 	}
 	// deadlines in placement order, never decreasing: the schedule is the
 	// one EDF would build, as a deadline scheduler's schedule tends to be
 	var d int64
-	for _, x := range s.wait {
+	for _, x := range s.book.Wait() {
 		slack := int64(r.IntN(3600))
 		if r.IntN(2) == 0 {
 			slack = r.Int64N(st.horizon/4 + 1)
 		}
-		d = max(d, x.te+x.j.Estimate+slack)
-		x.d = d
-		x.j.Deadline = x.d
+		d = max(d, x.Start+x.J.Estimate+slack)
+		x.X.d = d
+		x.J.Deadline = x.X.d
+		s.book.Index(x)
+		s.keyInsert(x) // QoPS's list in the heuristic's order
 	}
-	slices.SortFunc(s.wait, cmpWait)
+	s.book.Sort()
 	return s, st
 }
 
@@ -92,11 +104,11 @@ func (st *benchState) probe() *job.Request {
 // the state as it was before it; with b set, the benchmark timer runs
 // during the decision only.
 func decide(s *Policy, st *benchState, b *testing.B) (time.Duration, bool) {
-	old := make([]int64, len(s.wait))
-	for i, x := range s.wait {
-		old[i] = x.te
+	old := make([]int64, len(s.book.Wait()))
+	for i, x := range s.book.Wait() {
+		old[i] = x.Start
 	}
-	ids := slices.Clone(s.wait)
+	ids := slices.Clone(s.book.Wait())
 	j := st.probe()
 	if b != nil {
 		b.StartTimer()
@@ -109,15 +121,18 @@ func decide(s *Policy, st *benchState, b *testing.B) (time.Duration, bool) {
 		b.StopTimer()
 	}
 	if ok {
-		for _, x := range s.wait {
-			s.unhold(x, x.te)
+		if x, ok := s.book.Get(j.ID); ok {
+			s.keyDelete(x)
 		}
-		delete(s.byID, j.ID)
+		for _, x := range s.book.Wait() {
+			s.unhold(x, x.Start)
+		}
+		// j stays indexed: a fresh probe, never seen again
 		for i, x := range ids {
-			x.te = old[i]
-			s.hold(x, x.te)
+			x.Start = old[i]
+			s.hold(x, x.Start)
 		}
-		s.wait = ids
+		s.book.SetWait(ids)
 	}
 	return d, ok
 }

@@ -26,7 +26,7 @@ func TestCancellationsEqualFullSearch(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 91))
 			procs := 1 + r.IntN(32)
 			fast, full := mustNew(t, kind, procs, Defaults(kind)), mustNew(t, kind, procs, Defaults(kind))
-			full.fullSearch = true
+			full.book.FullSearch = true
 			type run struct {
 				j   *job.Request
 				end int64
@@ -35,14 +35,14 @@ func TestCancellationsEqualFullSearch(t *testing.T) {
 			var now int64
 			nextID := 0
 			check := func(what string) {
-				fast.settle() // the releases of the instant are compressed at the next call
-				full.settle()
+				fast.book.Settle(now) // the releases of the instant are compressed at the next call
+				full.book.Settle(now)
 				if a, b := schedule(fast), schedule(full); a != b {
 					t.Fatalf("%s seed %d after %s at %d:\n bound: %s\n full:  %s", kind, seed, what, now, a, b)
 				}
-				for _, x := range fast.wait {
-					if e := fast.run.Prof.EarliestFitMoving(now, x.j.Estimate, x.j.Procs, x.te); e < x.te {
-						t.Fatalf("%s seed %d after %s: job %d could move from %d to %d", kind, seed, what, x.j.ID, x.te, e)
+				for _, x := range fast.book.Wait() {
+					if e := fast.run.Prof.EarliestFitMoving(now, x.J.Estimate, x.J.Procs, x.Start); e < x.Start {
+						t.Fatalf("%s seed %d after %s: job %d could move from %d to %d", kind, seed, what, x.J.ID, x.Start, e)
 					}
 				}
 			}
@@ -63,10 +63,10 @@ func TestCancellationsEqualFullSearch(t *testing.T) {
 						t.Fatalf("%s seed %d: job %d admitted %v (bound) vs %v (full)", kind, seed, j.ID, a, b)
 					}
 					check("insert")
-				case k < 6 && len(fast.wait) > 0: // cancel a waiting job
-					x := fast.wait[r.IntN(len(fast.wait))]
-					fast.Remove(now, x.j)
-					full.Remove(now, x.j)
+				case k < 6 && len(fast.book.Wait()) > 0: // cancel a waiting job
+					x := fast.book.Wait()[r.IntN(len(fast.book.Wait()))]
+					fast.Remove(now, x.J)
+					full.Remove(now, x.J)
 					check("cancel")
 				case k < 7 && len(running) > 0: // an early end
 					i := r.IntN(len(running))
@@ -78,8 +78,8 @@ func TestCancellationsEqualFullSearch(t *testing.T) {
 					}
 				default: // time passes: ends at the estimate, then a pass
 					next := now + int64(r.IntN(30))
-					if len(fast.wait) > 0 {
-						next = min(next, max(now, fast.wait[0].te))
+					if len(fast.book.Wait()) > 0 {
+						next = min(next, max(now, fast.book.Wait()[0].Start))
 					}
 					for _, x := range running {
 						next = min(next, x.end)

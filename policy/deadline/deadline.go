@@ -51,7 +51,6 @@
 package deadline
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -59,7 +58,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
-	"github.com/backfill-hpc/backfill/profile"
+	"github.com/backfill-hpc/backfill/policy/reservation"
 )
 
 // Day is the least artificial deadline span of a job without a deadline
@@ -242,16 +241,27 @@ func parseParams(kind string, p policy.Params) (Params, error) {
 	return prm, nil
 }
 
-// djob is a waiting job with its reservation.
-type djob struct {
-	j  *job.Request
-	d  int64 // deadline: the job's own, or the artificial one
-	te int64 // reservation start
+// djob is a waiting job with its reservation (Start; Dur is the
+// estimate) in the reservation book.
+type djob = reservation.Entry[int, dstate]
+
+// dstate is the deadline policies' state of a waiting job.
+type dstate struct {
+	d int64 // deadline: the job's own, or the artificial one
 	// scratch of the searches
 	old  int64 // reservation before the current search
 	cand int64 // reservation in the candidate schedule
 	key  int64 // heuristic key
 	pos  int   // QoPS: index in the reservation order during a decision
+	rel  int   // QoPS: released at the insertion point of this epoch (qopsState)
+}
+
+// cmpWait is the order of the waiting list: (reservation, ID).
+var cmpWait = reservation.Cmp[int, dstate]
+
+// newJob is the entry of j with deadline d, not yet placed.
+func newJob(j *job.Request, d int64) *djob {
+	return &djob{J: j, Need: j.Procs, Dur: j.Estimate, X: dstate{d: d}}
 }
 
 // Stats count the decisions and the work of the searches.
@@ -273,8 +283,8 @@ type Policy struct {
 	kind string
 	prm  Params
 	run  *policy.Running
-	wait []*djob // by (te, ID)
-	byID map[int]*djob
+	// book holds the admitted waiting jobs and their reservations
+	book *reservation.Book[int, dstate]
 	// the decision on the job inserted last, for Admitted
 	last       *job.Request
 	lastOK     bool
@@ -284,17 +294,15 @@ type Policy struct {
 
 	// scratch
 	tl, placed []*djob
-	byKey      []*djob          // QoPS: the waiting jobs in the heuristic's order
-	snap       *profile.Profile // QoPS: the profile before an insertion point is tried
+	byKey      []*djob   // QoPS: the waiting jobs in the heuristic's order
+	qs         qopsState // QoPS: the scratch of an insertion point
+	fm         fitMemo   // the fits of the current admission decision
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool
-	// fullSearch makes compress search every waiting job from now (tests
-	// check that the freed bound changes nothing)
-	fullSearch bool
-	// pend are the releases of the current instant, compressed once all
-	// of them are known (settle; policy/conservative, Remove)
-	pend policy.Pending
+	// refAdmit, when set, replaces the admission test (tests run the
+	// literal versions of ref_test.go through it)
+	refAdmit func(now int64, x *djob) bool
 }
 
 var (
@@ -318,7 +326,9 @@ func New(kind string, procs int, prm Params) (*Policy, error) {
 	if procs < 1 {
 		return nil, fmt.Errorf("%s: machine size must be at least 1, got %d", kind, procs)
 	}
-	return &Policy{kind: kind, prm: prm, run: policy.NewRunning(procs), byID: make(map[int]*djob)}, nil
+	s := &Policy{kind: kind, prm: prm, run: policy.NewRunning(procs)}
+	s.book = reservation.NewScalar[dstate](kind, s.run)
+	return s, nil
 }
 
 // Name implements policy.Scheduler: the kind and its non-default
@@ -371,54 +381,42 @@ func (s *Policy) Deadline(j *job.Request) int64 {
 }
 
 // Waiting is the number of admitted jobs that have not started.
-func (s *Policy) Waiting() int { return len(s.wait) }
+func (s *Policy) Waiting() int { return s.book.Len() }
 
-func (s *Policy) hold(x *djob, at int64) {
-	if err := s.run.Prof.Add(at, at+x.j.Estimate, x.j.Procs); err != nil {
-		panic(s.kind + ": " + err.Error()) // unreachable: placements are found free
-	}
-}
+func (s *Policy) hold(x *djob, at int64) { s.book.Hold(x, at) }
 
+// unhold releases x's hold at at; the fit memo of the decision learns of
+// the released capacity.
 func (s *Policy) unhold(x *djob, at int64) {
-	if err := s.run.Prof.Remove(at, at+x.j.Estimate, x.j.Procs); err != nil {
-		panic(s.kind + ": " + err.Error()) // unreachable: the hold exists
-	}
+	s.book.Unhold(x, at)
+	s.fm.released(at)
 }
 
-// fit is x's earliest fit from now in the profile as it stands.
+// fit is x's earliest fit from now in the profile as it stands (its search
+// shortened by the fits found before in the same decision, memo.go).
 func (s *Policy) fit(now int64, x *djob) int64 {
 	s.Stats.Placements++
-	return s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
+	return s.memoFit(now, x)
 }
 
-func cmpWait(a, b *djob) int {
-	if a.te != b.te {
-		if a.te < b.te {
-			return -1
-		}
-		return 1
-	}
-	return a.j.ID - b.j.ID
-}
-
-// setKey sets x.key, the heuristic's key: the deadline (EDF) or the
+// setKey sets x.X.key, the heuristic's key: the deadline (EDF) or the
 // latest start, deadline − estimate (LLF). It is fixed once x is admitted.
 func (s *Policy) setKey(x *djob) {
-	x.key = x.d
+	x.X.key = x.X.d
 	if s.prm.H == LLF {
-		x.key = x.d - x.j.Estimate
+		x.X.key = x.X.d - x.J.Estimate
 	}
 }
 
 // cmpKey orders by the heuristic's key, ties by arrival (ID).
 func cmpKey(a, b *djob) int {
-	if a.key != b.key {
-		if a.key < b.key {
+	if a.X.key != b.X.key {
+		if a.X.key < b.X.key {
 			return -1
 		}
 		return 1
 	}
-	return a.j.ID - b.j.ID
+	return a.J.ID - b.J.ID
 }
 
 // sortHeuristic sorts xs by the heuristic (EDF or LLF), ties by arrival
@@ -455,16 +453,16 @@ func (s *Policy) keyDelete(x *djob) {
 // Insert implements policy.Scheduler: the admission decision. The caller
 // asks Admitted(j) right after.
 func (s *Policy) Insert(now int64, j *job.Request) {
-	s.catchUp(now)
-	s.settle()
+	s.book.Settle(now)
 	s.Stats.Decisions++
-	x := &djob{j: j, d: s.Deadline(j)}
+	x := newJob(j, s.Deadline(j))
 	s.last, s.lastOK, s.lastReason = j, false, ""
 	var ok bool
 	reason := ""
+	s.fm.reset(true)
 	switch {
-	case x.d < now+j.Estimate:
-		reason = fmt.Sprintf("deadline %d is before submission + estimate (%d)", x.d, now+j.Estimate)
+	case x.X.d < now+j.Estimate:
+		reason = fmt.Sprintf("deadline %d is before submission + estimate (%d)", x.X.d, now+j.Estimate)
 	case s.kind == "qops":
 		ok = s.qops(now, x)
 	case s.kind == "msb":
@@ -472,12 +470,13 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	default:
 		ok = s.mrt(now, x)
 	}
+	s.fm.reset(false)
 	if !ok && j.Deadline <= 0 && s.prm.ND == Admit {
 		// a job without a deadline: at the end of the schedule, moving nobody
-		x.te = s.fit(now, x)
-		x.d = max(x.d, x.te+j.Estimate)
-		s.hold(x, x.te)
-		s.insertWaiting(x)
+		x.Start = s.fit(now, x)
+		x.X.d = max(x.X.d, x.Start+j.Estimate)
+		s.hold(x, x.Start)
+		s.book.Insert(x)
 		s.Stats.Extended++
 		ok = true
 	}
@@ -488,7 +487,7 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 		s.reject(reason)
 		return
 	}
-	s.byID[j.ID] = x
+	s.book.Index(x)
 	s.keyInsert(x)
 	s.lastOK = true
 }
@@ -509,12 +508,6 @@ func (s *Policy) reason() string {
 	}
 }
 
-// insertWaiting adds x, already held at x.te, to the waiting list.
-func (s *Policy) insertWaiting(x *djob) {
-	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
-	s.wait = slices.Insert(s.wait, i, x)
-}
-
 // Admitted implements policy.Admitter. It answers for the job inserted
 // last; for any other job it reports whether the job is admitted and has
 // not started yet.
@@ -522,7 +515,7 @@ func (s *Policy) Admitted(j *job.Request) (bool, string) {
 	if j == s.last {
 		return s.lastOK, s.lastReason
 	}
-	if _, ok := s.byID[j.ID]; ok {
+	if _, ok := s.book.Get(j.ID); ok {
 		return true, ""
 	}
 	return false, "unknown job"
@@ -534,8 +527,8 @@ func (s *Policy) Admitted(j *job.Request) (bool, string) {
 // scheduler never starts the job later (when jobs are killed at their
 // estimates).
 func (s *Policy) Guarantee(j *job.Request) int64 {
-	if x, ok := s.byID[j.ID]; ok {
-		return x.d - x.j.Estimate
+	if x, ok := s.book.Get(j.ID); ok {
+		return x.X.d - x.J.Estimate
 	}
 	return -1
 }
@@ -544,205 +537,61 @@ func (s *Policy) Guarantee(j *job.Request) int64 {
 // waiting job. It may move (earlier or later) when later jobs are
 // admitted, but never past the job's deadline − estimate (Guarantee).
 func (s *Policy) Planned(now int64, j *job.Request) (int64, bool) {
-	s.catchUp(now)
-	s.settle()
-	if x, ok := s.byID[j.ID]; ok {
-		return x.te, true
-	}
-	return 0, false
+	return s.book.Planned(now, j)
 }
 
 // Reservations implements policy.Planner: every admitted waiting job with
 // its reservation, in (start, ID) order.
 func (s *Policy) Reservations(now int64, fn func(j *job.Request, start int64)) {
-	s.catchUp(now)
-	s.settle()
-	for _, x := range s.wait {
-		fn(x.j, x.te)
-	}
+	s.book.Reservations(now, fn)
 }
 
 // Remove implements policy.Scheduler. A running job that ends before its
 // estimate, or a waiting job that is cancelled, frees capacity: the
-// schedule is compressed, each waiting job in reservation order moving to
-// its earliest fit, never later (so every deadline still holds). The
-// compression waits until every release of the instant is known (settle,
-// at the next Insert, pass or query), so that it does not depend on the
-// order of the instant's ends, and a job whose hold ends now and whose
-// Remove is still to come is not taken for an overrunning one.
-func (s *Policy) Remove(now int64, j *job.Request) {
-	if s.pend.Due(now) {
-		s.settle()
-	}
-	s.catchUp(now)
-	if running, early := s.run.End(now, j); running {
-		if early {
-			s.pend.Add(now, now, now)
-		}
-		return
-	}
-	x, ok := s.byID[j.ID]
-	if !ok {
-		return
-	}
-	delete(s.byID, j.ID)
-	s.keyDelete(x)
-	s.unhold(x, x.te)
-	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
-	s.wait = slices.Delete(s.wait, i, i+1)
-	s.pend.Add(now, max(now, x.te), max(now, x.te))
-}
-
-// settle compresses the schedule after the pending releases, if any.
-func (s *Policy) settle() {
-	if now, freed, _, ok := s.pend.Take(); ok {
-		s.compress(now, freed)
-	}
-}
-
-// compress moves waiting jobs earlier after capacity was freed, as
-// conservative backfilling does: in reservation order, each to its earliest
-// fit no later than its reservation. A forward walk (PrefixMax) skips the
-// jobs that cannot move.
-//
-// freed is the start of the capacity just released: now for an early end,
-// the cancelled job's reservation for a cancellation. As in conservative
-// backfilling (policy/conservative, compress), every reservation is an
-// earliest fit given all the others before the release (admission places
-// jobs one by one at their earliest fit and only adds holds afterwards;
-// compression keeps the property), so a job of duration d can move only to
-// a window that meets released capacity — the cancelled reservation, or
-// the old slot of a job moved in this pass, all at or after freed — and its
-// search starts at freed − d + 1. A cancellation far in the future then
-// no longer queries every waiting job from now (the live service's
-// cancellations; the simulator has early ends only, where freed = now).
+// schedule is compressed (reservation.Book.Compress), each waiting job in
+// reservation order moving to its earliest fit, never later (so every
+// deadline still holds). As in conservative backfilling, the compression
+// waits until every release of the instant is known (Settle, at the next
+// Insert, pass or query). The compression searches a job of duration d
+// from freed − d + 1 only (freed: the start of the released capacity), so
+// that a cancellation far in the future does not query every waiting job
+// from now (the live service's cancellations);
 // TestCancellationsEqualFullSearch checks the result against the search
 // from now.
-func (s *Policy) compress(now, freed int64) {
-	if s.run.Overrunning(now) {
-		s.replan(now)
-		return
+func (s *Policy) Remove(now int64, j *job.Request) {
+	if x, _, _ := s.book.Remove(now, j); x != nil {
+		s.keyDelete(x)
 	}
-	if s.fullSearch {
-		freed = now
-	}
-	prof := s.run.Prof
-	pm := prof.PrefixMax(now)
-	moved := false
-	for _, x := range s.wait {
-		if x.te <= now || pm.Before(x.te) < x.j.Procs {
-			continue
-		}
-		after := max(now, freed-x.j.Estimate+1)
-		if after >= x.te {
-			continue
-		}
-		t := prof.EarliestFitMoving(after, x.j.Estimate, x.j.Procs, x.te)
-		if t < x.te {
-			s.unhold(x, x.te)
-			freed = min(freed, x.te) // its old slot is released
-			x.te = t
-			s.hold(x, t)
-			moved = true
-			pm = prof.PrefixMax(now)
-		}
-	}
-	if moved {
-		slices.SortFunc(s.wait, cmpWait)
-	}
-}
-
-// replan handles running jobs past their estimate (possible only when jobs
-// are not killed): their holds are extended to now+1 and the waiting jobs
-// re-placed in reservation order, each at its earliest fit, possibly later
-// than before and past their deadlines — a scheduler that cannot kill
-// cannot keep a promise an overrun breaks (the auditor reports such misses
-// apart).
-func (s *Policy) replan(now int64) {
-	for _, x := range s.wait {
-		s.unhold(x, x.te)
-	}
-	if err := s.run.Extend(now); err != nil {
-		panic(s.kind + ": " + err.Error()) // unreachable: no reservations held
-	}
-	for _, x := range s.wait {
-		x.te = s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
-		s.hold(x, x.te)
-	}
-	slices.SortFunc(s.wait, cmpWait)
 }
 
 // Tick implements policy.Scheduler: start every job whose reservation is
-// now.
+// now. Running jobs past their estimate (possible only when jobs are not
+// killed) have their holds extended to now+1 and the waiting jobs are
+// re-placed in reservation order, each at its earliest fit, possibly
+// later than before and past their deadlines — a scheduler that cannot
+// kill cannot keep a promise an overrun breaks (the auditor reports such
+// misses apart).
 func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
-	s.catchUp(now)
-	s.settle()
-	s.run.Prof.Forget(now)
-	if s.run.Overrunning(now) {
-		s.replan(now)
-	}
-	n := 0
-	for n < len(s.wait) && s.wait[n].te <= now {
-		x := s.wait[n]
-		s.unhold(x, x.te)
-		if err := s.run.Start(now, x.j); err != nil {
-			panic(s.kind + ": " + err.Error()) // unreachable: reserved room
-		}
-		delete(s.byID, x.j.ID)
+	s.book.Settle(now)
+	return s.book.Pass(now, func(x *djob) {
 		s.keyDelete(x)
-		start(x.j)
-		n++
-	}
-	s.wait = slices.Delete(s.wait, 0, n)
-	i := 0
-	if s.run.OverrunUntil(now + 1) {
-		// reservations at now+1 wait for overrunning jobs: no pass then
-		// unless an event happens (policy/conservative, Tick)
-		i, _ = slices.BinarySearchFunc(s.wait, now+2, func(x *djob, t int64) int { return cmp.Compare(x.te, t) })
-	}
-	if i < len(s.wait) {
-		return s.wait[i].te
-	}
-	return policy.NoWake
-}
-
-// catchUp re-plans at the first call of an instant after passes were
-// skipped while jobs overran: their holds are lengthened to now+1 and the
-// reservations re-placed in order (policy/conservative, catchUp).
-func (s *Policy) catchUp(now int64) {
-	if !s.run.Stale(now) {
-		return
-	}
-	over := s.run.Overran(now)
-	if len(over) == 0 {
-		return
-	}
-	for _, x := range s.wait {
-		s.unhold(x, x.te)
-	}
-	if err := s.run.CatchUp(now, over); err != nil {
-		panic(s.kind + ": " + err.Error()) // unreachable: no reservations held
-	}
-	for _, x := range s.wait {
-		x.te = s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
-		s.hold(x, x.te)
-	}
-	slices.SortFunc(s.wait, cmpWait)
+		start(x.J)
+	})
 }
 
 // release records the reservation of each of xs in old and removes its
 // hold from the profile.
 func (s *Policy) release(xs []*djob) {
 	for _, x := range xs {
-		x.old = x.te
-		s.unhold(x, x.te)
+		x.X.old = x.Start
+		s.unhold(x, x.Start)
 	}
 }
 
 // restore re-holds xs at their old reservations.
 func (s *Policy) restore(xs []*djob) {
 	for _, x := range xs {
-		x.te = x.old
-		s.hold(x, x.te)
+		x.Start = x.X.old
+		s.hold(x, x.Start)
 	}
 }

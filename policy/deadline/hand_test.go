@@ -43,8 +43,8 @@ func mustNew(t testing.TB, kind string, procs int, prm Params) *Policy {
 // order.
 func schedule(s *Policy) string {
 	var b []string
-	for _, w := range s.wait {
-		b = append(b, fmt.Sprintf("J%d@%d", w.j.ID, w.te))
+	for _, w := range s.book.Wait() {
+		b = append(b, fmt.Sprintf("J%d@%d", w.J.ID, w.Start))
 	}
 	return strings.Join(b, " ")
 }
@@ -59,10 +59,10 @@ func preload(t testing.TB, s *Policy, running []*job.Request, starts []int64, wa
 		}
 	}
 	for i, r := range waiting {
-		x := &djob{j: r, d: s.Deadline(r), te: at[i]}
-		s.hold(x, x.te)
-		s.insertWaiting(x)
-		s.byID[r.ID] = x
+		x := newJob(r, s.Deadline(r))
+		x.Start = at[i]
+		s.hold(x, x.Start)
+		s.book.Insert(x)
 		s.keyInsert(x)
 	}
 }

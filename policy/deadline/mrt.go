@@ -22,7 +22,7 @@ import "slices"
 // extension only takes capacity away, a cached fit that still fits is
 // still the earliest; only the others are searched again, from there.
 func (s *Policy) mrt(now int64, x *djob) bool {
-	W := s.wait
+	W := s.book.Wait()
 	s.release(W)
 	tl := append(s.tl[:0], W...)
 	tl = append(tl, x)
@@ -46,11 +46,11 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 			w := tl[u]
 			if fresh {
 				fits[u] = s.fit(now, w)
-			} else if !s.run.Prof.Fits(fits[u], w.j.Estimate, w.j.Procs) {
+			} else if !s.run.Prof.Fits(fits[u], w.J.Estimate, w.J.Procs) {
 				s.Stats.Placements++
-				fits[u] = s.run.Prof.EarliestFit(fits[u], w.j.Estimate, w.j.Procs)
+				fits[u] = s.run.Prof.EarliestFit(fits[u], w.J.Estimate, w.J.Procs)
 			}
-			if fits[u]+w.j.Estimate > w.d {
+			if fits[u]+w.J.Estimate > w.X.d {
 				ok = false
 				if !fresh {
 					return false
@@ -62,7 +62,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 	backtracks := 0
 	fail := func() bool {
 		for _, u := range stack {
-			s.unhold(tl[u], tl[u].te)
+			s.unhold(tl[u], tl[u].Start)
 		}
 		s.restore(W)
 		s.tl = tl[:0]
@@ -88,7 +88,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 			}
 			last := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			s.unhold(tl[last], tl[last].te)
+			s.unhold(tl[last], tl[last].Start)
 			used[last] = false
 			refresh(true) // capacity came back: recompute from scratch
 			c = last + 1
@@ -96,11 +96,11 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		}
 		w := tl[c]
 		t := fits[c]
-		w.te = t
+		w.Start = t
 		s.hold(w, t)
 		used[c] = true
 		copy(saved, fits)
-		if t+w.j.Estimate <= w.d && refresh(false) {
+		if t+w.J.Estimate <= w.X.d && refresh(false) {
 			stack = append(stack, c)
 			c = 0
 			continue
@@ -119,7 +119,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 	nw := make([]*djob, 0, n)
 	nw = append(nw, tl...)
 	slices.SortFunc(nw, cmpWait)
-	s.wait = nw
+	s.book.SetWait(nw)
 	s.tl = tl[:0]
 	return true
 }

@@ -36,7 +36,7 @@ import (
 // evaluated one (x at the same slot, and the job now kept had gone back to
 // its old slot there) gives the same schedule and is skipped.
 func (s *Policy) msb(now int64, x *djob) bool {
-	order := append(s.tl[:0], s.wait...)
+	order := append(s.tl[:0], s.book.Wait()...)
 	if s.prm.H != AST {
 		s.sortHeuristic(order)
 	}
@@ -47,12 +47,12 @@ func (s *Policy) msb(now int64, x *djob) bool {
 	// now), which the extra holds of any candidate schedule only delay.
 	lb := make([]float64, N+1)
 	for i := N - 1; i >= 0; i-- {
-		lb[i] = lb[i+1] + math.Min(0, s.msbCost(order[i], s.fit(now, order[i])-order[i].old))
+		lb[i] = lb[i+1] + math.Min(0, s.msbCost(order[i], s.fit(now, order[i])-order[i].X.old))
 	}
 	best, bestMoved, bestPos := math.Inf(1), 0, -1
 	var bestX int64
 	bestTe := make([]int64, N)
-	n, e := x.j.Procs, x.j.Estimate
+	n, e := x.J.Procs, x.J.Estimate
 	held := 0
 	// the last evaluated schedule: x at refTx, order[refFrom:refReach]
 	// re-placed at cand[...]
@@ -60,18 +60,18 @@ func (s *Policy) msb(now int64, x *djob) bool {
 	refTx, refReach := int64(-1), 0
 	for i := 0; i <= N; i++ {
 		for ; held < i; held++ {
-			order[held].te = order[held].old
-			s.hold(order[held], order[held].te)
+			order[held].Start = order[held].X.old
+			s.hold(order[held], order[held].Start)
 		}
 		tx := s.fit(now, x)
-		if tx+e > x.d {
+		if tx+e > x.X.d {
 			break // x misses its deadline here and at every later position
 		}
 		own := powSigned(float64(tx-now), s.prm.At) * math.Pow(float64(n), s.prm.Au)
 		if !s.noPrune && bestPos >= 0 && own+lb[i] > best+tolerance(best) {
 			break // no later position can be cheaper
 		}
-		if !s.noPrune && i > 0 && tx == refTx && i-1 < refReach && cand[i-1] == order[i-1].old {
+		if !s.noPrune && i > 0 && tx == refTx && i-1 < refReach && cand[i-1] == order[i-1].X.old {
 			// the same holds as the last evaluated schedule (its job i−1
 			// went back to its old slot, and x to the same one): the same
 			// schedule, which a later position cannot beat
@@ -84,16 +84,16 @@ func (s *Policy) msb(now int64, x *djob) bool {
 		for ; k < N; k++ {
 			w := order[k]
 			t := s.fit(now, w)
-			if t+w.j.Estimate > w.d {
+			if t+w.J.Estimate > w.X.d {
 				feasible = false
 				break
 			}
-			w.te = t
+			w.Start = t
 			cand[k] = t
 			s.hold(w, t)
-			if t != w.old {
+			if t != w.X.old {
 				moved++
-				price += s.msbCost(w, t-w.old)
+				price += s.msbCost(w, t-w.X.old)
 			}
 			if !s.noPrune && bestPos >= 0 && price+lb[k+1] > best+tolerance(best) {
 				k++
@@ -105,16 +105,16 @@ func (s *Policy) msb(now int64, x *djob) bool {
 		if feasible && better(price, moved, best, bestMoved) {
 			best, bestMoved, bestPos, bestX = price, moved, i, tx
 			for m := range order {
-				bestTe[m] = order[m].te
+				bestTe[m] = order[m].Start
 			}
 		}
 		for m := i; m < k; m++ {
-			s.unhold(order[m], order[m].te)
+			s.unhold(order[m], order[m].Start)
 		}
 		s.unhold(x, tx)
 	}
 	for ; held > 0; held-- {
-		s.unhold(order[held-1], order[held-1].te)
+		s.unhold(order[held-1], order[held-1].Start)
 	}
 	if bestPos < 0 {
 		s.restore(order)
@@ -122,16 +122,16 @@ func (s *Policy) msb(now int64, x *djob) bool {
 		return false
 	}
 	for m, w := range order {
-		w.te = bestTe[m]
-		s.hold(w, w.te)
+		w.Start = bestTe[m]
+		s.hold(w, w.Start)
 	}
-	x.te = bestX
-	s.hold(x, x.te)
+	x.Start = bestX
+	s.hold(x, x.Start)
 	nw := make([]*djob, 0, N+1)
-	nw = append(nw, s.wait...)
+	nw = append(nw, s.book.Wait()...)
 	nw = append(nw, x)
 	slices.SortFunc(nw, cmpWait)
-	s.wait = nw
+	s.book.SetWait(nw)
 	s.tl = order[:0]
 	return true
 }
@@ -143,12 +143,12 @@ func (s *Policy) msbCost(w *djob, d int64) float64 {
 	if d == 0 {
 		return 0
 	}
-	sl := float64(w.d - w.j.Estimate - w.old) // current slack
+	sl := float64(w.X.d - w.J.Estimate - w.X.old) // current slack
 	if float64(d) > sl {
 		return math.Inf(1)
 	}
-	c := math.Pow(float64(w.j.Procs), s.prm.Au) * powSigned(float64(d), s.prm.At)
-	if s0 := float64(w.d - w.j.Submit - w.j.Estimate); s.prm.Af != 0 && s0 > 0 {
+	c := math.Pow(float64(w.J.Procs), s.prm.Au) * powSigned(float64(d), s.prm.At)
+	if s0 := float64(w.X.d - w.J.Submit - w.J.Estimate); s.prm.Af != 0 && s0 > 0 {
 		c *= math.Pow(s0/math.Max(sl, 1), s.prm.Af)
 	}
 	return c

@@ -27,14 +27,17 @@ func Points(n int) []int {
 }
 
 // qops is the admission test of Figure 3. The waiting jobs are in
-// reservation order (s.wait). For each insertion point p, the first
+// reservation order (the book's waiting list). For each insertion point p, the first
 // that yields a feasible schedule admits x, which is then in the profile
-// and in s.wait; when none does, the schedule is as before and x is
+// and in the waiting list; when none does, the schedule is as before and x is
 // rejected.
 func (s *Policy) qops(now int64, x *djob) bool {
-	W := s.wait
+	if s.refAdmit != nil {
+		return s.refAdmit(now, x)
+	}
+	W := s.book.Wait()
 	for i, w := range W {
-		w.pos = i
+		w.X.pos = i
 	}
 	s.setKey(x)
 	for _, p := range Points(len(W)) {
@@ -61,85 +64,217 @@ func (s *Policy) qops(now int64, x *djob) bool {
 // violation with mid = T (nothing to move: the job misses its deadline
 // right after the kept jobs) cannot be repaired and abandons the point at
 // once, as does the (K+1)-th violation.
+//
+// The work does not grow with the queue behind the point when the point
+// fails early in time (the usual case near saturation), by three exact
+// shortcuts (qopsTry):
+//
+//   - Lazy release. The jobs W[p:] are released (their holds taken out of
+//     the profile) in reservation order only as far as the placements need:
+//     while every job still held starts at or after the frontier F, an
+//     earliest fit whose window ends by F is the fit in the fully released
+//     profile (the windows it tried lie before F, where both profiles
+//     agree), and a fit that ends after F is settled by releasing up to
+//     min(its end, the job's deadline) and searching again: either the new
+//     fit ends by the new frontier, or it ends after the deadline, which
+//     is then a violation in the fully released profile too. A job is
+//     released before its own placement in any case.
+//   - The temporary list is never re-sorted: TL is the waiting jobs of
+//     positions ≥ p in the heuristic's order (s.byKey, filtered lazily),
+//     merged with a small sorted list of the jobs a repair sent back, with
+//     the failed job at its head: the same order as sorting them all.
+//   - A failed point is undone hold by hold (the placed jobs taken out, the
+//     released ones put back at their reservations), not by copying the
+//     profile.
+//
+// TestAdmissionEqualsReference checks decisions, reservations and counts
+// against the literal version (ref_test.go) on random sequences.
 func (s *Policy) qopsAt(now int64, x *djob, p int) bool {
-	W := s.wait
-	rest := W[p:]
-	// a failed point goes back to this snapshot in O(B) instead of undoing
-	// every hold it made and re-holding every released job
-	if s.snap == nil {
-		s.snap = profile.New(1)
-	}
-	s.snap.CopyFrom(s.run.Prof)
-	s.release(rest)
-	// TL: the released jobs (positions ≥ p) in the heuristic's order, taken
-	// from s.byKey; x first, or sorted in with Params.Sorted
-	tl := s.tl[:0]
-	if !s.prm.Sorted {
-		tl = append(tl, x)
-	}
-	in := !s.prm.Sorted
-	for _, w := range s.byKey {
-		if w.pos < p {
-			continue
+	q := &s.qs
+	q.reset(s, x, p)
+	ok := s.qopsTry(now, x, p)
+	if !ok {
+		for _, c := range q.placed {
+			s.unhold(c, c.Start)
 		}
-		if !in && cmpKey(x, w) < 0 {
-			tl = append(tl, x)
-			in = true
+		for _, c := range q.rel {
+			c.Start = c.X.old
+			s.hold(c, c.Start)
 		}
-		tl = append(tl, w)
+		return false
 	}
-	if !in {
-		tl = append(tl, x)
-	}
-	placed := s.placed[:0]
+	// the new schedule: W[:p] unchanged, then every placed job
+	W := s.book.Wait()
+	nw := make([]*djob, 0, len(W)+1)
+	nw = append(nw, W[:p]...)
+	nw = append(nw, q.placed...)
+	slices.SortFunc(nw, cmpWait)
+	s.book.SetWait(nw)
+	return true
+}
+
+// qopsTry places TL at point p (qopsAt); it reports whether every job met
+// its deadline within the K-factor. The profile then holds the placed jobs
+// (q.placed) and not the released ones (q.rel).
+func (s *Policy) qopsTry(now int64, x *djob, p int) bool {
+	q := &s.qs
 	violations := 0
-	ok := true
-	for len(tl) > 0 {
-		c := tl[0]
-		tl = tl[1:]
-		t := s.fit(now, c)
-		if t+c.j.Estimate <= c.d {
-			c.te = t
+	for {
+		c := q.pop()
+		if c == nil {
+			return true
+		}
+		if t, ok := s.qopsFit(now, c); ok {
+			c.Start = t
 			s.hold(c, t)
-			placed = append(placed, c)
+			q.placed = append(q.placed, c)
 			continue
 		}
 		violations++
 		s.Stats.Violations++
-		T := p + len(placed)
+		T := p + len(q.placed)
 		mid := (p + T) / 2
 		if violations > s.prm.K || mid == T {
-			ok = false
-			break
+			return false
 		}
-		moved := placed[mid-p:]
+		moved := q.placed[mid-p:]
 		for _, m := range moved {
-			s.unhold(m, m.te)
+			s.unhold(m, m.Start)
 		}
-		// TL := sort(rest of TL + moved), with c at its head
-		back := make([]*djob, 0, len(tl)+len(moved)+1)
-		back = append(back, tl...)
-		back = append(back, moved...)
-		s.sortHeuristic(back)
-		back = slices.Insert(back, 0, c)
-		placed = placed[:mid-p]
-		tl = back
+		q.sendBack(moved, c)
+		q.placed = q.placed[:mid-p]
 	}
-	s.tl = tl[:0]
-	if !ok {
-		s.run.Prof.CopyFrom(s.snap)
-		for _, c := range rest {
-			c.te = c.old
+}
+
+// qopsFit is c's earliest fit in the profile with every job of W[p:]
+// released, computed with only some of them released (see qopsAt), and
+// whether it meets c's deadline; when it does not, the time is not
+// meaningful.
+func (s *Policy) qopsFit(now int64, c *djob) (int64, bool) {
+	q := &s.qs
+	s.Stats.Placements++
+	if c != q.x && c.X.rel != q.epoch {
+		q.release(s, c)
+	}
+	e := c.J.Estimate
+	for {
+		t := s.memoFit(now, c)
+		F := q.frontier()
+		if t+e <= F {
+			return t, t+e <= c.X.d
 		}
-		s.placed = placed[:0]
-		return false
+		if F >= c.X.d {
+			return t, false
+		}
+		q.advance(s, min(t+e, c.X.d))
 	}
-	// the new schedule: W[:p] unchanged, then every placed job
-	nw := make([]*djob, 0, len(W)+1)
-	nw = append(nw, W[:p]...)
-	nw = append(nw, placed...)
-	slices.SortFunc(nw, cmpWait)
-	s.wait = nw
-	s.placed = placed[:0]
-	return true
+}
+
+// qopsState is the scratch of one insertion point of QoPS.
+type qopsState struct {
+	x      *djob
+	p      int
+	epoch  int // djob.X.rel == epoch: released at this point
+	r      int // frontier: every job of W[p:r] is released
+	k      int // next index into s.byKey
+	byKey  []*djob
+	wait   []*djob
+	head   *djob   // the failed job, first in TL
+	extra  []*djob // jobs sent back by repairs (and x with Sorted), in the heuristic's order
+	ex     int     // next index into extra
+	placed []*djob
+	rel    []*djob // released jobs of W[p:]
+	buf    []*djob
+}
+
+func (q *qopsState) reset(s *Policy, x *djob, p int) {
+	q.x, q.p, q.r, q.k = x, p, p, 0
+	q.epoch++
+	q.byKey, q.wait = s.byKey, s.book.Wait()
+	q.head = nil
+	q.extra, q.ex = q.extra[:0], 0
+	q.placed, q.rel = q.placed[:0], q.rel[:0]
+	if s.prm.Sorted {
+		q.extra = append(q.extra, x)
+	} else {
+		q.head = x
+	}
+}
+
+// frontier is the reservation of the first job of W[p:] not released by
+// advance: every job still held in the profile starts at or after it.
+func (q *qopsState) frontier() int64 {
+	for q.r < len(q.wait) && q.wait[q.r].X.rel == q.epoch {
+		q.r++
+	}
+	if q.r == len(q.wait) {
+		return profile.Infinity
+	}
+	return q.wait[q.r].Start
+}
+
+// advance releases the jobs of W[p:] whose reservations start before t.
+func (q *qopsState) advance(s *Policy, t int64) {
+	for ; q.r < len(q.wait) && q.wait[q.r].Start < t; q.r++ {
+		if w := q.wait[q.r]; w.X.rel != q.epoch {
+			q.release(s, w)
+		}
+	}
+}
+
+// release takes w's hold out of the profile, keeping its reservation in
+// w.X.old.
+func (q *qopsState) release(s *Policy, w *djob) {
+	w.X.old = w.Start
+	w.X.rel = q.epoch
+	s.unhold(w, w.Start)
+	q.rel = append(q.rel, w)
+}
+
+// pop takes the next job of TL, nil when TL is empty.
+func (q *qopsState) pop() *djob {
+	if c := q.head; c != nil {
+		q.head = nil
+		return c
+	}
+	for q.k < len(q.byKey) && q.byKey[q.k].X.pos < q.p {
+		q.k++
+	}
+	var m *djob
+	if q.k < len(q.byKey) {
+		m = q.byKey[q.k]
+	}
+	if q.ex < len(q.extra) && (m == nil || cmpKey(q.extra[q.ex], m) < 0) {
+		c := q.extra[q.ex]
+		q.ex++
+		return c
+	}
+	if m != nil {
+		q.k++
+	}
+	return m
+}
+
+// sendBack puts moved back into TL in the heuristic's order, with c at its
+// head. The keys are fixed (set when a job is admitted, and for x when the
+// decision starts), so merging the sorted moved jobs into the sorted rest
+// of TL gives the order a sort of them all would.
+func (q *qopsState) sendBack(moved []*djob, c *djob) {
+	b := append(q.buf[:0], moved...)
+	slices.SortFunc(b, cmpKey)
+	rest := q.extra[q.ex:]
+	out := make([]*djob, 0, len(rest)+len(b))
+	i, j := 0, 0
+	for i < len(rest) || j < len(b) {
+		if j == len(b) || (i < len(rest) && cmpKey(rest[i], b[j]) < 0) {
+			out = append(out, rest[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	q.buf = b[:0]
+	q.extra, q.ex = out, 0
+	q.head = c
 }

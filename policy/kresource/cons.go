@@ -1,11 +1,9 @@
 package kresource
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/policy/reservation"
 	"github.com/backfill-hpc/backfill/profile"
 )
 
@@ -15,246 +13,107 @@ import (
 // at its earliest vector fit without moving any other reservation (the
 // start bound reported through policy.Guarantor); when a job ends early or
 // a waiting job is cancelled the reservations are compressed in the order
-// of their current starts (ties by arrival), each moving only earlier. The
-// one-at-a-time compression with the per-resource PrefixMax filter and
-// EarliestFitMoving is exact for vectors by the argument of package
-// conservative, applied to each resource (a window fits in the vector iff
-// it fits in every resource). Plans with the estimates only (no predict
-// parameter).
+// of their current starts (ties by arrival), each moving only earlier.
+// The reservation book (package reservation) holds them: its compression,
+// with the per-resource PrefixMax filter and EarliestFitMoving, is exact
+// for vectors by the argument of the scalar case, applied to each resource
+// (a window fits in the vector iff it fits in every resource). Plans with
+// the estimates only (no predict parameter).
+//
+// With a queue order (parameter order, NewCons's o) other than arrival,
+// a compression removes every reservation and re-places the waiting jobs
+// in that order, each at its earliest fit, as package conservative does;
+// a job may then move later, so no guarantee is reported.
 type Conservative struct {
 	k    int
 	run  *policy.RunningK
-	wait []*centry // sorted by (start, ID)
-	byID map[int]*centry
-	pms  []profile.PrefixMax
-	// pend are the releases of the current instant, compressed once all
-	// of them are known (package conservative, Remove)
-	pend policy.Pending
-}
-
-type centry struct {
-	j     *job.Request
-	need  []int
-	start int64 // current reservation
-	first int64 // reservation at submission (the guarantee)
+	book *reservation.Book[[]int, struct{}]
+	// ord is the queue order of the compressions; prio is true when it
+	// is not arrival order
+	ord  policy.Ordering
+	prio bool
 }
 
 var (
 	_ policy.Scheduler = (*Conservative)(nil)
 	_ policy.Guarantor = (*Conservative)(nil)
+	_ policy.Planner   = (*Conservative)(nil)
 )
 
 // NewCons returns FF-CONS for a machine of capacities caps (caps[0]
-// processors).
-func NewCons(caps []int) (*Conservative, error) {
+// processors), compressing in queue order o (nil: arrival order, the
+// paper's).
+func NewCons(caps []int, o policy.Order) (*Conservative, error) {
 	run, err := policy.NewRunningK(caps)
 	if err != nil {
 		return nil, err
 	}
-	return &Conservative{k: len(caps), run: run, byID: make(map[int]*centry), pms: make([]profile.PrefixMax, len(caps))}, nil
+	c := &Conservative{k: len(caps), run: run, book: reservation.NewVector[struct{}]("kresource", run), ord: policy.NewOrdering(o)}
+	if c.prio = o != nil && !policy.IsArrival(o); c.prio {
+		c.book.Hooks = reservation.Hooks{Release: func(now, _, _ int64) { c.replanOrdered(now) }}
+	}
+	return c, nil
 }
 
 // Name implements policy.Scheduler.
-func (c *Conservative) Name() string { return "ff-cons" }
+func (c *Conservative) Name() string {
+	if c.prio {
+		return "ff-cons:order=" + c.ord.O.Name()
+	}
+	return "ff-cons"
+}
+
+// replanOrdered removes every reservation and re-places the waiting jobs
+// in the queue order at now.
+func (c *Conservative) replanOrdered(now int64) { c.book.ReplanInOrder(now, c.ord.O) }
 
 // Profile is the policy's availability profile (for tests and tools).
 func (c *Conservative) Profile() *profile.Multi { return c.run.Prof }
 
-func cmpCentry(a, b *centry) int {
-	if a.start != b.start {
-		if a.start < b.start {
-			return -1
-		}
-		return 1
-	}
-	return a.j.ID - b.j.ID
-}
-
-// place puts x at its earliest fit from now and holds it. A job that can
-// never fit (a requirement beyond a capacity) stays at Infinity unheld;
-// the engine refuses such jobs before the run.
-func (c *Conservative) place(now int64, x *centry) {
-	prof := c.run.Prof
-	d := x.j.Estimate
-	x.start = prof.EarliestFit(now, d, x.need)
-	if x.start == profile.Infinity {
-		return
-	}
-	if err := prof.Add(x.start, x.start+d, x.need); err != nil {
-		panic("kresource: " + err.Error()) // unreachable: EarliestFit found room
-	}
-}
-
-func (c *Conservative) unplace(x *centry) {
-	if x.start != profile.Infinity {
-		_ = c.run.Prof.Remove(x.start, x.start+x.j.Estimate, x.need)
-	}
-}
-
-// Insert implements policy.Scheduler.
+// Insert implements policy.Scheduler: the job takes its earliest vector
+// fit, moving no reservation. A job that can never fit (a requirement
+// beyond a capacity) stays at reservation.Infinity, unheld; the engine
+// refuses such jobs before the run.
 func (c *Conservative) Insert(now int64, j *job.Request) {
-	c.catchUp(now)
-	c.settle()
-	x := &centry{j: j, need: policy.NeedVector(j, c.k)}
-	c.place(now, x)
-	x.first = x.start
-	i, _ := slices.BinarySearchFunc(c.wait, x, cmpCentry)
-	c.wait = slices.Insert(c.wait, i, x)
-	c.byID[j.ID] = x
+	c.book.Settle(now)
+	c.ord.Submitted(now, j)
+	c.book.Add(now, j, policy.NeedVector(j, c.k), j.Estimate, struct{}{})
 }
 
 // Guarantee implements policy.Guarantor.
 func (c *Conservative) Guarantee(j *job.Request) int64 {
-	if x, ok := c.byID[j.ID]; ok && x.first != profile.Infinity {
-		return x.first
+	if c.prio {
+		return -1 // a compression in priority order may move a job later
+	}
+	if x, ok := c.book.Get(j.ID); ok && x.First != reservation.Infinity {
+		return x.First
 	}
 	return -1
 }
 
 // Remove implements policy.Scheduler. As in package conservative, the
-// compression waits until every release of the instant is known (settle).
+// compression waits until every release of the instant is known.
 func (c *Conservative) Remove(now int64, j *job.Request) {
-	if c.pend.Due(now) {
-		c.settle()
-	}
-	c.catchUp(now)
-	if running, early := c.run.End(now, j); running {
-		if early {
-			c.pend.Add(now, now, now)
-		}
-		return
-	}
-	x, ok := c.byID[j.ID]
-	if !ok {
-		return
-	}
-	delete(c.byID, j.ID)
-	c.unplace(x)
-	i, _ := slices.BinarySearchFunc(c.wait, x, cmpCentry)
-	c.wait = slices.Delete(c.wait, i, i+1)
-	c.pend.Add(now, now, now)
-}
-
-// settle compresses the schedule after the pending releases, if any.
-func (c *Conservative) settle() {
-	if now, _, _, ok := c.pend.Take(); ok {
-		c.compress(now)
-	}
-}
-
-func (c *Conservative) resetPMs(now int64) {
-	for i := range c.pms {
-		c.pms[i] = c.run.Prof.Res(i).PrefixMax(now)
-	}
-}
-
-// canMove is the PrefixMax filter: x can only move earlier if every
-// resource it needs has enough free at some instant of [now, x.start).
-func (c *Conservative) canMove(x *centry) bool {
-	for i, n := range x.need {
-		if n > 0 && c.pms[i].Before(x.start) < n {
-			return false
-		}
-	}
-	return true
-}
-
-// compress re-places the waiting jobs, in order, each at its earliest fit
-// no later than its reservation (see package conservative for why this
-// equals removing every reservation and re-inserting the jobs in order).
-func (c *Conservative) compress(now int64) {
-	if c.run.Overrunning(now) {
-		c.replan(now)
-		return
-	}
-	prof := c.run.Prof
-	c.resetPMs(now)
-	moved := false
-	for _, x := range c.wait {
-		if x.start <= now || x.start == profile.Infinity || !c.canMove(x) {
-			continue
-		}
-		d := x.j.Estimate
-		t := prof.EarliestFitMoving(now, d, x.need, x.start)
-		if t < x.start {
-			c.unplace(x)
-			x.start = t
-			if err := prof.Add(t, t+d, x.need); err != nil {
-				panic("kresource: " + err.Error()) // unreachable: EarliestFitMoving found room
-			}
-			moved = true
-			c.resetPMs(now)
-		}
-	}
-	if moved {
-		slices.SortFunc(c.wait, cmpCentry)
-	}
-}
-
-// replan removes every reservation and re-inserts the waiting jobs in the
-// order of their current reservations, after extending the holds of
-// overrunning jobs (without kills only); jobs may then move later.
-func (c *Conservative) replan(now int64) {
-	for _, x := range c.wait {
-		c.unplace(x)
-	}
-	if err := c.run.Extend(now); err != nil {
-		panic("kresource: " + err.Error()) // unreachable: no reservations held
-	}
-	for _, x := range c.wait {
-		c.place(now, x)
-	}
-	slices.SortFunc(c.wait, cmpCentry)
+	c.ord.Ended(now, j)
+	c.book.Remove(now, j)
 }
 
 // Tick implements policy.Scheduler: start every job whose reservation is
 // now.
 func (c *Conservative) Tick(now int64, start func(*job.Request)) int64 {
-	c.catchUp(now)
-	c.settle()
-	c.run.Prof.Forget(now)
-	if c.run.Overrunning(now) {
-		c.replan(now)
-	}
-	n := 0
-	for n < len(c.wait) && c.wait[n].start <= now {
-		x := c.wait[n]
-		c.unplace(x) // the reservation becomes the running hold
-		if err := c.run.StartFor(now, x.j, x.need, x.j.Estimate); err != nil {
-			panic("kresource: " + err.Error()) // unreachable: reserved room
-		}
-		delete(c.byID, x.j.ID)
-		start(x.j)
-		n++
-	}
-	c.wait = slices.Delete(c.wait, 0, n)
-	i := 0
-	if c.run.OverrunUntil(now + 1) {
-		// reservations at now+1 wait for overrunning jobs: no pass then
-		// unless an event happens (package conservative, Tick)
-		i, _ = slices.BinarySearchFunc(c.wait, now+2, func(x *centry, t int64) int { return cmp.Compare(x.start, t) })
-	}
-	if i < len(c.wait) && c.wait[i].start != profile.Infinity {
-		return c.wait[i].start
-	}
-	return policy.NoWake
+	c.ord.Advance(now)
+	start = c.ord.Wrap(now, start)
+	c.book.Settle(now)
+	return c.book.Pass(now, func(x *reservation.Entry[[]int, struct{}]) { start(x.J) })
 }
 
-// catchUp re-plans at the first call of an instant after passes were
-// skipped while jobs overran: their holds are lengthened to now+1 and the
-// reservations re-placed in order (package conservative, catchUp).
-func (c *Conservative) catchUp(now int64) {
-	if !c.run.Stale(now) {
-		return
-	}
-	for _, x := range c.wait {
-		c.unplace(x)
-	}
-	if _, err := c.run.CatchUp(now); err != nil {
-		panic("kresource: " + err.Error()) // unreachable: no reservations held
-	}
-	for _, x := range c.wait {
-		c.place(now, x)
-	}
-	slices.SortFunc(c.wait, cmpCentry)
+// Planned implements policy.Planner: the current reservation of waiting
+// job j.
+func (c *Conservative) Planned(now int64, j *job.Request) (int64, bool) {
+	return c.book.Planned(now, j)
+}
+
+// Reservations implements policy.Planner: every waiting job holds one.
+func (c *Conservative) Reservations(now int64, fn func(j *job.Request, start int64)) {
+	c.book.Reservations(now, fn)
 }

@@ -15,18 +15,19 @@ import (
 //
 // A pass (Tick), with the running jobs held in the multi-resource profile:
 //
-//  1. waiting jobs start in arrival order while they fit now, in every
-//     resource, for their whole estimate;
+//  1. waiting jobs start in queue order (arrival order, or the order of
+//     Config.Prio) while they fit now, in every resource, for their
+//     whole estimate;
 //  2. the first that does not fit (the head) gets a reservation at its
 //     earliest vector fit S, the shadow time;
 //  3. the backfill candidates are the later waiting jobs that fit now for
 //     their whole estimate beside the reservation, i.e. that delay the
 //     head in no resource: EASY's two criteria resource by resource (end
 //     by S, or need no more than the extra units X_i = free_i(S) − head_i
-//     of every resource), O(K) per candidate. FF starts them in arrival
+//     of every resource), O(K) per candidate. FF starts them in queue
 //     order; BL and BB repeatedly start the candidate with the lowest
-//     score (ties by arrival), recomputing the scores after each start,
-//     until no candidate fits.
+//     score (ties by queue order), recomputing the scores after each
+//     start, until no candidate fits.
 //
 // The reservation is recomputed at every pass, as in package easy. For
 // K = 1 this is package easy's depth-1 pass (tested job by job); the
@@ -37,7 +38,8 @@ type EASY struct {
 	k     int
 	win   int // BL window, capped at K−1
 	run   *policy.RunningK
-	queue []*entry // waiting jobs in arrival order
+	queue []*entry // waiting jobs in queue order
+	ord   policy.Ordering
 	// viaProfile tests candidates against the profile with the
 	// reservation held instead of by the criteria (tests check that the
 	// two agree)
@@ -73,7 +75,7 @@ func NewEASY(caps []int, cfg Config) (*EASY, error) {
 		return nil, err
 	}
 	k := len(caps)
-	return &EASY{cfg: cfg, caps: slices.Clone(caps), k: k, win: min(max(cfg.Window, 0), k-1), run: run,
+	return &EASY{cfg: cfg, caps: slices.Clone(caps), k: k, win: min(max(cfg.Window, 0), k-1), run: run, ord: policy.NewOrdering(cfg.Prio),
 		free: make([]int, k), extra: make([]int, k), low: make([]int, k), util: make([]float64, k), taken: make([]bool, k)}, nil
 }
 
@@ -87,6 +89,9 @@ func (e *EASY) Name() string {
 	if e.cfg.Heuristic != FF && e.cfg.NoFullness {
 		s += ":fullness=off"
 	}
+	if !policy.IsArrival(e.ord.O) {
+		s += ":order=" + e.ord.O.Name()
+	}
 	return s
 }
 
@@ -94,12 +99,29 @@ func (e *EASY) Name() string {
 func (e *EASY) Profile() *profile.Multi { return e.run.Prof }
 
 // Insert implements policy.Scheduler.
+// A job goes to the end of the queue, or, with an order fixed at
+// submission (policy.KeyOrder), to its place by (key, ID); an order that
+// changes with time re-sorts the queue at each pass.
 func (e *EASY) Insert(now int64, j *job.Request) {
-	e.queue = append(e.queue, &entry{j: j, need: policy.NeedVector(j, e.k)})
+	e.ord.Submitted(now, j)
+	x := &entry{j: j, need: policy.NeedVector(j, e.k)}
+	if e.ord.Key == nil {
+		e.queue = append(e.queue, x)
+		return
+	}
+	key := e.ord.Key
+	i, _ := slices.BinarySearchFunc(e.queue, x, func(a, b *entry) int {
+		if c := cmp.Compare(key(a.j), key(b.j)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.j.ID, b.j.ID)
+	})
+	e.queue = slices.Insert(e.queue, i, x)
 }
 
 // Remove implements policy.Scheduler.
 func (e *EASY) Remove(now int64, j *job.Request) {
+	e.ord.Ended(now, j)
 	if running, _ := e.run.End(now, j); running {
 		return
 	}
@@ -125,6 +147,19 @@ func fitsFree(need, free []int) bool {
 func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 	prof := e.run.Prof
 	prof.Forget(now)
+	e.ord.Advance(now)
+	start = e.ord.Wrap(now, start)
+	if e.ord.Dynamic {
+		slices.SortFunc(e.queue, func(a, b *entry) int {
+			switch {
+			case e.ord.O.Less(now, a.j, b.j):
+				return -1
+			case e.ord.O.Less(now, b.j, a.j):
+				return 1
+			}
+			return cmp.Compare(a.j.ID, b.j.ID)
+		})
+	}
 	if e.run.Overrunning(now) {
 		// no reservation is held between passes, so there is room
 		if err := e.run.Extend(now); err != nil {
@@ -218,7 +253,7 @@ func (e *EASY) fits(now int64, x *entry) bool {
 }
 
 // backfillScored starts the candidates from queue index from on, best
-// score first (ties by arrival), re-scoring after every start.
+// score first (ties by queue order), re-scoring after every start.
 //
 // Each round scores the candidates that still fit the free vector, makes
 // a binary heap of them by (score, arrival) in O(C), and pops until one

@@ -27,6 +27,10 @@
 // the heuristics approach FF as the machine fills; see docs/policies.md
 // for the exact scores and the reasons.
 //
+// Every policy here takes a queue order (parameter order, any registered
+// policy.Order) in place of arrival order: the EASY variants start and
+// backfill in it (Config.Prio), ff-cons compresses in it (NewCons).
+//
 // Every policy here works for any K ≥ 1 and is the same code for all K;
 // at K = 1, ff-easy gives exactly the schedule of package easy and ff-cons
 // exactly that of package conservative (tested job by job). The scalar
@@ -76,6 +80,12 @@ type Config struct {
 	// NoFullness disables the fullness modifier of BL and BB (the paper
 	// applies it; disabling it shows its effect).
 	NoFullness bool
+	// Prio is the queue order (parameter order: any registered
+	// policy.Order, e.g. sjf or Slurm's multifactor); nil is arrival
+	// order, the paper's FCFS. Jobs start in that order while they fit,
+	// the first that does not gets the reservation, and the candidates
+	// are scanned (FF) or their score ties broken (BL, BB) in that order.
+	Prio policy.Order
 }
 
 func boolParam(p policy.Params, key string, def bool) (bool, error) {
@@ -108,17 +118,39 @@ func register(name, doc string, params []policy.Param, mk func(caps []int, p pol
 
 const fullnessDoc = "on: score = 1 + (balance − 1)·(1 − mean_i(U_i+R_i)), the imbalance relaxed by the fullness modifier (the paper); off: score = balance"
 
+// orderParam is the queue order of the EASY variants (Config.Prio) and of
+// ff-cons's compressions (NewCons).
+var orderParam = policy.OrderParam("fcfs")
+
+// easyOrder reads the order parameter: nil for arrival order.
+func easyOrder(caps []int, p policy.Params) (policy.Order, error) {
+	o, err := policy.NewOrder(p, "fcfs", caps[0])
+	if err != nil || policy.IsArrival(o) {
+		return nil, err
+	}
+	return o, nil
+}
+
 func init() {
-	register("ff-easy", "K-resource EASY backfilling, first fit (Leinberger et al.'s FCFS/FF-EASY): EASY on requirement vectors", nil,
-		func(caps []int, _ policy.Params) (policy.Scheduler, error) {
-			return NewEASY(caps, Config{Heuristic: FF})
+	register("ff-easy", "K-resource EASY backfilling, first fit (Leinberger et al.'s FCFS/FF-EASY): EASY on requirement vectors", []policy.Param{orderParam},
+		func(caps []int, p policy.Params) (policy.Scheduler, error) {
+			o, err := easyOrder(caps, p)
+			if err != nil {
+				return nil, err
+			}
+			return NewEASY(caps, Config{Heuristic: FF, Prio: o})
 		})
 	register("bl-easy", "K-resource EASY backfilling, backfill lowest (FCFS/BL-EASY): prefer backfill jobs whose largest requirements are on the least-used resources",
 		[]policy.Param{
 			{Name: "w", Default: "1", Doc: "window: match the job's w largest requirements, in order, against the w least-used resources; capped at K−1 (all = K−1)"},
 			{Name: "fullness", Default: "on", Doc: fullnessDoc},
+			orderParam,
 		},
 		func(caps []int, p policy.Params) (policy.Scheduler, error) {
+			o, err := easyOrder(caps, p)
+			if err != nil {
+				return nil, err
+			}
 			w, err := p.Int("w", 1, len(caps)-1)
 			if err != nil {
 				return nil, err
@@ -130,19 +162,27 @@ func init() {
 			if w < 0 {
 				return nil, fmt.Errorf("bl-easy: window w must be at least 0, got %d", w)
 			}
-			return NewEASY(caps, Config{Heuristic: BL, Window: w, NoFullness: !full})
+			return NewEASY(caps, Config{Heuristic: BL, Window: w, NoFullness: !full, Prio: o})
 		})
 	register("bb-easy", "K-resource EASY backfilling, backfill balanced (FCFS/BB-EASY): prefer backfill jobs minimizing max_i(U_i+R_i)/mean_i(U_i+R_i)",
-		[]policy.Param{{Name: "fullness", Default: "on", Doc: fullnessDoc}},
+		[]policy.Param{{Name: "fullness", Default: "on", Doc: fullnessDoc}, orderParam},
 		func(caps []int, p policy.Params) (policy.Scheduler, error) {
+			o, err := easyOrder(caps, p)
+			if err != nil {
+				return nil, err
+			}
 			full, err := boolParam(p, "fullness", true)
 			if err != nil {
 				return nil, err
 			}
-			return NewEASY(caps, Config{Heuristic: BB, NoFullness: !full})
+			return NewEASY(caps, Config{Heuristic: BB, NoFullness: !full, Prio: o})
 		})
-	register("ff-cons", "K-resource conservative backfilling (FCFS/FF-CONS): every waiting job holds a reservation in every resource, guaranteed at submission", nil,
-		func(caps []int, _ policy.Params) (policy.Scheduler, error) {
-			return NewCons(caps)
+	register("ff-cons", "K-resource conservative backfilling (FCFS/FF-CONS): every waiting job holds a reservation in every resource, guaranteed at submission", []policy.Param{orderParam},
+		func(caps []int, p policy.Params) (policy.Scheduler, error) {
+			o, err := easyOrder(caps, p)
+			if err != nil {
+				return nil, err
+			}
+			return NewCons(caps, o)
 		})
 }

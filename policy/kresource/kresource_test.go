@@ -88,7 +88,7 @@ func TestK1EqualsScalarKTH(t *testing.T) {
 	}
 }
 
-var kPolicies = []string{"fcfs", "ff-easy", "bl-easy", "bl-easy:w=all", "bl-easy:fullness=off", "bb-easy", "bb-easy:fullness=off", "ff-cons"}
+var kPolicies = []string{"fcfs", "ff-easy", "bl-easy", "bl-easy:w=all", "bl-easy:fullness=off", "bb-easy", "bb-easy:fullness=off", "ff-cons", "ff-easy:order=sjf", "bl-easy:order=sjf", "bb-easy:order=multifactor", "ff-cons:order=sjf"}
 
 // TestPropertiesK: every K-resource policy on random K-resource workloads
 // (K = 1..5), with and without kills, audited with the vector capacity
@@ -160,7 +160,7 @@ func contains(s, sub string) bool {
 
 // TestNames: names round-trip through the registry.
 func TestNames(t *testing.T) {
-	for _, spec := range []string{"ff-easy", "bl-easy", "bl-easy:w=2", "bl-easy:fullness=off", "bb-easy", "bb-easy:fullness=off", "ff-cons"} {
+	for _, spec := range []string{"ff-easy", "bl-easy", "bl-easy:w=2", "bl-easy:fullness=off", "bb-easy", "bb-easy:fullness=off", "ff-cons", "ff-easy:order=sjf", "bl-easy:w=2:fullness=off:order=sjf", "bb-easy:order=multifactor", "ff-cons:order=sjf"} {
 		s, err := policy.NewK(spec, []int{8, 8, 8})
 		if err != nil {
 			t.Fatal(err)
@@ -188,6 +188,68 @@ func TestScoredPathEqualsFF(t *testing.T) {
 		b := run(t, "bl-easy:w=0:fullness=off", jobs, spec.Procs, res, false)
 		if d := diff(a.Outcomes, b.Outcomes); d != "" {
 			t.Fatalf("seed %d: %s", seed, d)
+		}
+	}
+}
+
+// TestK1OrderEqualsScalar: with a queue order, ff-easy at K = 1 is EASY
+// with that order (package easy: jobs start in queue order while they
+// fit, the first that does not gets the reservation, the others backfill
+// in queue order), and ff-cons is conservative with that order (its
+// compressions re-place the waiting jobs in that order), job by job, on
+// random workloads.
+func TestK1OrderEqualsScalar(t *testing.T) {
+	n := 200
+	if longtest.Short() {
+		n = 40
+	}
+	changed := 0 // workloads where sjf changes the schedule: the test can tell
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 73))
+		spec := testgen.Random(r)
+		jobs := testgen.Jobs(r, spec)
+		for _, order := range []string{"sjf", "multifactor"} {
+			a := run(t, "ff-easy:order="+order, jobs, spec.Procs, nil, false)
+			b := run(t, "easy:order="+order, jobs, spec.Procs, nil, false)
+			if d := diff(a.Outcomes, b.Outcomes); d != "" {
+				t.Fatalf("seed %d order %s: ff-easy vs easy: %s", seed, order, d)
+			}
+			c := run(t, "ff-cons:order="+order, jobs, spec.Procs, nil, false)
+			d := run(t, "conservative:order="+order, jobs, spec.Procs, nil, false)
+			if d := diff(c.Outcomes, d.Outcomes); d != "" {
+				t.Fatalf("seed %d order %s: ff-cons vs conservative: %s", seed, order, d)
+			}
+			if order == "sjf" && diff(a.Outcomes, run(t, "ff-easy", jobs, spec.Procs, nil, false).Outcomes) != "" {
+				changed++
+			}
+		}
+	}
+	if changed == 0 {
+		t.Errorf("order sjf changed no schedule of %d workloads", n)
+	}
+}
+
+// TestOrderHandWorked: 4 processors and 4 units of memory; job 0 (4
+// processors, 100 s) holds the machine until 100; job 1 (3 processors,
+// 50 s, submitted at 1) and job 2 (2 processors, 10 s, at 2) wait, each
+// with 1 unit of memory. At 100, in arrival order job 1 starts and job 2
+// (2 > 1 free) is reserved at job 1's end, 150; in sjf order job 2
+// (shorter) starts and job 1 (3 > 2 free) is reserved at 110. Every EASY
+// variant does the same (one candidate at a time: no choice to score).
+func TestOrderHandWorked(t *testing.T) {
+	mk := func(id int, submit int64, procs int, d int64) job.Job {
+		return job.Job{Request: job.Request{ID: id, SWFID: int64(id) + 1, Submit: submit, Procs: procs, Estimate: d, Res: []int{1}}, Runtime: d}
+	}
+	jobs := []job.Job{mk(0, 0, 4, 100), mk(1, 1, 3, 50), mk(2, 2, 2, 10)}
+	for _, h := range []string{"ff-easy", "bl-easy", "bb-easy"} {
+		for _, c := range []struct {
+			order  string
+			s1, s2 int64
+		}{{"", 100, 150}, {":order=fcfs", 100, 150}, {":order=sjf", 110, 100}} {
+			o := run(t, h+c.order, jobs, 4, []int{4}, false).Outcomes
+			if o[1].Start != c.s1 || o[2].Start != c.s2 {
+				t.Errorf("%s%s: jobs 1, 2 start at %d, %d; want %d, %d", h, c.order, o[1].Start, o[2].Start, c.s1, c.s2)
+			}
 		}
 	}
 }

@@ -14,6 +14,11 @@
 //     for fcfs, deadlines for a policy.Admitter, completeness); a
 //     K-resource policy (Info.NewK) is also run with 2 and 3 resources;
 //   - determinism: the same input twice gives the same outcomes;
+//   - documented defaults: each parameter given explicitly at the default
+//     that the registry documents (Param.Default, what `backfill
+//     policies` prints and the report takes for a run without it) builds
+//     the policy of the same name and schedule as leaving it out, so a
+//     default that drifts from the typed configuration fails;
 //   - agreement: the live service (on the manual clock, through its
 //     HTTP API) makes the simulator's decisions, job by job: start, end,
 //     bound, killed, rejected.
@@ -67,6 +72,9 @@ func Run(t *testing.T) {
 	for _, spec := range Specs() {
 		t.Run(spec, func(t *testing.T) {
 			if err := Properties(FromSpec(spec), seeds); err != nil {
+				t.Fatal(err)
+			}
+			if err := Defaults(spec, seeds); err != nil {
 				t.Fatal(err)
 			}
 			if err := Agreement(t, spec, seeds); err != nil {
@@ -139,6 +147,56 @@ func Properties(build Builder, seeds int) error {
 					return fmt.Errorf("%s, seed %d, %s: two runs on the same input differ", name, seed, m.label)
 				}
 				prev = out.Sim.Outcomes
+			}
+		}
+	}
+	return nil
+}
+
+// Defaults checks that every documented default of the registered policy
+// name is its typed default (DefaultsOf).
+func Defaults(name string, seeds int) error {
+	for _, i := range policy.List() {
+		if i.Name == name {
+			return DefaultsOf(i, seeds)
+		}
+	}
+	return fmt.Errorf("no registered policy %q", name)
+}
+
+// DefaultsOf checks that every documented default of the policy info
+// (Info.Params: Default, when not empty) is the typed default: built with
+// that one parameter, the policy has the same Name as built without
+// parameters and the same schedule on seeds random workloads.
+func DefaultsOf(info policy.Info, seeds int) error {
+	_, admits, _, _, err := capabilities(func(caps []int) (policy.Scheduler, error) { return info.New(caps[0], policy.Params{}) })
+	if err != nil {
+		return err
+	}
+	for _, p := range info.Params {
+		if p.Default == "" {
+			continue
+		}
+		for seed := uint64(1); seed <= uint64(seeds); seed++ {
+			jobs, procs, _ := workload(seed, admits)
+			var outs [2][]job.Outcome
+			var names [2]string
+			for i, params := range []policy.Params{{}, {p.Name: p.Default}} {
+				s, err := info.New(procs, params)
+				if err != nil {
+					return fmt.Errorf("%s: the documented default %s=%s is refused: %w", info.Name, p.Name, p.Default, err)
+				}
+				out, err := simulate.RunScheduler(jobs, s, simulate.Options{Procs: procs})
+				if err != nil {
+					return fmt.Errorf("%s, seed %d: %w", s.Name(), seed, err)
+				}
+				outs[i], names[i] = out.Sim.Outcomes, s.Name()
+			}
+			if names[0] != names[1] {
+				return fmt.Errorf("%s: the documented default %s=%s builds %q, not %q", info.Name, p.Name, p.Default, names[1], names[0])
+			}
+			if !reflect.DeepEqual(outs[0], outs[1]) {
+				return fmt.Errorf("%s, seed %d: the documented default %s=%s schedules differently from the policy without it", info.Name, seed, p.Name, p.Default)
 			}
 		}
 	}

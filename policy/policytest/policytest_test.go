@@ -39,3 +39,23 @@ func TestCatchesBrokenPolicies(t *testing.T) {
 		t.Errorf("sleepy: %v", err)
 	}
 }
+
+// TestDefaultsCatchesDrift: a policy whose documented default is not its
+// typed default fails DefaultsOf: easy's reservation depth documented as
+// 2 while the policy's default is 1 (the documented value builds
+// easy:depth=2).
+func TestDefaultsCatchesDrift(t *testing.T) {
+	var easy policy.Info
+	for _, i := range policy.List() {
+		if i.Name == "easy" {
+			easy = i
+		}
+	}
+	drift := policy.Info{Name: "drift", New: easy.New, Params: []policy.Param{{Name: "depth", Default: "2"}}}
+	if err := policytest.DefaultsOf(drift, 2); err == nil || !strings.Contains(err.Error(), "documented default depth=2 builds") {
+		t.Errorf("drifted default: %v", err)
+	}
+	if err := policytest.DefaultsOf(easy, 2); err != nil {
+		t.Errorf("easy: %v", err)
+	}
+}

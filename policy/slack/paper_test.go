@@ -25,12 +25,13 @@ func build(t *testing.T, procs int, prm Params, jobs []placed) *Policy {
 	s := New(procs, prm)
 	for _, pj := range jobs {
 		r := &job.Request{ID: pj.id, SWFID: int64(pj.id), Procs: pj.n, Estimate: pj.est, UP: pj.up, PP: pj.pp}
-		x := &sjob{j: r, te: pj.te, p: pj.p, s0: pj.s0}
+		x := newJob(r)
+		x.Start, x.X.p, x.X.s0 = pj.te, pj.p, pj.s0
 		// current slack s = s0 − (te − te0)
-		x.te0 = pj.te - int64(pj.s0-pj.s)
-		s.hold(x, x.te)
-		s.wait = append(s.wait, x)
-		s.byID[r.ID] = x
+		x.First = pj.te - int64(pj.s0-pj.s)
+		s.hold(x, x.Start)
+		s.book.SetWait(append(s.book.Wait(), x))
+		s.book.Index(x)
 	}
 	return s
 }
@@ -74,7 +75,7 @@ func TestPricingTable(t *testing.T) {
 				{id: 1, n: 2, est: 2, te: 0, p: c.p1, s: c.s1, s0: 10},
 				{id: 2, n: 1, est: 5, te: 0, p: c.p2, s: c.s2, s0: 10},
 			})
-			j1, j2 := s.wait[0], s.wait[1]
+			j1, j2 := s.book.Wait()[0], s.book.Wait()[1]
 			// prices by the functions
 			got := []float64{
 				s.ownTerm(2, 0, 2),
@@ -91,16 +92,16 @@ func TestPricingTable(t *testing.T) {
 			r := &job.Request{ID: 3, SWFID: 3, Procs: 2, Estimate: 2, UP: 3*c.p3 - 0.5}
 			s.Insert(0, r)
 			var chosen string
-			x := s.byID[3]
+			x, _ := s.book.Get(3)
 			switch {
-			case x.te == 2 && j1.te == 0 && j2.te == 0:
+			case x.Start == 2 && j1.Start == 0 && j2.Start == 0:
 				chosen = "S1"
-			case x.te == 0 && j2.te == 2 && j1.te == 0:
+			case x.Start == 0 && j2.Start == 2 && j1.Start == 0:
 				chosen = "S2"
-			case x.te == 0 && j1.te == 2 && j2.te == 0:
+			case x.Start == 0 && j1.Start == 2 && j2.Start == 0:
 				chosen = "S3"
 			default:
-				chosen = fmt.Sprintf("J3@%d J1@%d J2@%d", x.te, j1.te, j2.te)
+				chosen = fmt.Sprintf("J3@%d J1@%d J2@%d", x.Start, j1.Start, j2.Start)
 			}
 			if chosen != c.best {
 				t.Errorf("insert chose %s, want %s", chosen, c.best)
@@ -125,7 +126,7 @@ func TestIterationExample(t *testing.T) {
 	s.onSlot = func(ts int64, order []*sjob) {
 		var ids []string
 		for _, d := range order {
-			ids = append(ids, fmt.Sprint("J", d.j.ID))
+			ids = append(ids, fmt.Sprint("J", d.J.ID))
 		}
 		seen = append(seen, fmt.Sprintf("%d:(%s)", ts, strings.Join(ids, ",")))
 	}

@@ -8,7 +8,7 @@ import (
 // search prices the candidate schedules for inserting x (a new job, or the
 // zero dummy of remove) and returns the slot of the cheapest; s.best then
 // holds the slot of every waiting job in that schedule, by position in
-// s.wait. The profile is unchanged on return.
+// the waiting list. The profile is unchanged on return.
 //
 // Slots are the times from now at which the profile (running jobs and
 // reservations) changes, now included: the "time slots from CT to ET" of
@@ -35,7 +35,7 @@ func (s *Policy) search(now int64, x *sjob) (int64, bool) {
 // the best price.
 func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, bool) {
 	prof := s.run.Prof
-	W := s.wait
+	W := s.book.Wait()
 	// slots: now, the profile's breakpoints (running jobs' ends among
 	// them) and every waiting job's start and end, ascending and distinct
 	slots := s.slots[:0]
@@ -46,18 +46,18 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 		}
 	}
 	for _, w := range W {
-		slots = append(slots, w.te, w.te+w.j.Estimate)
+		slots = append(slots, w.Start, w.Start+w.J.Estimate)
 	}
 	slices.Sort(slots)
 	slots = slices.Compact(slots)
 	s.slots = slots
 	for _, w := range W {
-		s.unhold(w, w.te)
+		s.unhold(w, w.Start)
 	}
 	// suffix lower bounds of the delayed jobs' costs
 	lb := make([]float64, len(W)+1)
 	for i := len(W) - 1; i >= 0; i-- {
-		c := s.cost(W[i], now-W[i].te, x.p)
+		c := s.cost(W[i], now-W[i].Start, x.X.p)
 		lb[i] = lb[i+1] + math.Min(c, 0)
 	}
 	if cap(s.best) < len(W) {
@@ -65,12 +65,12 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 	}
 	s.best = s.best[:len(W)]
 
-	n, e := x.j.Procs, x.j.Estimate
+	n, e := x.J.Procs, x.J.Estimate
 	bestPrice, bestMoved, bestTs := math.Inf(1), math.MaxInt, int64(-1)
 	k := 0 // W[:k] are held (scheduled before ts)
 	slot := func(ts int64) bool {
-		for k < len(W) && W[k].te < ts {
-			s.hold(W[k], W[k].te)
+		for k < len(W) && W[k].Start < ts {
+			s.hold(W[k], W[k].Start)
 			k++
 		}
 		D := W[k:]
@@ -91,9 +91,9 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 			}
 		}
 		for _, d := range D {
-			d.shifted = d.te + e
-			d.cand = d.shifted
-			s.hold(d, d.shifted)
+			d.X.shifted = d.Start + e
+			d.X.cand = d.X.shifted
+			s.hold(d, d.X.shifted)
 		}
 		anyFeasible := false
 		try := func(order []*sjob) {
@@ -101,20 +101,20 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 				s.onSlot(ts, order)
 			}
 			for _, d := range D {
-				d.cand = d.shifted
+				d.X.cand = d.X.shifted
 			}
 			price, moved, feasible := own, 0, true
 			for _, d := range order {
 				s.Stats.Placements++
-				t := prof.EarliestFitMoving(now, d.j.Estimate, d.j.Procs, d.shifted)
-				if t < d.shifted {
-					s.unhold(d, d.shifted)
+				t := prof.EarliestFitMoving(now, d.J.Estimate, d.J.Procs, d.X.shifted)
+				if t < d.X.shifted {
+					s.unhold(d, d.X.shifted)
 					s.hold(d, t)
-					d.cand = t
+					d.X.cand = t
 				}
-				if dt := d.cand - d.te; dt != 0 {
+				if dt := d.X.cand - d.Start; dt != 0 {
 					moved++
-					c := s.cost(d, dt, x.p)
+					c := s.cost(d, dt, x.X.p)
 					if math.IsInf(c, 1) {
 						feasible = false
 						break
@@ -125,32 +125,32 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 			if feasible && better(price, moved, bestPrice, bestMoved) {
 				bestPrice, bestMoved, bestTs = price, moved, ts
 				for i := 0; i < k; i++ {
-					s.best[i] = W[i].te
+					s.best[i] = W[i].Start
 				}
 				for i, d := range D {
-					s.best[k+i] = d.cand
+					s.best[k+i] = d.X.cand
 				}
 			}
 			anyFeasible = anyFeasible || feasible
 			// back to the delayed schedule for the next permutation
 			for _, d := range D {
-				if d.cand != d.shifted {
-					s.unhold(d, d.cand)
+				if d.X.cand != d.X.shifted {
+					s.unhold(d, d.X.cand)
 				}
 			}
 			for _, d := range D {
-				if d.cand != d.shifted {
-					s.hold(d, d.shifted)
+				if d.X.cand != d.X.shifted {
+					s.hold(d, d.X.shifted)
 				}
 			}
 		}
-		if s.prm.Heuristic == All && len(D) <= MaxExhaustive {
+		if s.prm.Heuristic == All && s.prm.Order == nil && len(D) <= MaxExhaustive {
 			s.permutations(D, try)
 		} else {
-			try(s.heuristicOrder(D, x))
+			try(s.heuristicOrder(now, D, x))
 		}
 		for _, d := range D {
-			s.unhold(d, d.shifted)
+			s.unhold(d, d.X.shifted)
 		}
 		if n > 0 {
 			_ = prof.Remove(ts, ts+e, n)
@@ -166,7 +166,7 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 	}
 	// restore the reservations not yet held
 	for ; k < len(W); k++ {
-		s.hold(W[k], W[k].te)
+		s.hold(W[k], W[k].Start)
 	}
 	return bestTs, bestPrice, bestTs >= 0
 }
@@ -193,22 +193,23 @@ func better(price float64, moved int, bestPrice float64, bestMoved int) bool {
 // apply moves the waiting jobs to the slots in s.best.
 func (s *Policy) apply(x *sjob, ts int64) {
 	changed := false
-	for i, w := range s.wait {
-		if s.best[i] != w.te {
-			s.unhold(w, w.te)
+	wait := s.book.Wait()
+	for i, w := range wait {
+		if s.best[i] != w.Start {
+			s.unhold(w, w.Start)
 			changed = true
 		}
 	}
 	if !changed {
 		return
 	}
-	for i, w := range s.wait {
-		if s.best[i] != w.te {
-			w.te = s.best[i]
-			s.hold(w, w.te)
+	for i, w := range wait {
+		if s.best[i] != w.Start {
+			w.Start = s.best[i]
+			s.hold(w, w.Start)
 		}
 	}
-	slices.SortFunc(s.wait, cmpWait)
+	s.book.Sort()
 }
 
 // MaxExhaustive bounds the delayed jobs for which heuristic All prices
@@ -239,10 +240,15 @@ func (s *Policy) permutations(D []*sjob, try func([]*sjob)) {
 }
 
 // heuristicOrder returns the delayed jobs D in the order the heuristic
-// compresses them (§4.6). D is in AST order already.
-func (s *Policy) heuristicOrder(D []*sjob, x *sjob) []*sjob {
+// compresses them (§4.6), or the queue order (parameter order) when one is
+// set. D is in AST order already.
+func (s *Policy) heuristicOrder(now int64, D []*sjob, x *sjob) []*sjob {
 	s.order = append(s.order[:0], D...)
 	o := s.order
+	if s.prm.Order != nil {
+		s.queueOrder(now, o)
+		return o
+	}
 	if s.prm.Heuristic == AST {
 		return o
 	}
@@ -250,40 +256,40 @@ func (s *Policy) heuristicOrder(D []*sjob, x *sjob) []*sjob {
 	switch s.prm.Heuristic {
 	case AAT:
 		slices.SortStableFunc(o, func(a, b *sjob) int {
-			if a.j.Submit != b.j.Submit {
-				return cmp64(a.j.Submit, b.j.Submit)
+			if a.J.Submit != b.J.Submit {
+				return cmp64(a.J.Submit, b.J.Submit)
 			}
-			return a.j.ID - b.j.ID
+			return a.J.ID - b.J.ID
 		})
 	case DU:
 		for _, d := range o {
-			d.key = float64(d.j.Procs) * float64(d.j.Estimate)
+			d.X.key = float64(d.J.Procs) * float64(d.J.Estimate)
 		}
 		slices.SortStableFunc(o, func(a, b *sjob) int {
-			if a.key != b.key {
-				return cmpDesc(a.key, b.key)
+			if a.X.key != b.X.key {
+				return cmpDesc(a.X.key, b.X.key)
 			}
 			return tie(a, b)
 		})
 	case DC:
 		for _, d := range o {
-			d.key = s.cost(d, 1, x.p)
+			d.X.key = s.cost(d, 1, x.X.p)
 		}
 		slices.SortStableFunc(o, func(a, b *sjob) int {
-			if a.key != b.key {
-				return cmpDesc(a.key, b.key)
+			if a.X.key != b.X.key {
+				return cmpDesc(a.X.key, b.X.key)
 			}
 			return tie(a, b)
 		})
 	case DP:
 		slices.SortStableFunc(o, func(a, b *sjob) int {
-			if a.p != b.p {
-				return cmpDesc(a.p, b.p)
+			if a.X.p != b.X.p {
+				return cmpDesc(a.X.p, b.X.p)
 			}
-			if a.j.Submit != b.j.Submit {
-				return cmp64(a.j.Submit, b.j.Submit)
+			if a.J.Submit != b.J.Submit {
+				return cmp64(a.J.Submit, b.J.Submit)
 			}
-			return a.j.ID - b.j.ID
+			return a.J.ID - b.J.ID
 		})
 	}
 	return o

@@ -42,14 +42,13 @@
 package slack
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/policy/reservation"
 )
 
 // Heuristic chooses the one permutation of the delayed jobs that is priced
@@ -95,6 +94,11 @@ type Params struct {
 	AWT float64
 	// Heuristic picks the permutation priced at each slot.
 	Heuristic Heuristic
+	// Order, when not nil, replaces Heuristic: the delayed jobs are
+	// compressed in the queue order at the current time (policy.Order,
+	// ties by arrival), e.g. sjf or Slurm's multifactor priority (parameter
+	// order). Nil: the paper's heuristics.
+	Order policy.Order
 }
 
 // DefaultParams are the paper's §5.2 settings: αu = αt = αp = αf = 1,
@@ -116,6 +120,7 @@ func init() {
 			{Name: "sf", Default: "3", Doc: "SF, slack factor: initial slack = (1−p)·SF·AWT"},
 			{Name: "awt", Default: "2401", Doc: "AWT, the system's average wait time in seconds (simulate accepts awt=auto: the mean wait of a conservative run)"},
 			{Name: "h", Default: "ast", Doc: "heuristic: ast, aat, du, dc or dp (§4.6); all = every permutation (§4.5's exact algorithm, up to 7 delayed jobs)"},
+			orderParam,
 		},
 		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
 			prm := d
@@ -142,18 +147,26 @@ func init() {
 				}
 				prm.Heuristic = h
 			}
+			o, err := parseOrder(procs, p)
+			if err != nil {
+				return nil, err
+			}
+			prm.Order = o
 			return New(procs, prm), nil
 		},
 	})
 }
 
-// sjob is a waiting job with its slack-based state.
-type sjob struct {
-	j       *job.Request
-	te, te0 int64   // scheduled start; first placement
-	sp, p   float64 // scheduler priority; weighted priority (−Inf: quota)
-	s0      float64 // initial slack (seconds, may be +Inf)
-	bound   int64   // te0 + s0 promised at submission (-1 if unbounded)
+// sjob is a waiting job in the reservation book: Start is its scheduled
+// start te, First its first placement te0, Dur its estimate, X its
+// slack-based state.
+type sjob = reservation.Entry[int, sstate]
+
+// sstate is the slack-based state of a waiting job.
+type sstate struct {
+	sp, p float64 // scheduler priority; weighted priority (−Inf: quota)
+	s0    float64 // initial slack (seconds, may be +Inf)
+	bound int64   // te0 + s0 promised at submission (-1 if unbounded)
 
 	// scratch for the search
 	shifted int64 // slot after the delay of this candidate
@@ -161,30 +174,42 @@ type sjob struct {
 	key     float64
 }
 
-// slack is the current slack s = s0 − (te − te0).
-func (x *sjob) slack() float64 { return x.s0 - float64(x.te-x.te0) }
+// newJob is the entry of j, not yet placed.
+func newJob(j *job.Request) *sjob {
+	return &sjob{J: j, Need: j.Procs, Dur: j.Estimate}
+}
 
-func (x *sjob) setPriority(sp float64, prm *Params) {
-	x.sp = sp
-	if math.IsInf(x.j.PP, -1) {
-		x.p = math.Inf(-1)
-		x.s0 = math.Inf(1)
+// cmpWait is the order of the waiting list: (te, ID).
+var cmpWait = reservation.Cmp[int, sstate]
+
+// slackOf is x's current slack s = s0 − (te − te0).
+func slackOf(x *sjob) float64 { return x.X.s0 - float64(x.Start-x.First) }
+
+// setPriority sets x's scheduler priority sp, and from it p and s0.
+func setPriority(x *sjob, sp float64, prm *Params) {
+	x.X.sp = sp
+	if math.IsInf(x.J.PP, -1) {
+		x.X.p = math.Inf(-1)
+		x.X.s0 = math.Inf(1)
 		return
 	}
-	x.p = (x.j.UP + x.j.PP + sp) / 3
-	x.s0 = (1 - x.p) * prm.SF * prm.AWT
-	if x.s0 < 0 {
-		x.s0 = 0
+	x.X.p = (x.J.UP + x.J.PP + sp) / 3
+	x.X.s0 = (1 - x.X.p) * prm.SF * prm.AWT
+	if x.X.s0 < 0 {
+		x.X.s0 = 0
 	}
 }
 
 // Policy is the slack-based priority scheduler.
 type Policy struct {
-	prm  Params
-	run  *policy.Running
-	wait []*sjob // sorted by (te, ID)
-	byID map[int]*sjob
+	prm Params
+	run *policy.Running
+	// book holds the waiting jobs and their slots
+	book *reservation.Book[int, sstate]
 	runP map[int]float64 // priority of each running job, for Extend
+	// ord is the queue order's plumbing (events to an observing order;
+	// order.go)
+	ord policy.Ordering
 
 	// scratch
 	order []*sjob
@@ -197,9 +222,6 @@ type Policy struct {
 	// noPrune disables the lower-bound pruning of the search (tests check
 	// that pruning never changes the schedule).
 	noPrune bool
-	// pend are the releases of the current instant, repriced once all of
-	// them are known (settle)
-	pend policy.Pending
 }
 
 // Stats count the work of the search.
@@ -217,7 +239,10 @@ var (
 
 // New returns the slack-based scheduler for a machine of procs processors.
 func New(procs int, prm Params) *Policy {
-	return &Policy{prm: prm, run: policy.NewRunning(procs), byID: make(map[int]*sjob), runP: make(map[int]float64)}
+	s := &Policy{prm: prm, run: policy.NewRunning(procs), runP: make(map[int]float64), ord: policy.NewOrdering(prm.Order)}
+	s.book = reservation.NewScalar[sstate]("slack", s.run)
+	s.book.Hooks.Release = func(now, _, _ int64) { s.reprice(now) }
+	return s
 }
 
 // Name implements policy.Scheduler.
@@ -235,7 +260,9 @@ func (s *Policy) Name() string {
 	add("at", s.prm.At, d.At)
 	add("ap", s.prm.Ap, d.Ap)
 	add("af", s.prm.Af, d.Af)
-	if s.prm.Heuristic != d.Heuristic {
+	if s.prm.Order != nil {
+		name += ":order=" + s.prm.Order.Name()
+	} else if s.prm.Heuristic != d.Heuristic {
 		name += ":h=" + s.prm.Heuristic.String()
 	}
 	return name
@@ -244,8 +271,8 @@ func (s *Policy) Name() string {
 // Guarantee implements policy.Guarantor: te0 + s0, the bound of
 // requirement IX, or -1 when the slack is infinite.
 func (s *Policy) Guarantee(j *job.Request) int64 {
-	if x, ok := s.byID[j.ID]; ok {
-		return x.bound
+	if x, ok := s.book.Get(j.ID); ok {
+		return x.X.bound
 	}
 	return -1
 }
@@ -269,11 +296,11 @@ func (s *Policy) cost(x *sjob, t int64, p float64) float64 {
 	if t == 0 {
 		return 0
 	}
-	sl := x.slack()
+	sl := slackOf(x)
 	if float64(t) > sl {
 		return math.Inf(1)
 	}
-	if math.IsInf(x.p, -1) {
+	if math.IsInf(x.X.p, -1) {
 		return 0
 	}
 	if math.IsInf(p, -1) {
@@ -283,12 +310,12 @@ func (s *Policy) cost(x *sjob, t int64, p float64) float64 {
 		return 0
 	}
 	prm := &s.prm
-	c := math.Pow(float64(x.j.Procs), prm.Au) * powSigned(float64(t), prm.At)
+	c := math.Pow(float64(x.J.Procs), prm.Au) * powSigned(float64(t), prm.At)
 	if prm.Ap != 0 {
-		c *= math.Pow(x.p/p, prm.Ap)
+		c *= math.Pow(x.X.p/p, prm.Ap)
 	}
-	if e := prm.Ap * prm.Af; e != 0 && x.s0 != 0 {
-		c *= math.Pow(x.s0/math.Max(sl, 1), e)
+	if e := prm.Ap * prm.Af; e != 0 && x.X.s0 != 0 {
+		c *= math.Pow(x.X.s0/math.Max(sl, 1), e)
 	}
 	return c
 }
@@ -300,55 +327,34 @@ func (s *Policy) ownTerm(te, now int64, n int) float64 {
 	return powSigned(float64(te-now), s.prm.At) * math.Pow(float64(n), s.prm.Au)
 }
 
-func cmpWait(a, b *sjob) int {
-	if a.te != b.te {
-		if a.te < b.te {
-			return -1
-		}
-		return 1
-	}
-	return a.j.ID - b.j.ID
-}
-
-func (s *Policy) hold(x *sjob, at int64) {
-	if err := s.run.Prof.Add(at, at+x.j.Estimate, x.j.Procs); err != nil {
-		panic("slack: " + err.Error()) // unreachable: slots are found free
-	}
-}
-
-func (s *Policy) unhold(x *sjob, at int64) {
-	if err := s.run.Prof.Remove(at, at+x.j.Estimate, x.j.Procs); err != nil {
-		panic("slack: " + err.Error()) // unreachable: the hold exists
-	}
-}
+func (s *Policy) hold(x *sjob, at int64)   { s.book.Hold(x, at) }
+func (s *Policy) unhold(x *sjob, at int64) { s.book.Unhold(x, at) }
 
 // Insert implements policy.Scheduler: insert(j) of §4.2.
 func (s *Policy) Insert(now int64, j *job.Request) {
-	s.catchUp(now)
-	s.settle()
+	s.book.Settle(now)
+	s.ord.Submitted(now, j)
 	s.Stats.Inserts++
-	x := &sjob{j: j}
-	x.setPriority(0.5, &s.prm)
+	x := newJob(j)
+	setPriority(x, 0.5, &s.prm)
 	ts, found := s.search(now, x)
 	if !found {
 		// unreachable: the slot after every reservation always fits
 		panic(fmt.Sprintf("slack: no slot for job %d", j.SWFID))
 	}
 	s.apply(x, ts)
-	x.te, x.te0 = ts, ts
+	x.Start, x.First = ts, ts
 	s.hold(x, ts)
-	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
-	s.wait = slices.Insert(s.wait, i, x)
-	s.byID[j.ID] = x
+	s.book.Insert(x)
 	// §4.3: SP from the wait the placement implies; p and s0 once more
 	sp := float64(ts-now) / (2 * s.prm.AWT)
 	if s.prm.AWT <= 0 || sp > 1 {
 		sp = 1
 	}
-	x.setPriority(sp, &s.prm)
-	x.bound = -1
-	if !math.IsInf(x.s0, 1) {
-		x.bound = ts + int64(math.Floor(x.s0))
+	setPriority(x, sp, &s.prm)
+	x.X.bound = -1
+	if !math.IsInf(x.X.s0, 1) {
+		x.X.bound = ts + int64(math.Floor(x.X.s0))
 	}
 }
 
@@ -359,43 +365,20 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 // the schedule does not depend on the order in which the ends of one
 // instant are reported.
 func (s *Policy) Remove(now int64, j *job.Request) {
-	if s.pend.Due(now) {
-		s.settle()
-	}
-	s.catchUp(now)
-	if running, early := s.run.End(now, j); running {
+	s.ord.Ended(now, j)
+	if _, running, _ := s.book.Remove(now, j); running {
 		delete(s.runP, j.ID)
-		if early {
-			s.pend.Add(now, now, now)
-		}
-		return
-	}
-	x, ok := s.byID[j.ID]
-	if !ok {
-		return
-	}
-	delete(s.byID, j.ID)
-	s.unhold(x, x.te)
-	i, _ := slices.BinarySearchFunc(s.wait, x, cmpWait)
-	s.wait = slices.Delete(s.wait, i, i+1)
-	s.pend.Add(now, now, now)
-}
-
-// settle runs remove's search after the pending releases, if any.
-func (s *Policy) settle() {
-	if now, _, _, ok := s.pend.Take(); ok {
-		s.reprice(now)
 	}
 }
 
 // reprice runs the search with the zero dummy and applies the cheapest
 // schedule.
 func (s *Policy) reprice(now int64) {
-	if len(s.wait) == 0 {
+	if s.book.Len() == 0 {
 		return
 	}
 	s.Stats.Removes++
-	dummy := &sjob{j: &job.Request{ID: -1}, p: 1}
+	dummy := &sjob{J: &job.Request{ID: -1}, X: sstate{p: 1}}
 	ts, found := s.search(now, dummy)
 	if found {
 		s.apply(nil, ts)
@@ -403,79 +386,18 @@ func (s *Policy) reprice(now int64) {
 }
 
 // Tick implements policy.Scheduler: start the jobs whose slot is now.
+// Running jobs past their estimate (only without kills) have their holds
+// extended to now+1 and the waiting jobs are re-placed in the order of
+// their slots, possibly later than their slack allows — a scheduler that
+// cannot kill cannot keep its promises (reservation.Book.Pass).
 func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
-	s.catchUp(now)
-	s.settle()
-	s.run.Prof.Forget(now)
-	if s.run.Overrunning(now) {
-		s.replanOverrun(now)
-	}
-	n := 0
-	for n < len(s.wait) && s.wait[n].te <= now {
-		x := s.wait[n]
-		s.unhold(x, x.te)
-		if err := s.run.Start(now, x.j); err != nil {
-			panic("slack: " + err.Error()) // unreachable: reserved room
-		}
-		delete(s.byID, x.j.ID)
-		s.runP[x.j.ID] = x.p
-		start(x.j)
-		n++
-	}
-	s.wait = slices.Delete(s.wait, 0, n)
-	i := 0
-	if s.run.OverrunUntil(now + 1) {
-		// slots at now+1 wait for overrunning jobs: no pass then unless an
-		// event happens (policy/conservative, Tick)
-		i, _ = slices.BinarySearchFunc(s.wait, now+2, func(x *sjob, t int64) int { return cmp.Compare(x.te, t) })
-	}
-	if i < len(s.wait) {
-		return s.wait[i].te
-	}
-	return policy.NoWake
-}
-
-// catchUp re-plans at the first call of an instant after passes were
-// skipped while jobs overran: their holds are lengthened to now+1 and the
-// waiting jobs re-placed in the order of their slots, as replanOverrun
-// does (policy/conservative, catchUp).
-func (s *Policy) catchUp(now int64) {
-	if !s.run.Stale(now) {
-		return
-	}
-	over := s.run.Overran(now)
-	if len(over) == 0 {
-		return
-	}
-	for _, x := range s.wait {
-		s.unhold(x, x.te)
-	}
-	if err := s.run.CatchUp(now, over); err != nil {
-		panic("slack: " + err.Error()) // unreachable: no reservations held
-	}
-	for _, x := range s.wait {
-		x.te = s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
-		s.hold(x, x.te)
-	}
-	slices.SortFunc(s.wait, cmpWait)
-}
-
-// replanOverrun handles running jobs past their estimate (only without
-// kills): their holds are extended to now+1 and the waiting jobs are
-// re-placed in the order of their slots, possibly later than their slack
-// allows — a scheduler that cannot kill cannot keep its promises.
-func (s *Policy) replanOverrun(now int64) {
-	for _, x := range s.wait {
-		s.unhold(x, x.te)
-	}
-	if err := s.run.Extend(now); err != nil {
-		panic("slack: " + err.Error()) // unreachable: no reservations held
-	}
-	for _, x := range s.wait {
-		x.te = s.run.Prof.EarliestFit(now, x.j.Estimate, x.j.Procs)
-		s.hold(x, x.te)
-	}
-	slices.SortFunc(s.wait, cmpWait)
+	s.ord.Advance(now)
+	start = s.ord.Wrap(now, start)
+	s.book.Settle(now)
+	return s.book.Pass(now, func(x *sjob) {
+		s.runP[x.J.ID] = x.X.p
+		start(x.J)
+	})
 }
 
 // ExtensionShare is the tick strategy's extension, as a share of the
@@ -491,7 +413,7 @@ const ExtensionShare = 0.1
 // the schedule is applied, j's hold is lengthened, and the extension is
 // returned; otherwise 0, and j is killed.
 func (s *Policy) Extend(now int64, j *job.Request) int64 {
-	s.settle()
+	s.book.SettleReleases()
 	p, ok := s.runP[j.ID]
 	if !ok {
 		return 0
@@ -502,7 +424,7 @@ func (s *Policy) Extend(now int64, j *job.Request) int64 {
 	}
 	kill := math.Pow(float64(j.Procs), s.prm.Au) * math.Pow(float64(j.Estimate), s.prm.At)
 	// j's hold ended at now; the extension is a job of j's size at now
-	x := &sjob{j: &job.Request{ID: -2, Procs: j.Procs, Estimate: ext}, p: p}
+	x := &sjob{J: &job.Request{ID: -2, Procs: j.Procs, Estimate: ext}, X: sstate{p: p}}
 	ts, price, found := s.searchSlots(now, x, true)
 	if !found || ts != now || price >= kill {
 		return 0
@@ -521,19 +443,10 @@ var _ policy.Planner = (*Policy)(nil)
 // Planned implements policy.Planner: the slot te currently scheduled for
 // waiting job j (it may move later within j's slack).
 func (s *Policy) Planned(now int64, j *job.Request) (int64, bool) {
-	s.catchUp(now)
-	s.settle()
-	if x, ok := s.byID[j.ID]; ok {
-		return x.te, true
-	}
-	return 0, false
+	return s.book.Planned(now, j)
 }
 
 // Reservations implements policy.Planner: every waiting job holds a slot.
 func (s *Policy) Reservations(now int64, fn func(j *job.Request, start int64)) {
-	s.catchUp(now)
-	s.settle()
-	for _, x := range s.wait {
-		fn(x.j, x.te)
-	}
+	s.book.Reservations(now, fn)
 }

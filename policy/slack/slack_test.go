@@ -151,14 +151,14 @@ type checked struct {
 }
 
 func (c checked) check(when string) {
-	for i, x := range c.wait {
-		if x.slack() < 0 {
-			c.t.Fatalf("%s: job %d has slack %.1f", when, x.j.ID, x.slack())
+	for i, x := range c.book.Wait() {
+		if slackOf(x) < 0 {
+			c.t.Fatalf("%s: job %d has slack %.1f", when, x.J.ID, slackOf(x))
 		}
-		if x.bound >= 0 && x.te > x.bound {
-			c.t.Fatalf("%s: job %d scheduled at %d after its bound %d", when, x.j.ID, x.te, x.bound)
+		if x.X.bound >= 0 && x.Start > x.X.bound {
+			c.t.Fatalf("%s: job %d scheduled at %d after its bound %d", when, x.J.ID, x.Start, x.X.bound)
 		}
-		if i > 0 && cmpWait(c.wait[i-1], x) >= 0 {
+		if i > 0 && cmpWait(c.book.Wait()[i-1], x) >= 0 {
 			c.t.Fatalf("%s: waiting list out of order", when)
 		}
 	}

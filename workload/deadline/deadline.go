@@ -42,6 +42,7 @@ import (
 	"strings"
 
 	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/spec"
 )
 
 // Subset returns the jobs offset … offset+n−1 (in submission order) with
@@ -221,74 +222,82 @@ func DefaultSpec() Spec {
 // ParseSpec reads the text form of a Spec: key=value pairs separated by
 // ':' or ',' — s (stringency, [0,1)), l (load factor, [1,100]), load (dup
 // or expand), frac (deadline-job fraction, [0,1]), offset and n (subset),
-// seed. Missing keys keep DefaultSpec's values.
+// seed. Missing keys keep DefaultSpec's values. The grammar is package
+// spec's (a key twice is an error; errors "parameter k: expected …").
 func ParseSpec(text string) (Spec, error) {
 	sp := DefaultSpec()
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return sp, nil
 	}
-	seen := map[string]bool{}
-	for _, kv := range strings.FieldsFunc(text, func(r rune) bool { return r == ':' || r == ',' }) {
-		k, v, ok := strings.Cut(kv, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" {
-			return sp, fmt.Errorf("deadline workload %q: expected key=value, found %q", text, kv)
-		}
-		if seen[k] {
-			return sp, fmt.Errorf("deadline workload %q: key %s given twice", text, k)
-		}
-		seen[k] = true
-		bad := func(want string) error {
-			return fmt.Errorf("deadline workload %q: %s: expected %s, found %q", text, k, want, v)
-		}
-		switch k {
-		case "s", "l", "frac":
-			x, err := strconv.ParseFloat(v, 64)
-			switch {
-			case err != nil || math.IsNaN(x):
-				return sp, bad("a number")
-			case k == "s" && (x < 0 || x >= 1):
-				return sp, bad("a stringency in [0, 1)")
-			case k == "l" && (x < 1 || x > 100):
-				return sp, bad("a load factor in [1, 100]")
-			case k == "frac" && (x < 0 || x > 1):
-				return sp, bad("a fraction in [0, 1]")
-			}
-			switch k {
-			case "s":
-				sp.Stringency = x
-			case "l":
-				sp.Load = x
-			default:
-				sp.Fraction = x
-			}
-		case "load":
-			if v != MethodDup && v != MethodExpand {
-				return sp, bad("dup or expand")
-			}
-			sp.Method = v
-		case "offset", "n":
-			x, err := strconv.Atoi(v)
-			if err != nil || x < 0 {
-				return sp, bad("a non-negative integer")
-			}
-			if k == "offset" {
-				sp.Offset = x
-			} else {
-				sp.Count = x
-			}
-		case "seed":
-			x, err := strconv.ParseUint(v, 10, 64)
-			if err != nil {
-				return sp, bad("a non-negative integer")
-			}
-			sp.Seed = x
-		default:
-			return sp, fmt.Errorf("deadline workload %q: unknown key %q (s, l, load, frac, offset, n, seed)", text, k)
-		}
+	items := strings.FieldsFunc(text, func(r rune) bool { return r == ':' || r == ',' })
+	args, err := spec.Args("deadline workload", text, items)
+	if err != nil {
+		return sp, err
+	}
+	if k, bad := spec.Unknown(args, "s", "l", "load", "frac", "offset", "n", "seed"); bad {
+		return sp, fmt.Errorf("deadline workload %q: unknown key %q (s, l, load, frac, offset, n, seed)", text, k)
+	}
+	if err := sp.set(args); err != nil {
+		return sp, fmt.Errorf("deadline workload %q: %w", text, err)
 	}
 	return sp, nil
+}
+
+// set takes the values of args, checked in the order s, l, load, frac,
+// offset, n, seed (the first bad one is the error).
+func (sp *Spec) set(args map[string]string) error {
+	float := func(k string, dst *float64, lo, hi float64, hiOpen bool, want string) error {
+		v, ok := args[k]
+		if !ok {
+			return nil
+		}
+		x, err := spec.Float(k, v, lo, hi)
+		if err != nil || (hiOpen && x >= hi) {
+			return spec.Expected(k, v, want)
+		}
+		*dst = x
+		return nil
+	}
+	count := func(k string, dst *int) error {
+		v, ok := args[k]
+		if !ok {
+			return nil
+		}
+		n, err := spec.Int64(k, v, 0, math.MaxInt)
+		*dst = int(n)
+		return err
+	}
+	if err := float("s", &sp.Stringency, 0, 1, true, "a stringency in [0, 1)"); err != nil {
+		return err
+	}
+	if err := float("l", &sp.Load, 1, 100, false, "a load factor in [1, 100]"); err != nil {
+		return err
+	}
+	if v, ok := args["load"]; ok {
+		m, err := spec.Enum("load", v, MethodDup, MethodExpand)
+		if err != nil {
+			return err
+		}
+		sp.Method = m
+	}
+	if err := float("frac", &sp.Fraction, 0, 1, false, "a fraction in [0, 1]"); err != nil {
+		return err
+	}
+	if err := count("offset", &sp.Offset); err != nil {
+		return err
+	}
+	if err := count("n", &sp.Count); err != nil {
+		return err
+	}
+	if v, ok := args["seed"]; ok {
+		n, err := spec.Uint64("seed", v)
+		if err != nil {
+			return err
+		}
+		sp.Seed = n
+	}
+	return nil
 }
 
 // String is the text form of sp, every key given; ParseSpec reads it back.

@@ -158,6 +158,13 @@ func TestParseSpec(t *testing.T) {
 			t.Errorf("ParseSpec(%q) accepted", bad)
 		}
 	}
+	// errors of package spec's shape, the first bad key in the order s, l, load, frac, offset, n, seed
+	if _, err := ParseSpec("n=-1:s=1"); err == nil || err.Error() != `deadline workload "n=-1:s=1": parameter s: expected a stringency in [0, 1), found "1"` {
+		t.Errorf("n=-1:s=1: %v", err)
+	}
+	if _, err := ParseSpec("load=shrink"); err == nil || err.Error() != `deadline workload "load=shrink": parameter load: expected dup or expand, found "shrink"` {
+		t.Errorf("load=shrink: %v", err)
+	}
 }
 
 // FuzzParseSpec: ParseSpec never panics, and what it accepts prints to a

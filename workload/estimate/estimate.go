@@ -38,6 +38,7 @@ import (
 	"strings"
 
 	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/spec"
 )
 
 // MaxEstimate caps the estimates the models produce (about 34,800 years),
@@ -55,60 +56,74 @@ type Model interface {
 	Apply(jobs []job.Job, rng *rand.Rand) []string
 }
 
-// Parse builds the model named by spec (see the package documentation).
-func Parse(spec string) (Model, error) {
-	parts := strings.Split(strings.TrimSpace(spec), ":")
-	name, args := parts[0], parts[1:]
-	noArgs := func(m Model) (Model, error) {
+// Parse builds the model named by text (see the package documentation),
+// in the grammar of package spec: name:key=value:…; factor:F is short for
+// factor:f=F.
+func Parse(text string) (Model, error) {
+	parts := strings.Split(strings.TrimSpace(text), ":")
+	name, items := strings.TrimSpace(parts[0]), parts[1:]
+	if name == "factor" && len(items) == 1 && !strings.Contains(items[0], "=") {
+		items = []string{"f=" + items[0]}
+	}
+	args, err := spec.Args("estimate model", text, items)
+	if err != nil {
+		return nil, err
+	}
+	switch name {
+	case "user", "exact", "double":
 		if len(args) > 0 {
 			return nil, fmt.Errorf("estimate model %q takes no parameters", name)
 		}
-		return m, nil
-	}
-	switch name {
-	case "user":
-		return noArgs(User{})
-	case "exact":
-		return noArgs(Exact{})
-	case "double":
-		return noArgs(Double{})
+		return map[string]Model{"user": User{}, "exact": Exact{}, "double": Double{}}[name], nil
 	case "factor":
-		if len(args) != 1 {
-			return nil, fmt.Errorf("estimate model factor: want factor:F with F ≥ 1, found %q", spec)
-		}
-		f, err := strconv.ParseFloat(args[0], 64)
-		if err != nil || math.IsNaN(f) || f < 1 || f > 1000 {
-			return nil, fmt.Errorf("estimate model factor: F must be a number from 1 to 1000, found %q", args[0])
-		}
-		return Factor{F: f}, nil
+		return parseFactor(text, args)
 	case "modal":
-		m := Modal{}
-		for _, kv := range args {
-			k, v, ok := strings.Cut(kv, "=")
-			switch {
-			case !ok:
-				return nil, fmt.Errorf("estimate model modal: expected key=value, found %q", kv)
-			case k == "max":
-				n, err := strconv.ParseInt(v, 10, 64)
-				if err != nil || n < 3600 || n > MaxEstimate {
-					return nil, fmt.Errorf("estimate model modal: max must be whole seconds from 3600 to %d, found %q", MaxEstimate, v)
-				}
-				m.Max = n
-			case k == "atmax" && v == "trace":
-				m.AtMaxTrace = true
-			case k == "atmax":
-				p, err := strconv.ParseFloat(v, 64)
-				if err != nil || !(p > 0 && p <= HeadShare) {
-					return nil, fmt.Errorf("estimate model modal: atmax must be a percentage in (0, %g] or \"trace\", found %q", HeadShare, v)
-				}
-				m.AtMax = p
-			default:
-				return nil, fmt.Errorf("estimate model modal has no parameter %q (max, atmax)", k)
-			}
-		}
-		return m, nil
+		return parseModal(args)
 	}
-	return nil, fmt.Errorf("unknown estimate model %q (want user, exact, factor:F, double or modal)", spec)
+	return nil, fmt.Errorf("unknown estimate model %q (want user, exact, factor:F, double or modal)", text)
+}
+
+// parseFactor reads the parameter f of factor:F (1 ≤ F ≤ 1000).
+func parseFactor(text string, args map[string]string) (Model, error) {
+	v, ok := args["f"]
+	if k, bad := spec.Unknown(args, "f"); bad || !ok {
+		if bad {
+			return nil, fmt.Errorf("estimate model factor has no parameter %q (f, or factor:F)", k)
+		}
+		return nil, fmt.Errorf("estimate model factor: want factor:F with F ≥ 1, found %q", text)
+	}
+	f, err := spec.Float("f", v, 1, 1000)
+	if err != nil {
+		return nil, fmt.Errorf("estimate model factor: %w", err)
+	}
+	return Factor{F: f}, nil
+}
+
+// parseModal reads the parameters max (whole seconds, 3600 to
+// MaxEstimate) and atmax (a percentage in (0, HeadShare], or trace).
+func parseModal(args map[string]string) (Model, error) {
+	if k, bad := spec.Unknown(args, "max", "atmax"); bad {
+		return nil, fmt.Errorf("estimate model modal has no parameter %q (max, atmax)", k)
+	}
+	m := Modal{}
+	if v, ok := args["max"]; ok {
+		n, err := spec.Int64("max", v, 3600, MaxEstimate)
+		if err != nil {
+			return nil, fmt.Errorf("estimate model modal: %w", err)
+		}
+		m.Max = n
+	}
+	switch v, ok := args["atmax"]; {
+	case v == "trace":
+		m.AtMaxTrace = true
+	case ok:
+		p, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(p > 0 && p <= HeadShare) {
+			return nil, fmt.Errorf("estimate model modal: %w", spec.Expected("atmax", v, fmt.Sprintf("a percentage in (0, %g] or \"trace\"", HeadShare)))
+		}
+		m.AtMax = p
+	}
+	return m, nil
 }
 
 // Rand returns the random source of model spec for seed: a PCG stream

@@ -213,7 +213,7 @@ func TestHeadTimes(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	for _, ok := range []string{"user", "exact", "double", "factor:1", "factor:2.5", "modal", "modal:atmax=40", "modal:max=64800", "modal:atmax=trace:max=7200"} {
+	for _, ok := range []string{"user", "exact", "double", "factor:1", "factor:2.5", "modal", "modal:atmax=40", "modal:max=64800", "modal:atmax=trace:max=7200", "factor:f=2", " modal : max = 7200 "} {
 		m, err := Parse(ok)
 		if err != nil {
 			t.Fatalf("%s: %v", ok, err)
@@ -222,9 +222,16 @@ func TestParse(t *testing.T) {
 			t.Fatalf("%s: spec %q does not round-trip", ok, m.Spec())
 		}
 	}
-	for _, bad := range []string{"", "x", "factor", "factor:0.5", "factor:x", "factor:NaN", "factor:2:3", "user:1", "modal:atmax=0", "modal:atmax=95", "modal:max=60", "modal:foo=1", "modal:max"} {
+	for _, bad := range []string{"", "x", "factor", "factor:0.5", "factor:x", "factor:NaN", "factor:2:3", "user:1", "modal:atmax=0", "modal:atmax=95", "modal:max=60", "modal:foo=1", "modal:max", "modal:max=7200:max=3600", "factor:f=2:g=1", "factor:g=2", "modal:max=all"} {
 		if _, err := Parse(bad); err == nil {
 			t.Errorf("Parse(%q) succeeded", bad)
 		}
+	}
+	// errors of package spec's shape
+	if _, err := Parse("modal:max=60"); err == nil || err.Error() != `estimate model modal: parameter max: expected an integer in [3600, 1099511627776], found "60"` {
+		t.Errorf("modal:max=60: %v", err)
+	}
+	if _, err := Parse("factor:0.5"); err == nil || err.Error() != `estimate model factor: parameter f: expected a number in [1, 1000], found "0.5"` {
+		t.Errorf("factor:0.5: %v", err)
 	}
 }

@@ -1,0 +1,84 @@
+package deadline
+
+import "github.com/backfill-hpc/backfill/profile"
+
+// fitMemo remembers the earliest fits found during one admission decision
+// so that later searches need not scan again the part of the profile that
+// earlier ones found blocked.
+//
+// An entry (n, d, t) says: no window [u, u+d) with u < t had n processors
+// free, when it was recorded. A job of n' ≥ n processors and duration
+// d' ≥ d cannot fit where that one did not (its window contains the
+// other's and needs more), so its earliest fit is at or after t while the
+// profile only gains holds. Capacity released since (a hold of [a, b)
+// taken out) can only make room for windows that meet [a, b), i.e. that
+// start after a − d'; so with floor the earliest such a since the entry
+// was recorded, the job's search may start at min(t, floor − d' + 1),
+// and EarliestFit from there is EarliestFit from now. The memo keeps the
+// last memoCap entries; the searches' results do not depend on it
+// (TestAdmissionEqualsReference, TestFitMemo).
+type fitMemo struct {
+	on bool
+	e  [memoCap]memoEntry
+	n  int // entries in use
+	i  int // next slot to overwrite
+}
+
+type memoEntry struct {
+	n     int
+	d, t  int64
+	floor int64
+}
+
+// memoCap is the number of fits remembered.
+const memoCap = 32
+
+// reset empties the memo and turns it on (off: every bound is now).
+func (m *fitMemo) reset(on bool) {
+	m.on, m.n, m.i = on, 0, 0
+}
+
+// bound is where the search for a job of n processors and duration d may
+// start, at or after now.
+func (m *fitMemo) bound(now int64, n int, d int64) int64 {
+	b := now
+	for k := 0; k < m.n; k++ {
+		e := &m.e[k]
+		if e.n <= n && e.d <= d {
+			b = max(b, min(e.t, e.floor-d+1))
+		}
+	}
+	return b
+}
+
+// record notes that a job of n processors and duration d fits first at t.
+func (m *fitMemo) record(n int, d, t int64) {
+	if !m.on {
+		return
+	}
+	m.e[m.i] = memoEntry{n: n, d: d, t: t, floor: profile.Infinity}
+	m.i = (m.i + 1) % memoCap
+	m.n = max(m.n, m.i)
+	if m.i == 0 {
+		m.n = memoCap
+	}
+}
+
+// released notes that capacity starting at a was released.
+func (m *fitMemo) released(a int64) {
+	for k := 0; k < m.n; k++ {
+		m.e[k].floor = min(m.e[k].floor, a)
+	}
+}
+
+// memoFit is x's earliest fit from now in the profile as it stands, its
+// search started where the memo allows.
+func (s *Policy) memoFit(now int64, x *djob) int64 {
+	e, n := x.J.Estimate, x.J.Procs
+	if e < 1 {
+		e = 1
+	}
+	t := s.run.Prof.EarliestFit(s.fm.bound(now, n, e), e, n)
+	s.fm.record(n, e, t)
+	return t
+}

@@ -1,0 +1,204 @@
+package reservation
+
+// Compress re-places the waiting jobs after capacity was freed: in
+// reservation order, each to its earliest fit no later than its
+// reservation. Its result is exactly that of Replan (remove every
+// reservation, re-insert in the order of the current reservations),
+// computed job by job while the other reservations stay in the profile:
+//
+// When job k (start s, amount n, duration d) is re-placed, a candidate
+// window [t, t+d) with t ≤ s meets the later jobs only at instants x ≥ s,
+// all inside k's old slot. At such x, k coexisted with every later job
+// before the release; the jobs re-placed before k cover x only where they
+// did before (they moved earlier and x is past their old start); and the
+// release only added free capacity. So n is free at x whether or not the
+// later jobs are held, and the earliest fit is the same either way. For
+// vectors the argument holds in each resource (a window fits iff it fits
+// in every resource). Randomized tests check the equivalence job by job
+// (conservative's TestCancellationsEqualLiteral, deadline's
+// TestCancellationsEqualFullSearch).
+//
+// The later jobs hold nothing in [now, s), so k can only move if some
+// instant of [now, s) has n free. A forward walk over the profile
+// (PrefixMax, per resource) answers that for all jobs in one pass, O(B+Q);
+// only the jobs that pass are searched (EarliestFitMoving, which counts
+// the job's own hold as free and changes nothing), and only the jobs that
+// really move update the profile.
+//
+// freed is the start of the capacity just released (now for a running job
+// that ended early; the reservation's start for a cancelled waiting job).
+// Before the release no job could move earlier (after an insertion, a
+// pass or a compression, every reservation is an earliest fit given all
+// the others), so a job can now move only to a window that meets released
+// capacity: the reservation released, or the old slot of a job that moved
+// in this pass, all starting at or after freed. The search for a job of
+// duration d therefore starts at freed − d + 1, not at now, which keeps a
+// cancellation far in the future from scanning the profile from now for
+// every later job. For the same reason the window must start before
+// released, the end of the released capacity (the early-ended job's hold
+// end, the cancelled reservation's end, or the end of a moved job's old
+// slot): the search stops there instead of at the job's own reservation,
+// which near saturation is far in the future.
+//
+// With Literal set Compress is Replan; when running jobs overrun their
+// holds (possible only without kills) it is Replan too, since their holds
+// must first be extended, and then jobs may move later.
+func (b *Book[A, X]) Compress(now, freed, released int64) {
+	if b.Literal || b.m.overrunning(now) {
+		b.Replan(now, nil)
+		return
+	}
+	memo := !b.FullSearch
+	if b.FullSearch {
+		freed, released = now, Infinity
+	}
+	if bs, ok := any(b).(*Book[int, X]); ok {
+		compressScalar(bs, bs.m.(*scalar), now, freed, released, memo)
+		return
+	}
+	m := b.m
+	m.resetMax(now)
+	moved := false
+	b.failed = b.failed[:0]
+	for _, e := range b.wait {
+		if e.Start <= now {
+			continue
+		}
+		if e.Start == Infinity {
+			break // the jobs that never fit sort last
+		}
+		if m.below(e.Start, e.Need) {
+			continue
+		}
+		d := e.Dur
+		after := max(now, freed-d+1)
+		if after >= e.Start {
+			continue
+		}
+		q := query[A]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
+		if memo && b.dominated(q) {
+			continue
+		}
+		t := m.fitMovingBefore(after, d, e.Need, e.Start, released)
+		if t >= e.Start {
+			if memo {
+				b.remember(q)
+			}
+			continue
+		}
+		b.failed = b.failed[:0] // the profile changes
+		b.unplace(e)
+		freed = min(freed, e.Start) // its old slot is released
+		released = max(released, e.Start+d)
+		e.Start = t
+		if err := m.add(t, t+d, e.Need); err != nil {
+			b.fail(err) // unreachable: EarliestFitMoving found room
+		}
+		moved = true
+		m.resetMax(now)
+	}
+	if moved {
+		b.Sort()
+	}
+}
+
+// query is a compression search that found no earlier start: a job of
+// amount n and duration d, for starts in [after, limit).
+type query[A any] struct {
+	n     A
+	d     int64
+	after int64
+	limit int64
+}
+
+// maxFailed is how many failed searches Compress remembers.
+const maxFailed = 16
+
+// dominated reports whether a search for q must fail because a remembered
+// one failed on the same profile. A failed search for (n, d) from after
+// means: every start t in [after, limit) meets an instant x < own, inside
+// [t, t+d), with fewer than n free (in some resource; the own hold, which
+// counts as free, starts at own ≥ limit, so it does not cover x). A job of
+// amount n' ≥ n (in every resource) and duration d' ≥ d whose reservation
+// own' is later (its window cut at own' then holds that x, which its own
+// hold does not cover either, being later still) fails at every such t;
+// so with after' ≥ after and limit' ≤ limit it fails everywhere.
+// Reservations are visited in order, so own' ≥ own holds; the list is
+// cleared whenever a job moves.
+func (b *Book[A, X]) dominated(q query[A]) bool {
+	for i := range b.failed {
+		f := &b.failed[i]
+		if f.d <= q.d && f.after <= q.after && f.limit >= q.limit && b.m.covers(f.n, q.n) {
+			return true
+		}
+	}
+	return false
+}
+
+// remember records a failed search, replacing the oldest beyond maxFailed.
+func (b *Book[A, X]) remember(q query[A]) {
+	if len(b.failed) < maxFailed {
+		b.failed = append(b.failed, q)
+		return
+	}
+	copy(b.failed, b.failed[1:])
+	b.failed[maxFailed-1] = q
+}
+
+// compressScalar is Compress's loop for processors, with the profile's
+// methods called directly: the hot path of conservative backfilling.
+func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int64, memo bool) {
+	prof := s.p
+	pm := prof.PrefixMax(now)
+	moved := false
+	b.failed = b.failed[:0]
+	for _, e := range b.wait {
+		if e.Start <= now {
+			continue
+		}
+		if e.Start == Infinity {
+			break // the jobs that never fit sort last
+		}
+		if pm.Before(e.Start) < e.Need {
+			continue
+		}
+		d := e.Dur
+		after := max(now, freed-d+1)
+		if after >= e.Start {
+			continue
+		}
+		q := query[int]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
+		if memo && dominatedScalar(b.failed, q) {
+			continue
+		}
+		t := prof.EarliestFitMovingBefore(after, d, e.Need, e.Start, released)
+		if t >= e.Start {
+			if memo {
+				b.remember(q)
+			}
+			continue
+		}
+		b.failed = b.failed[:0] // the profile changes
+		_ = prof.Remove(e.Start, e.Start+d, e.Need)
+		freed = min(freed, e.Start) // its old slot is released
+		released = max(released, e.Start+d)
+		e.Start = t
+		if err := prof.Add(t, t+d, e.Need); err != nil {
+			b.fail(err) // unreachable: EarliestFitMoving found room
+		}
+		moved = true
+		pm = prof.PrefixMax(now)
+	}
+	if moved {
+		b.Sort()
+	}
+}
+
+func dominatedScalar(failed []query[int], q query[int]) bool {
+	for _, f := range failed {
+		if f.n <= q.n && f.d <= q.d && f.after <= q.after && f.limit >= q.limit {
+			return true
+		}
+	}
+	return false
+}

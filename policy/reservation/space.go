@@ -1,0 +1,142 @@
+package reservation
+
+import (
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/profile"
+)
+
+// machine is what a book needs of the profile and of the running jobs,
+// for one kind of amount A: processors (int, package profile's Profile
+// with policy.Running) or requirement vectors ([]int, profile.Multi with
+// policy.RunningK). Its methods are unexported: the two implementations
+// are this package's.
+type machine[A any] interface {
+	// the profile
+	earliestFit(after, dur int64, n A) int64
+	add(start, end int64, n A) error
+	remove(start, end int64, n A) error
+	forget(t int64)
+	// the compression's filter and search: resetMax starts a forward walk
+	// at now; below(t, n) reports whether fewer than n are free (in some
+	// resource) at every instant of [now, t), t not decreasing between
+	// calls; fitMovingBefore is Profile.EarliestFitMovingBefore; covers(f,
+	// q) reports f ≤ q (in every resource).
+	resetMax(now int64)
+	below(t int64, n A) bool
+	fitMovingBefore(after, dur int64, n A, own, limit int64) int64
+	covers(f, q A) bool
+	// the running jobs
+	startFor(now int64, j *job.Request, n A, dur int64) error
+	hold(j *job.Request) (start, end int64, running bool)
+	end(now int64, j *job.Request) (running, early bool)
+	overrunning(now int64) bool
+	stale(now int64) bool
+	overran(now int64) []*job.Request
+	catchUp(now int64, jobs []*job.Request) error
+	overrunUntil(t int64) bool
+	extend(now int64) error
+}
+
+// scalar is the machine of processors: one Profile.
+type scalar struct {
+	run *policy.Running
+	p   *profile.Profile
+	pm  profile.PrefixMax
+}
+
+func (s *scalar) earliestFit(after, dur int64, n int) int64 { return s.p.EarliestFit(after, dur, n) }
+func (s *scalar) add(start, end int64, n int) error         { return s.p.Add(start, end, n) }
+func (s *scalar) remove(start, end int64, n int) error      { return s.p.Remove(start, end, n) }
+func (s *scalar) forget(t int64)                            { s.p.Forget(t) }
+func (s *scalar) resetMax(now int64)                        { s.pm = s.p.PrefixMax(now) }
+func (s *scalar) below(t int64, n int) bool                 { return s.pm.Before(t) < n }
+func (s *scalar) covers(f, q int) bool                      { return f <= q }
+func (s *scalar) fitMovingBefore(after, dur int64, n int, own, limit int64) int64 {
+	return s.p.EarliestFitMovingBefore(after, dur, n, own, limit)
+}
+func (s *scalar) startFor(now int64, j *job.Request, _ int, dur int64) error {
+	return s.run.StartFor(now, j, dur)
+}
+func (s *scalar) hold(j *job.Request) (int64, int64, bool) {
+	start, ok := s.run.Started(j)
+	if !ok {
+		return 0, 0, false
+	}
+	end, _ := s.run.HoldEnd(j)
+	return start, end, true
+}
+func (s *scalar) end(now int64, j *job.Request) (bool, bool) { return s.run.End(now, j) }
+func (s *scalar) overrunning(now int64) bool                 { return s.run.Overrunning(now) }
+func (s *scalar) stale(now int64) bool                       { return s.run.Stale(now) }
+func (s *scalar) overran(now int64) []*job.Request           { return s.run.Overran(now) }
+func (s *scalar) catchUp(now int64, jobs []*job.Request) error {
+	return s.run.CatchUp(now, jobs)
+}
+func (s *scalar) overrunUntil(t int64) bool { return s.run.OverrunUntil(t) }
+func (s *scalar) extend(now int64) error    { return s.run.Extend(now) }
+
+// vector is the machine of K resources: a Multi, one Profile each.
+type vector struct {
+	run *policy.RunningK
+	m   *profile.Multi
+	pms []profile.PrefixMax
+}
+
+func (v *vector) earliestFit(after, dur int64, n []int) int64 { return v.m.EarliestFit(after, dur, n) }
+func (v *vector) add(start, end int64, n []int) error         { return v.m.Add(start, end, n) }
+func (v *vector) remove(start, end int64, n []int) error      { return v.m.Remove(start, end, n) }
+func (v *vector) forget(t int64)                              { v.m.Forget(t) }
+func (v *vector) resetMax(now int64) {
+	for i := range v.pms {
+		v.pms[i] = v.m.Res(i).PrefixMax(now)
+	}
+}
+
+// below is true when some resource the job needs has fewer free than it
+// needs at every instant of [now, t).
+func (v *vector) below(t int64, n []int) bool {
+	for i, k := range n {
+		if k > 0 && v.pms[i].Before(t) < k {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *vector) covers(f, q []int) bool {
+	for i := range f {
+		if f[i] > q[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// fitMovingBefore is Multi.EarliestFitMoving with starts restricted to
+// before limit (own when the earliest is not).
+func (v *vector) fitMovingBefore(after, dur int64, n []int, own, limit int64) int64 {
+	if after >= min(limit, own) {
+		return own
+	}
+	if t := v.m.EarliestFitMoving(after, dur, n, own); t < limit {
+		return t
+	}
+	return own
+}
+func (v *vector) startFor(now int64, j *job.Request, n []int, dur int64) error {
+	return v.run.StartFor(now, j, n, dur)
+}
+func (v *vector) hold(j *job.Request) (int64, int64, bool) { return v.run.Hold(j) }
+func (v *vector) end(now int64, j *job.Request) (bool, bool) {
+	return v.run.End(now, j)
+}
+func (v *vector) overrunning(now int64) bool       { return v.run.Overrunning(now) }
+func (v *vector) stale(now int64) bool             { return v.run.Stale(now) }
+func (v *vector) overran(now int64) []*job.Request { return v.run.Overran(now) }
+func (v *vector) catchUp(now int64, _ []*job.Request) error {
+	_, err := v.run.CatchUp(now)
+	return err
+}
+func (v *vector) overrunUntil(t int64) bool { return v.run.OverrunUntil(t) }
+func (v *vector) extend(now int64) error    { return v.run.Extend(now) }
