@@ -136,9 +136,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	// the state is rebuilt in the background: the port opens at once and
-	// answers 503 with Retry-After (health: recovering) until it is
-	svc, err := service.Start(cfg)
+	svc, err := service.Start(cfg) // rebuilt in the background; the port answers 503 meanwhile
 	if err != nil {
 		return err
 	}
