@@ -5,7 +5,7 @@
 // (deadline.ParseSpec, parameters without a name): a name, then
 // parameters after colons, each key=value with a non-empty key, no key
 // twice, surrounding spaces ignored. Values are typed by the helpers
-// (Int, Int64, Uint64, Float, Bool, Enum), which give errors of one shape
+// (Int, Int64, Uint64, Float, Bool, Switch, Enum), which give errors of one shape
 // (Expected): "parameter k: expected …, found "v"". Params, with the
 // same getters taking a default, is what every policy is built from
 // (policy.Params).
@@ -127,6 +127,18 @@ func Bool(key, v string) (bool, error) {
 	return false, Expected(key, v, "true or false")
 }
 
+// Switch parses v, the value of parameter key, as on or off (also
+// true/false, yes/no, 1/0).
+func Switch(key, v string) (bool, error) {
+	switch v {
+	case "on", "true", "1", "yes":
+		return true, nil
+	case "off", "false", "0", "no":
+		return false, nil
+	}
+	return false, Expected(key, v, "on or off")
+}
+
 // Enum checks that v, the value of parameter key, is one of values.
 func Enum(key, v string, values ...string) (string, error) {
 	if slices.Contains(values, v) {
@@ -183,6 +195,15 @@ func (p Params) Bool(key string, def bool) (bool, error) {
 		return def, nil
 	}
 	return Bool(key, v)
+}
+
+// Switch returns parameter key (on or off, see Switch), def when absent.
+func (p Params) Switch(key string, def bool) (bool, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	return Switch(key, v)
 }
 
 // Enum returns parameter key, one of values, def when absent.

@@ -93,3 +93,17 @@ func TestParams(t *testing.T) {
 		t.Errorf("Enum default: %q %v", e, err)
 	}
 }
+
+func TestSwitch(t *testing.T) {
+	for v, want := range map[string]bool{"on": true, "true": true, "1": true, "yes": true, "off": false, "false": false, "0": false, "no": false} {
+		if got, err := (Params{"f": v}).Switch("f", !want); err != nil || got != want {
+			t.Errorf("Switch(%q) = %v, %v", v, got, err)
+		}
+	}
+	if _, err := Switch("fullness", "maybe"); err == nil || err.Error() != `parameter fullness: expected on or off, found "maybe"` {
+		t.Errorf("bad: %v", err)
+	}
+	if got, err := (Params{}).Switch("f", true); err != nil || !got {
+		t.Errorf("default: %v %v", got, err)
+	}
+}
