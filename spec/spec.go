@@ -5,7 +5,7 @@
 // (deadline.ParseSpec, parameters without a name): a name, then
 // parameters after colons, each key=value with a non-empty key, no key
 // twice, surrounding spaces ignored. Values are typed by the helpers
-// (Int, Int64, Uint64, Float, Bool, Switch, Enum), which give errors of one shape
+// (Int, Int64, Int64s, Uint64, Float, Bool, Switch, Enum), which give errors of one shape
 // (Expected): "parameter k: expected …, found "v"". Params, with the
 // same getters taking a default, is what every policy is built from
 // (policy.Params).
@@ -83,6 +83,20 @@ func Uint64(key, v string) (uint64, error) {
 		return 0, Expected(key, v, "a non-negative integer")
 	}
 	return n, nil
+}
+
+// Int64s parses v, the value of parameter key, as whole numbers of at
+// least lo separated by '/' (e.g. queue bounds 100/1000/10000).
+func Int64s(key, v string, lo int64) ([]int64, error) {
+	var out []int64
+	for _, f := range strings.Split(v, "/") {
+		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil || n < lo {
+			return nil, Expected(key, v, fmt.Sprintf("integers ≥ %d separated by '/'", lo))
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // Expected is the error of one shape for a bad value v of parameter key:
