@@ -88,20 +88,6 @@ type Config struct {
 	Prio policy.Order
 }
 
-func boolParam(p policy.Params, key string, def bool) (bool, error) {
-	v, ok := p[key]
-	if !ok {
-		return def, nil
-	}
-	switch v {
-	case "on", "true", "1", "yes":
-		return true, nil
-	case "off", "false", "0", "no":
-		return false, nil
-	}
-	return false, fmt.Errorf("parameter %s: expected on or off, found %q", key, v)
-}
-
 // register adds one policy under name, built for K resources by mk and,
 // for a processor-only machine, by mk with caps = [procs].
 func register(name, doc string, params []policy.Param, mk func(caps []int, p policy.Params) (policy.Scheduler, error)) {
@@ -155,7 +141,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			full, err := boolParam(p, "fullness", true)
+			full, err := p.Switch("fullness", true)
 			if err != nil {
 				return nil, err
 			}
@@ -171,7 +157,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			full, err := boolParam(p, "fullness", true)
+			full, err := p.Switch("fullness", true)
 			if err != nil {
 				return nil, err
 			}
