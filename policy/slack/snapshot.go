@@ -26,7 +26,7 @@ type snapshot struct {
 	V    int                  `json:"v"`
 	Run  []policy.RunningHold `json:"run"`
 	RunP []runP               `json:"run_p"`
-	Wait []waitEntry          `json:"wait"`  // in (slot, ID) order
+	Wait []waitEntry          `json:"wait"` // in (slot, ID) order
 	Pend *[3]int64            `json:"pend,omitempty"`
 }
 
