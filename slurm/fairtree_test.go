@@ -2,6 +2,10 @@ package slurm
 
 import (
 	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -112,4 +116,54 @@ func TestFairTreeUserTiedWithAccount(t *testing.T) {
 	}
 	usage(t, tr, map[string]float64{"u0": 10, "u1": 10, "u2": 0})
 	checkFactors(t, factors(tr), map[string]float64{"u2": 1, "u0": 2.0 / 3, "u1": 2.0 / 3})
+}
+
+// TestFairTreeAgainstSlurm compares our Fair Tree factors with those a real
+// slurmctld (22.05) computed, from its own shares and usage
+// (.ci/slurm-fairtree.sh: nested accounts, three users with usage, the
+// others without — ties of infinite level fair-share).
+func TestFairTreeAgainstSlurm(t *testing.T) {
+	const path = "testdata/fairtree/sshare.txt"
+	tr, err := ReadShares(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factors(tr)
+	// the users' FairShare column, by user and account
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, "|")
+		if cols == nil {
+			cols = f
+			continue
+		}
+		if len(f) < len(cols) {
+			continue
+		}
+		col := func(name string) string { return strings.TrimSpace(f[slices.Index(cols, name)]) }
+		user, acct := col("User"), col("Account")
+		if user == "" {
+			continue
+		}
+		want, err := strconv.ParseFloat(col("FairShare"), 64)
+		if err != nil {
+			t.Fatalf("%s: FairShare of %s/%s: %v", path, acct, user, err)
+		}
+		a := tr.users[[2]string{user, acct}]
+		if a == nil {
+			t.Fatalf("%s: no association %s/%s", path, acct, user)
+		}
+		n++
+		if math.Abs(a.fsFactor-want) > 1e-6 {
+			t.Errorf("%s/%s: factor %.6f, Slurm's %.6f", acct, user, a.fsFactor, want)
+		}
+	}
+	if n < 8 {
+		t.Fatalf("%s: only %d users", path, n)
+	}
 }
