@@ -41,23 +41,19 @@ func newMetrics(s *Service) *metrics {
 		"Connections beyond --max-conns or --max-conns-per-client (answered health or 503, or closed).")
 	gauge := func(name, help string, f func(w, r, busy int) float64) promtext.Collector {
 		return promtext.NewGaugeFunc(name, help, func() float64 {
-			s.mu.Lock()
-			w, r, b := s.eng.Counts()
-			s.mu.Unlock()
-			return f(w, r, b)
+			v := s.readView() // never waits for the engine
+			return f(v.waiting, v.running, v.busy)
 		})
 	}
-	P := float64(s.cfg.Procs)
+	P := func() float64 { return float64(s.readView().procs) } // changes with a reconfiguration
 	m.reg.MustRegister(m.decision, m.request, m.commit, m.pass, m.submits, m.refused,
 		gauge("backfill_queue_length", "Waiting jobs.", func(w, _, _ int) float64 { return float64(w) }),
 		gauge("backfill_running_jobs", "Running jobs.", func(_, r, _ int) float64 { return float64(r) }),
 		gauge("backfill_busy_processors", "Processors held by running jobs.", func(_, _, b int) float64 { return float64(b) }),
-		gauge("backfill_utilization", "Busy processors / machine size.", func(_, _, b int) float64 { return float64(b) / P }),
-		promtext.NewGaugeFunc("backfill_processors", "Machine size P.", func() float64 { return P }),
+		gauge("backfill_utilization", "Busy processors / machine size.", func(_, _, b int) float64 { return float64(b) / P() }),
+		promtext.NewGaugeFunc("backfill_processors", "Machine size P.", P),
 		promtext.NewCounterFunc("backfill_passes_total", "Scheduling passes (policy Ticks).", func() float64 {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return float64(s.eng.Passes)
+			return float64(s.readView().passes)
 		}),
 		promtext.GoCollector(),
 	)

@@ -19,6 +19,7 @@ func results(out string) string {
 }
 
 func TestSimulateEstimateModels(t *testing.T) {
+	t.Parallel() // CPU-bound: overlaps with the waits of TestAttackJobs
 	sim := func(args ...string) string {
 		t.Helper()
 		out, err := run(t, append([]string{"simulate", "--format", "csv", "--policy", "easy,easy++"}, args...)...)
@@ -59,6 +60,7 @@ func TestSimulateEstimateModels(t *testing.T) {
 }
 
 func TestSimulateClassesAndPredictions(t *testing.T) {
+	t.Parallel() // CPU-bound: overlaps with the waits of TestAttackJobs
 	out, err := run(t, "simulate", "--policy", "easy,easy++", "--classes", "size:1,8,32", "--classes", "runtime:3600")
 	if err != nil {
 		t.Fatal(err)
