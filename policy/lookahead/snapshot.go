@@ -28,7 +28,7 @@ type snapshot struct {
 // snapshotable reports why the configuration cannot be saved: a priority
 // order (order= other than arrival and sjf) may keep state of its own.
 func (l *Policy) snapshotable() error {
-	if l.c.Prio != nil && !policy.IsArrival(l.c.Prio) {
+	if l.c.Prio != nil && !policy.StatelessOrder(l.c.Prio) {
 		return fmt.Errorf("lookahead: snapshot with order %s is not supported", l.c.Prio.Name())
 	}
 	return nil
