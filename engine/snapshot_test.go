@@ -79,7 +79,7 @@ func plan(e *engine.Engine, now int64) string {
 // cancellations; the reservation lists are compared in full after every
 // pass.
 func TestSnapshotRestoreSameDecisions(t *testing.T) {
-	specs := []string{"conservative", "easy", "easy:depth=3", "easy:order=sjbf", "easy:order=sjf", "fcfs", "slack", "slack:sf=0.5:h=ast", "lookahead", "lookahead:reserve=false:order=sjf:depth=all:cs=3", "conservative:order=sjf", "slack:order=sjf"}
+	specs := []string{"conservative", "easy", "easy:depth=3", "easy:order=sjbf", "easy:order=sjf", "fcfs", "slack", "slack:sf=0.5:h=ast", "lookahead", "lookahead:reserve=false:order=sjf:depth=all:cs=3", "conservative:order=sjf", "slack:order=sjf", "multiqueue", "multiqueue:order=sjf:bounds=50/150"}
 	for _, spec := range specs {
 		for seed := uint64(1); seed <= 8; seed++ {
 			t.Run(fmt.Sprintf("%s/%d", spec, seed), func(t *testing.T) { snapshotRun(t, spec, seed) })
