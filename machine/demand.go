@@ -50,8 +50,8 @@ type Demand struct {
 // ReadDemands reads the sidecar CSV that `backfill import` writes beside
 // an SWF file (columns job_number, partition, req_nodes, alloc_nodes,
 // req_cpus, alloc_cpus, gpus, req_mem_kb; an optional exclusive column,
-// 1 or 0) and returns the demands by SWF job number. Errors name the file,
-// the line and the field.
+// 1 or 0, as the import writes it) and returns the demands by SWF job
+// number. Errors name the file, the line and the field.
 func ReadDemands(path string) (map[int64]Demand, error) {
 	f, err := os.Open(path)
 	if err != nil {
