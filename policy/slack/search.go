@@ -54,11 +54,19 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 	for _, w := range W {
 		s.unhold(w, w.Start)
 	}
-	// suffix lower bounds of the delayed jobs' costs
-	lb := make([]float64, len(W)+1)
+	// suffix lower bounds of the delayed jobs' costs: no job can start
+	// before its earliest fit among the running jobs alone (the profile
+	// now, every reservation unheld), and the cost grows with the move
+	if cap(s.lb) < len(W)+1 {
+		s.lb = make([]float64, len(W)+1)
+	}
+	lb := s.lb[:len(W)+1]
+	lb[len(W)] = 0
 	for i := len(W) - 1; i >= 0; i-- {
-		c := s.cost(W[i], now-W[i].Start, x.X.p)
-		lb[i] = lb[i+1] + math.Min(c, 0)
+		w := W[i]
+		ef := prof.EarliestFitMoving(now, w.J.Estimate, w.J.Procs, w.Start)
+		w.X.lbt = math.Min(s.cost(w, ef-w.Start, x.X.p), 0)
+		lb[i] = lb[i+1] + w.X.lbt
 	}
 	if cap(s.best) < len(W) {
 		s.best = make([]int64, len(W))
@@ -67,13 +75,20 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 
 	n, e := x.J.Procs, x.J.Estimate
 	bestPrice, bestMoved, bestTs := math.Inf(1), math.MaxInt, int64(-1)
-	k := 0 // W[:k] are held (scheduled before ts)
+	k := 0      // W[:k] are held (scheduled before ts)
+	lastK := -1 // k of the last slot priced, for the dummy
 	slot := func(ts int64) bool {
 		for k < len(W) && W[k].Start < ts {
 			s.hold(W[k], W[k].Start)
 			k++
 		}
 		D := W[k:]
+		if n == 0 && k == lastK && !s.noPrune {
+			// the dummy (nothing placed, nothing delayed): the same k is
+			// the same schedule at the same price and moves, which never
+			// beats the earlier slot that priced it
+			return true
+		}
 		own := 0.0
 		if n > 0 {
 			own = s.ownTerm(ts, now, n)
@@ -85,6 +100,7 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 			return true
 		}
 		s.Stats.Slots++
+		lastK = k
 		if n > 0 {
 			if err := prof.Add(ts, ts+e, n); err != nil {
 				panic("slack: " + err.Error()) // unreachable: it fits
@@ -104,6 +120,8 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 				d.X.cand = d.X.shifted
 			}
 			price, moved, feasible := own, 0, true
+			rest := lb[k] // lower bound of the jobs not yet compressed
+			margin := tolerance(lb[k])
 			for _, d := range order {
 				s.Stats.Placements++
 				t := prof.EarliestFitMoving(now, d.J.Estimate, d.J.Procs, d.X.shifted)
@@ -120,6 +138,12 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 						break
 					}
 					price += c
+				}
+				rest -= d.X.lbt
+				if !s.noPrune && bestTs >= 0 && surelyWorse(price+rest, margin, bestPrice) {
+					// this schedule can no longer beat the best one
+					feasible = false
+					break
 				}
 			}
 			if feasible && better(price, moved, bestPrice, bestMoved) {
@@ -169,6 +193,15 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 		s.hold(W[k], W[k].Start)
 	}
 	return bestTs, bestPrice, bestTs >= 0
+}
+
+// surelyWorse reports whether every price at least lo (known up to slack,
+// the rounding of the sum of lower bounds) loses to best under better,
+// whatever its moves: lo beyond best by more than the tolerance of both
+// and a margin. better's tolerance grows with the price, but slower than
+// the price, so a price above lo also loses.
+func surelyWorse(lo, slack, best float64) bool {
+	return lo-slack > best+2*tolerance(math.Max(math.Abs(lo), math.Abs(best)))
 }
 
 // tolerance is the margin within which two prices count as equal.
