@@ -29,9 +29,9 @@ func NewTable(files, policies []string) *Table {
 	for _, file := range files {
 		widths[0] = max(widths[0], utf8.RuneCountInString(filepath.Base(file)))
 	}
-	widths[3] = max(widths[3], utf8.RuneCountInString(LoadOnly))
+	widths[4] = max(widths[4], utf8.RuneCountInString(LoadOnly))
 	for _, p := range policies {
-		widths[3] = max(widths[3], utf8.RuneCountInString(p))
+		widths[4] = max(widths[4], utf8.RuneCountInString(p))
 	}
 	return &Table{widths: widths}
 }
@@ -50,7 +50,7 @@ func (t *Table) Row(l Line, simulated bool) string {
 // ErrorRow is the line of a failed run of policy: its trace, the policy
 // and the error, which may run past the columns.
 func (t *Table) ErrorRow(l Line, policy string) string {
-	return align([]string{l.Trace, "", "", policy, "error: " + l.Error}, t.widths)
+	return align([]string{l.Trace, "", "", l.Offered, policy, "error: " + l.Error}, t.widths)
 }
 
 // align right-aligns cells to widths, two spaces apart; a cell wider than

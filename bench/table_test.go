@@ -11,21 +11,21 @@ func TestTableAlignsColumns(t *testing.T) {
 	tb := NewTable([]string{"/x/KTH-SP2-1996-2.1-cln.swf.gz"}, []string{"easy"})
 	// the trace column as wide as the longest file name (27), the policy
 	// column as "(load only)" (11), the others as their header, at least 8
-	want := fmt.Sprintf("%27s  %8s  %8s  %11s  %8s  %8s  %8s  %11s  %11s  %8s  %11s  %12s",
-		"trace", "jobs", "P", "policy", "load s", "sim s", "jobs/s", "alloc B/job", "peak RSS MB", "whole s", "whole CPU s", "whole RSS MB")
+	want := fmt.Sprintf("%27s  %8s  %8s  %8s  %11s  %8s  %8s  %8s  %8s  %11s  %11s  %8s  %11s  %12s",
+		"trace", "jobs", "P", "offered", "policy", "load s", "sim s", "× EASY", "jobs/s", "alloc B/job", "peak RSS MB", "whole s", "whole CPU s", "whole RSS MB")
 	if h := tb.Header(); h != want {
 		t.Fatalf("header\n%q\nwant\n%q", h, want)
 	}
 	// 100 jobs in 2 s: 50 jobs/s, 10 B/job, 2 MB; no whole process: the
 	// empty cells at the end are cut
 	l := Line{Trace: "KTH-SP2-1996-2.1-cln.swf.gz", Policy: "easy", Jobs: 100, Procs: 10, LoadSec: 1, SimSec: 2, Alloc: 1000, MaxRSSKB: 2048}
-	want = fmt.Sprintf("%27s  %8s  %8s  %11s  %8s  %8s  %8s  %11s  %11s",
-		"KTH-SP2-1996-2.1-cln.swf.gz", "100", "10", "easy", "1.000", "2.000", "50", "10", "2.0")
+	want = fmt.Sprintf("%27s  %8s  %8s  %8s  %11s  %8s  %8s  %8s  %8s  %11s  %11s",
+		"KTH-SP2-1996-2.1-cln.swf.gz", "100", "10", "orig", "easy", "1.000", "2.000", "", "50", "10", "2.0")
 	if row := tb.Row(l, true); row != want {
 		t.Fatalf("row\n%q\nwant\n%q", row, want)
 	}
 	e := tb.ErrorRow(Line{Trace: "t", Error: "boom"}, "easy")
-	if want := fmt.Sprintf("%27s  %8s  %8s  %11s  error: boom", "t", "", "", "easy"); e != want {
+	if want := fmt.Sprintf("%27s  %8s  %8s  %8s  %11s  error: boom", "t", "", "", "", "easy"); e != want {
 		t.Errorf("error row %q, want %q", e, want)
 	}
 }
