@@ -106,12 +106,19 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 				panic("slack: " + err.Error()) // unreachable: it fits
 			}
 		}
+		anyFeasible := false
+		if !s.noLazy && s.prm.Order == nil && (s.prm.Heuristic == AST || s.prm.Heuristic == All && len(D) > MaxExhaustive) {
+			anyFeasible = s.compressAST(now, ts, e, D, k, own, x.X.p, &bestPrice, &bestMoved, &bestTs)
+			if n > 0 {
+				_ = prof.Remove(ts, ts+e, n)
+			}
+			return !(anyFeasible && len(D) == 0)
+		}
 		for _, d := range D {
 			d.X.shifted = d.Start + e
 			d.X.cand = d.X.shifted
 			s.hold(d, d.X.shifted)
 		}
-		anyFeasible := false
 		try := func(order []*sjob) {
 			if s.onSlot != nil {
 				s.onSlot(ts, order)
@@ -202,6 +209,66 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 // the price, so a price above lo also loses.
 func surelyWorse(lo, slack, best float64) bool {
 	return lo-slack > best+2*tolerance(math.Max(math.Abs(lo), math.Abs(best)))
+}
+
+// compressAST prices slot ts for the AST order (the delayed jobs D, in
+// order of their slots, delayed by e) and records it in the best schedule if it is
+// better; it reports whether the schedule is feasible. The profile holds
+// the running jobs, the jobs before ts and the new job at ts; D is not
+// held. It is the general search's compression without the delayed
+// holds: a job's earliest fit no later than its delayed slot reads the
+// profile only before that slot (EarliestFitMoving), and every job after
+// it in AST order is delayed to that slot or later, so its hold there
+// cannot change the answer. Each job is held where it lands (its delayed
+// slot or earlier), for the jobs after it, and only the jobs compressed
+// before the price is known to lose are touched: the schedule is the
+// general search's, at a cost that grows with the jobs compressed rather
+// than with the queue.
+func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, own, p float64, bestPrice *float64, bestMoved *int, bestTs *int64) bool {
+	prof := s.run.Prof
+	if s.onSlot != nil {
+		s.onSlot(ts, D)
+	}
+	lb := s.lb
+	price, moved, feasible := own, 0, true
+	rest := lb[k]
+	margin := tolerance(lb[k])
+	done := 0
+	for _, d := range D {
+		s.Stats.Placements++
+		d.X.shifted = d.Start + e
+		d.X.cand = min(prof.EarliestFitMoving(now, d.J.Estimate, d.J.Procs, d.X.shifted), d.X.shifted)
+		s.hold(d, d.X.cand)
+		done++
+		if dt := d.X.cand - d.Start; dt != 0 {
+			moved++
+			c := s.cost(d, dt, p)
+			if math.IsInf(c, 1) {
+				feasible = false
+				break
+			}
+			price += c
+		}
+		rest -= d.X.lbt
+		if !s.noPrune && *bestTs >= 0 && surelyWorse(price+rest, margin, *bestPrice) {
+			feasible = false
+			break
+		}
+	}
+	if feasible && better(price, moved, *bestPrice, *bestMoved) {
+		*bestPrice, *bestMoved, *bestTs = price, moved, ts
+		W := s.book.Wait()
+		for i := 0; i < k; i++ {
+			s.best[i] = W[i].Start
+		}
+		for i, d := range D {
+			s.best[k+i] = d.X.cand
+		}
+	}
+	for _, d := range D[:done] {
+		s.unhold(d, d.X.cand)
+	}
+	return feasible
 }
 
 // tolerance is the margin within which two prices count as equal.

@@ -224,6 +224,9 @@ type Policy struct {
 	// noPrune disables the lower-bound pruning of the search (tests check
 	// that pruning never changes the schedule).
 	noPrune bool
+	// noLazy disables the AST compression without the delayed holds
+	// (compressAST; tests check that it never changes the schedule).
+	noLazy bool
 }
 
 // Stats count the work of the search.
