@@ -72,6 +72,15 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 		s.best = make([]int64, len(W))
 	}
 	s.best = s.best[:len(W)]
+	// the dummy in AST order delays nobody: every waiting job stays held
+	// at its slot, and a slot's compression moves only the jobs that can
+	// move (compressAST)
+	allHeld := !s.noLazy && s.prm.Order == nil && s.prm.Heuristic == AST && x.J.Procs == 0 && x.J.Estimate == 0
+	if allHeld {
+		for _, w := range W {
+			s.hold(w, w.Start)
+		}
+	}
 
 	n, e := x.J.Procs, x.J.Estimate
 	bestPrice, bestMoved, bestTs := math.Inf(1), math.MaxInt, int64(-1)
@@ -79,7 +88,9 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 	lastK := -1 // k of the last slot priced, for the dummy
 	slot := func(ts int64) bool {
 		for k < len(W) && W[k].Start < ts {
-			s.hold(W[k], W[k].Start)
+			if !allHeld {
+				s.hold(W[k], W[k].Start)
+			}
 			k++
 		}
 		D := W[k:]
@@ -108,7 +119,7 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 		}
 		anyFeasible := false
 		if !s.noLazy && s.prm.Order == nil && (s.prm.Heuristic == AST || s.prm.Heuristic == All && len(D) > MaxExhaustive) {
-			anyFeasible = s.compressAST(now, ts, e, D, k, own, x.X.p, &bestPrice, &bestMoved, &bestTs)
+			anyFeasible = s.compressAST(now, ts, e, D, k, allHeld, own, x.X.p, &bestPrice, &bestMoved, &bestTs)
 			if n > 0 {
 				_ = prof.Remove(ts, ts+e, n)
 			}
@@ -196,7 +207,7 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 		}
 	}
 	// restore the reservations not yet held
-	for ; k < len(W); k++ {
+	for ; k < len(W) && !allHeld; k++ {
 		s.hold(W[k], W[k].Start)
 	}
 	return bestTs, bestPrice, bestTs >= 0
@@ -224,7 +235,12 @@ func surelyWorse(lo, slack, best float64) bool {
 // before the price is known to lose are touched: the schedule is the
 // general search's, at a cost that grows with the jobs compressed rather
 // than with the queue.
-func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, own, p float64, bestPrice *float64, bestMoved *int, bestTs *int64) bool {
+//
+// With held (the dummy of remove: e = 0 and nothing placed), D is held at
+// its slots, which are its delayed slots: a job that cannot move is not
+// touched, a job that moves is held at its new slot, and the moved jobs
+// go back after the pricing.
+func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own, p float64, bestPrice *float64, bestMoved *int, bestTs *int64) bool {
 	prof := s.run.Prof
 	if s.onSlot != nil {
 		s.onSlot(ts, D)
@@ -238,7 +254,13 @@ func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, own, p float64,
 		s.Stats.Placements++
 		d.X.shifted = d.Start + e
 		d.X.cand = min(prof.EarliestFitMoving(now, d.J.Estimate, d.J.Procs, d.X.shifted), d.X.shifted)
-		s.hold(d, d.X.cand)
+		switch {
+		case !held:
+			s.hold(d, d.X.cand)
+		case d.X.cand != d.X.shifted:
+			s.unhold(d, d.X.shifted)
+			s.hold(d, d.X.cand)
+		}
 		done++
 		if dt := d.X.cand - d.Start; dt != 0 {
 			moved++
@@ -265,8 +287,19 @@ func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, own, p float64,
 			s.best[k+i] = d.X.cand
 		}
 	}
+	// every moved job released before any goes back: a later job may
+	// have moved into an earlier one's slot
 	for _, d := range D[:done] {
-		s.unhold(d, d.X.cand)
+		if !held || d.X.cand != d.X.shifted {
+			s.unhold(d, d.X.cand)
+		}
+	}
+	if held {
+		for _, d := range D[:done] {
+			if d.X.cand != d.X.shifted {
+				s.hold(d, d.X.shifted)
+			}
+		}
 	}
 	return feasible
 }
