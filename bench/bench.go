@@ -124,8 +124,15 @@ func (l Line) TableRow(simulated bool) string {
 	if l.MaxRSSKB > 0 {
 		rss = fmt.Sprintf("%.1f", float64(l.MaxRSSKB)/1024)
 	}
-	return fmt.Sprintf("%s\t%d\t%d\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", l.Trace, l.Jobs, l.Procs, offered, l.Policy,
-		l.LoadSec, sim, x, rate, perJob, rss, whole, wholeCPU, wholeRSS)
+	jobs, procs, load := strconv.Itoa(l.Jobs), strconv.Itoa(l.Procs), fmt.Sprintf("%.3f", l.LoadSec)
+	if l.LimitSec > 0 { // the child said nothing but its progress
+		procs, load = "", ""
+		if l.Jobs == 0 {
+			jobs, rate = "", ""
+		}
+	}
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", l.Trace, jobs, procs, offered, l.Policy,
+		load, sim, x, rate, perJob, rss, whole, wholeCPU, wholeRSS)
 }
 
 // Measure simulates tr once under policy spec (none: no simulation) and
