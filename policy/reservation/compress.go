@@ -1,5 +1,7 @@
 package reservation
 
+import "github.com/backfill-hpc/backfill/profile"
+
 // Compress re-places the waiting jobs after capacity was freed: in
 // reservation order, each to its earliest fit no later than its
 // reservation. Its result is exactly that of Replan (remove every
@@ -147,28 +149,43 @@ func (b *Book[A, X]) remember(q query[A]) {
 
 // compressScalar is Compress's loop for processors, with the profile's
 // methods called directly: the hot path of conservative backfilling.
+//
+// It takes a run of identical jobs — consecutive in the waiting list, with
+// the same reservation, processors and duration (job arrays: near
+// saturation a queue holds ~5 waiting jobs per such run) — in one step,
+// with the result of re-placing them one by one (moveRun).
 func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int64, memo bool) {
 	prof := s.p
 	pm := prof.PrefixMax(now)
 	moved := false
 	b.failed = b.failed[:0]
-	for _, e := range b.wait {
+	w := b.wait
+	for i := 0; i < len(w); {
+		e := w[i]
 		if e.Start <= now {
+			i++
 			continue
 		}
 		if e.Start == Infinity {
 			break // the jobs that never fit sort last
 		}
+		r := i + 1 // w[i:r] is the run of jobs identical to e
+		for r < len(w) && w[r].Start == e.Start && w[r].Need == e.Need && w[r].Dur == e.Dur {
+			r++
+		}
 		if pm.Before(e.Start) < e.Need {
+			i = r
 			continue
 		}
 		d := e.Dur
 		after := max(now, freed-d+1)
 		if after >= e.Start {
+			i = r
 			continue
 		}
 		q := query[int]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
 		if memo && dominatedScalar(b.failed, q) {
+			i = r
 			continue
 		}
 		t := prof.EarliestFitMovingBefore(after, d, e.Need, e.Start, released)
@@ -176,22 +193,72 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			if memo {
 				b.remember(q)
 			}
+			i = r
 			continue
 		}
-		b.failed = b.failed[:0] // the profile changes
-		_ = prof.Remove(e.Start, e.Start+d, e.Need)
-		freed = min(freed, e.Start) // its old slot is released
+		b.failed = b.failed[:0]     // the profile changes
+		freed = min(freed, e.Start) // their old slots are released
 		released = max(released, e.Start+d)
-		e.Start = t
-		if err := prof.Add(t, t+d, e.Need); err != nil {
-			b.fail(err) // unreachable: EarliestFitMoving found room
+		k := moveRun(b, prof, w[i:r], t)
+		if k < r-i && memo {
+			// the rest of the run fits at no start in [after, s) of the
+			// profile as it is now (moveRun)
+			q.limit = e.Start
+			b.remember(q)
 		}
 		moved = true
 		pm = prof.PrefixMax(now)
+		i = r
 	}
 	if moved {
 		b.Sort()
 	}
+}
+
+// moveRun re-places the run of identical jobs run (reservation s, amount
+// n, duration d, consecutive in the waiting list), whose first job's
+// earliest fit is t < s, as re-placing them one by one would, and returns
+// how many moved (at least one; those that did not keep s).
+//
+// Why the jobs can be taken together: let P be the profile before the
+// first job of the run moved. For every copy the window of a start before
+// s is cut at s (its own hold counts as free), and moving a copy changes
+// the profile before s only by adding its new hold; so before s the
+// profile only gets fuller as copies move. Every start before t failed for
+// the first copy in P, so it fails for every later copy: the next copy's
+// earliest fit is at t or later. At t it fits while the copies placed at t
+// leave n free over [t, min(t+d, s)): with F the least free count there in
+// P, min(len, F/n) copies go to t. The next one, if any, fits nowhere
+// before t+1 and its earliest fit from t+1 is searched as the first's was;
+// a search that fails ends the run (the later copies see the same
+// profile). The released capacity bounds stay valid: the old slots of the
+// copies start at s, and the copies' windows are cut at s.
+func moveRun[X any](b *Book[int, X], prof *profile.Profile, run []*Entry[int, X], t int64) int {
+	e := run[0]
+	s, n, d := e.Start, e.Need, e.Dur
+	k := 0
+	for k < len(run) {
+		c := len(run) - k
+		if c > 1 && n > 0 {
+			c = min(c, prof.MinFree(t, min(t+d, s))/n)
+		}
+		_ = prof.Remove(s, s+d, c*n)
+		if err := prof.Add(t, t+d, c*n); err != nil {
+			b.fail(err) // unreachable: EarliestFitMoving found room for each
+		}
+		for _, x := range run[k : k+c] {
+			x.Start = t
+		}
+		k += c
+		if k == len(run) {
+			break
+		}
+		t = prof.EarliestFitMovingBefore(t+1, d, n, s, s)
+		if t >= s {
+			break
+		}
+	}
+	return k
 }
 
 func dominatedScalar(failed []query[int], q query[int]) bool {
