@@ -1,6 +1,11 @@
 package reservation
 
-import "github.com/backfill-hpc/backfill/profile"
+import (
+	"math"
+	"slices"
+
+	"github.com/backfill-hpc/backfill/profile"
+)
 
 // Compress re-places the waiting jobs after capacity was freed: in
 // reservation order, each to its earliest fit no later than its
@@ -157,8 +162,9 @@ func (b *Book[A, X]) remember(q query[A]) {
 func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int64, memo bool) {
 	prof := s.p
 	pm := prof.PrefixMax(now)
-	moved := false
 	b.failed = b.failed[:0]
+	b.found = b.found[:0]
+	b.moved, b.movedAt = b.moved[:0], b.movedAt[:0]
 	w := b.wait
 	for i := 0; i < len(w); {
 		e := w[i]
@@ -188,13 +194,23 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			i = r
 			continue
 		}
-		t := prof.EarliestFitMovingBefore(after, d, e.Need, e.Start, released)
+		from := after
+		if memo {
+			from = max(from, foundBound(b.found, q))
+		}
+		t := Infinity
+		if from < q.limit {
+			t = prof.EarliestFitMovingBefore(from, d, e.Need, e.Start, released)
+		}
 		if t >= e.Start {
 			if memo {
 				b.remember(q)
 			}
 			i = r
 			continue
+		}
+		if memo {
+			b.found = appendBounded(b.found, query[int]{n: e.Need, d: d, after: t})
 		}
 		b.failed = b.failed[:0]     // the profile changes
 		freed = min(freed, e.Start) // their old slots are released
@@ -206,12 +222,75 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			q.limit = e.Start
 			b.remember(q)
 		}
-		moved = true
+		b.moved = append(b.moved, w[i:i+k]...)
+		for x := i; x < i+k; x++ {
+			b.movedAt = append(b.movedAt, x)
+		}
 		pm = prof.PrefixMax(now)
 		i = r
 	}
-	if moved {
-		b.Sort()
+	if len(b.moved) > 0 {
+		b.mergeMoved()
+	}
+}
+
+// foundBound is the latest start found in this pass for a job that q's
+// dominates: a job earlier in the waiting list, with no more processors and
+// no longer duration, whose earliest fit was t. No start before t fits q's
+// job: every start before t met an instant x < s (s the earlier job's
+// reservation, its window being cut there) with fewer than its processors
+// free; the jobs that moved since (the earlier job among them) released
+// only old slots, which start at s or later, and took capacity elsewhere,
+// so x still has fewer free, and x lies in q's window too (q's duration is
+// no shorter and its reservation, later in the list, no earlier). The
+// earliest fit of q's job is therefore at t or later.
+func foundBound(found []query[int], q query[int]) int64 {
+	from := int64(math.MinInt64)
+	for _, f := range found {
+		if f.n <= q.n && f.d <= q.d {
+			from = max(from, f.after)
+		}
+	}
+	return from
+}
+
+// appendBounded appends q to list, dropping the oldest beyond maxFailed.
+func appendBounded(list []query[int], q query[int]) []query[int] {
+	if len(list) < maxFailed {
+		return append(list, q)
+	}
+	copy(list, list[1:])
+	list[maxFailed-1] = q
+	return list
+}
+
+// mergeMoved restores the (Start, ID) order after a compression moved the
+// jobs in b.moved (each earlier; b.movedAt their indices in b.wait,
+// increasing): the others are still in order, so they are packed to the
+// front and the moved ones, sorted, are merged in from the back, in place:
+// O(Q + m log m) for m moved, where sorting the whole list cost O(Q log Q).
+func (b *Book[A, X]) mergeMoved() {
+	mv := b.moved
+	slices.SortFunc(mv, Cmp[A, X])
+	w := b.wait
+	n, skip := 0, b.movedAt
+	for at, e := range w {
+		if len(skip) > 0 && skip[0] == at {
+			skip = skip[1:]
+			continue
+		}
+		w[n] = e
+		n++
+	}
+	i, j := n-1, len(mv)-1 // the last kept, the last moved
+	for k := len(w) - 1; j >= 0; k-- {
+		if i >= 0 && Cmp(w[i], mv[j]) > 0 {
+			w[k] = w[i]
+			i--
+		} else {
+			w[k] = mv[j]
+			j--
+		}
 	}
 }
 
