@@ -201,13 +201,17 @@ func checkAgainstModel(t *testing.T, ci int, seed uint64, steps, maxProcs, horiz
 			if got != want {
 				t.Fatalf("config %d seed %d: EarliestFitMoving(%d,%d,%d,%d)=%d want %d", ci, seed, after, dur, h.n, h.s, got, want)
 			}
-			if got < h.s {
+			if got < h.s && r.IntN(2) == 0 {
+				p.Move(h.s, got, dur, h.n) // the compression's unchecked move
+			} else if got < h.s {
 				if err := p.Remove(h.s, h.e, h.n); err != nil {
 					t.Fatalf("config %d seed %d: %v", ci, seed, err)
 				}
 				if err := p.Add(got, got+dur, h.n); err != nil {
 					t.Fatalf("config %d seed %d: %v", ci, seed, err)
 				}
+			}
+			if got < h.s {
 				for x := h.s; x < h.e; x++ {
 					m.free[x] += h.n
 				}

@@ -215,7 +215,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		b.failed = b.failed[:0]     // the profile changes
 		freed = min(freed, e.Start) // their old slots are released
 		released = max(released, e.Start+d)
-		k := moveRun(b, prof, w[i:r], t)
+		k := moveRun(prof, w[i:r], t)
 		if k < r-i && memo {
 			// the rest of the run fits at no start in [after, s) of the
 			// profile as it is now (moveRun)
@@ -312,7 +312,7 @@ func (b *Book[A, X]) mergeMoved() {
 // a search that fails ends the run (the later copies see the same
 // profile). The released capacity bounds stay valid: the old slots of the
 // copies start at s, and the copies' windows are cut at s.
-func moveRun[X any](b *Book[int, X], prof *profile.Profile, run []*Entry[int, X], t int64) int {
+func moveRun[X any](prof *profile.Profile, run []*Entry[int, X], t int64) int {
 	e := run[0]
 	s, n, d := e.Start, e.Need, e.Dur
 	k := 0
@@ -321,10 +321,7 @@ func moveRun[X any](b *Book[int, X], prof *profile.Profile, run []*Entry[int, X]
 		if c > 1 && n > 0 {
 			c = min(c, prof.MinFree(t, min(t+d, s))/n)
 		}
-		_ = prof.Remove(s, s+d, c*n)
-		if err := prof.Add(t, t+d, c*n); err != nil {
-			b.fail(err) // unreachable: EarliestFitMoving found room for each
-		}
+		prof.Move(s, t, d, c*n) // the search found room for each
 		for _, x := range run[k : k+c] {
 			x.Start = t
 		}
