@@ -79,6 +79,7 @@ const (
 	KindTick   = "tick"
 	KindExec   = "exec"
 	KindOwner  = "owner"
+	KindIDs    = "ids"
 )
 
 // OwnerKey identifies a job's owner in the engine's maps: the user id,
@@ -128,6 +129,11 @@ type ownerData struct {
 	ID   int64  `json:"id"`
 	UID  int64  `json:"uid"`
 	User string `json:"user"`
+	Note string `json:"note,omitempty"`
+}
+
+type idsData struct {
+	Next int64  `json:"next"` // the id of the next job
 	Note string `json:"note,omitempty"`
 }
 
@@ -212,6 +218,13 @@ type Engine struct {
 	effects []Effect
 	started []*Job // started during the current operation
 	replay  bool
+	// touched are the jobs changed since the service last published its
+	// read view (view.go); not kept during a replay
+	touched []*Job
+	// planFresh: the policy's plan is settled at cur (the last operation
+	// was a pass or a submission), so listing its reservations cannot
+	// change its later decisions (view.go)
+	planFresh bool
 
 	// Stats
 	Passes int64
@@ -289,6 +302,13 @@ func (e *Engine) TakeFinished() []*Job {
 	return f
 }
 
+// touch notes that job j changed (for the read view).
+func (e *Engine) touch(j *Job) {
+	if !e.replay {
+		e.touched = append(e.touched, j)
+	}
+}
+
 // retire drops finished job j from memory (finished keeps it for the
 // archive until the service takes it).
 func (e *Engine) retire(j *Job) {
@@ -354,7 +374,11 @@ func (e *Engine) emit(kind string, t int64, v any) int64 {
 	}
 	e.seq++
 	if !e.replay {
-		e.out = append(e.out, Record{Seq: e.seq, Kind: kind, T: t, Data: data})
+		r := Record{Seq: e.seq, Kind: kind, T: t, Data: data}
+		if d, ok := v.(submitData); ok {
+			r.Job = d.ID
+		}
+		e.out = append(e.out, r)
 	}
 	return e.seq
 }
@@ -380,10 +404,10 @@ func (e *Engine) Advance(t int64) error {
 		if x >= t {
 			break
 		}
-		e.cur, e.dirty = x, true
+		e.cur, e.dirty, e.planFresh = x, true, false
 	}
 	if t > e.cur {
-		e.cur = t
+		e.cur, e.planFresh = t, false
 		e.dirty = e.wake == t || e.limMin() == t
 	}
 	return nil
@@ -408,6 +432,7 @@ func (e *Engine) pass() error {
 	wake, err := e.core.Pass(now, func(r *job.Request) {
 		j := e.jobs[r.ID]
 		j.State, j.Start = Running, now
+		e.touch(j)
 		e.lims.push(limitItem{t: j.Limit(), id: r.ID})
 		started = append(started, j.ID())
 		e.started = append(e.started, j)
@@ -422,6 +447,7 @@ func (e *Engine) pass() error {
 	}
 	e.wake = wake
 	e.dirty = false
+	e.planFresh = !e.replay
 	seq := e.emit(KindTick, now, tickData{Started: started})
 	for _, id := range started {
 		e.decisions = append(e.decisions, Decision{Seq: seq, Action: "start", ID: id, T: now})
@@ -465,8 +491,9 @@ func (e *Engine) end(now int64, j *Job, st State, exit *int, note string) error 
 	if note != "" {
 		j.Reason = note
 	}
+	e.touch(j)
 	e.outstanding[j.owner()] -= int64(j.Req.Procs) * j.Req.Estimate
-	e.dirty = true
+	e.dirty, e.planFresh = true, false
 	var seq int64
 	if st == Cancelled {
 		seq = e.emit(KindCancel, now, cancelData{ID: j.ID(), Note: note})
@@ -535,6 +562,7 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 	}
 	e.userIDs[j.owner()] = uid
 	e.jobs = append(e.jobs, j)
+	defer e.touch(j) // after the decision below
 	if j.Key != "" {
 		e.byKey[j.owner()+"\x00"+j.Key] = j
 	}
@@ -561,6 +589,7 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 			j.ID(), want.Admitted, want.Guarantee, d.Admitted, d.Guarantee)
 	}
 	e.emit(KindSubmit, t, d)
+	e.planFresh = !e.replay
 	if a.Admitted {
 		e.effects = append(e.effects, Effect{Kind: "submit", Job: j})
 	} else {
@@ -667,11 +696,38 @@ func (e *Engine) chown(j *Job, uid int64, user string) {
 		defer func() { e.outstanding[j.owner()] += w }()
 	}
 	j.UID, j.User = uid, user
+	e.touch(j)
+}
+
+// SkipIDs makes next the id of the next job (next > the ids given so
+// far), recorded in the log: after a loss was accepted, the ids of the
+// jobs lost are never given again (the service takes the highest id
+// acknowledged from the high-water mark).
+func (e *Engine) SkipIDs(next int64, note string) error {
+	if err := e.skip(next); err != nil {
+		return err
+	}
+	e.emit(KindIDs, e.cur, idsData{Next: next, Note: note})
+	return nil
+}
+
+func (e *Engine) skip(next int64) error {
+	if next <= int64(len(e.jobs)) {
+		return fmt.Errorf("next job id %d: ids up to %d are taken", next, len(e.jobs))
+	}
+	if err := e.core.Skip(int(next - 1)); err != nil {
+		return err
+	}
+	for int64(len(e.jobs)) < next-1 {
+		e.jobs = append(e.jobs, nil)
+	}
+	return nil
 }
 
 // SetRef records the executor's handle of job j.
 func (e *Engine) SetRef(j *Job, ref string) {
 	j.Ref = ref
+	e.touch(j)
 	e.emit(KindExec, e.cur, execData{ID: j.ID(), Ref: ref})
 }
 
@@ -773,6 +829,22 @@ func (e *Engine) Replay(r Record) error {
 			return bad(err)
 		}
 		e.chown(j, d.UID, d.User)
+	case KindReconfig:
+		var d ReconfigReport
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		if _, err := e.reconfigure(d.Policy, d.Procs, d.Note, &d); err != nil {
+			return bad(err)
+		}
+	case KindIDs:
+		var d idsData
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		if err := e.skip(d.Next); err != nil {
+			return bad(err)
+		}
 	case KindExec:
 		var d execData
 		if err := json.Unmarshal(r.Data, &d); err != nil {

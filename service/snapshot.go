@@ -8,6 +8,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/engine"
 	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/service/store"
 )
 
@@ -37,15 +38,20 @@ const (
 
 // engineSnapshot is the service engine's saved state (version 1).
 type engineSnapshot struct {
-	V     int          `json:"v"`
-	Core  engine.State `json:"core"`
-	Jobs  int          `json:"jobs"`   // jobs ever submitted
-	Live  []*Job       `json:"live"`   // the waiting and running jobs, by ID
-	Cur   int64        `json:"cur"`    // current instant
-	Dirty bool         `json:"dirty"`  // events at Cur since its pass
-	Wake  int64        `json:"wake"`   // the policy's wake-up
-	Seq   int64        `json:"seq"`    // the last record included
-	Pass  int64        `json:"passes"` // passes so far
+	V int `json:"v"`
+	// Policy (a spec policy.New takes) and Procs are the configuration
+	// the state belongs to (absent in snapshots from before
+	// reconfiguration: the database's creation configuration).
+	Policy string       `json:"policy,omitempty"`
+	Procs  int          `json:"procs,omitempty"`
+	Core   engine.State `json:"core"`
+	Jobs   int          `json:"jobs"`   // jobs ever submitted
+	Live   []*Job       `json:"live"`   // the waiting and running jobs, by ID
+	Cur    int64        `json:"cur"`    // current instant
+	Dirty  bool         `json:"dirty"`  // events at Cur since its pass
+	Wake   int64        `json:"wake"`   // the policy's wake-up
+	Seq    int64        `json:"seq"`    // the last record included
+	Pass   int64        `json:"passes"` // passes so far
 	// Outstanding is each owner's waiting and running work; UserIDs the
 	// dense user numbers the policy sees.
 	Outstanding map[string]int64 `json:"outstanding"`
@@ -62,7 +68,7 @@ func (e *Engine) snapshot() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := engineSnapshot{V: 1, Core: core, Jobs: len(e.jobs), Cur: e.cur, Dirty: e.dirty, Wake: e.wake, Seq: e.seq, Pass: e.Passes,
+	s := engineSnapshot{V: 1, Policy: e.Policy(), Procs: e.procs, Core: core, Jobs: len(e.jobs), Cur: e.cur, Dirty: e.dirty, Wake: e.wake, Seq: e.seq, Pass: e.Passes,
 		Outstanding: e.outstanding, UserIDs: e.userIDs, Live: []*Job{}, Decisions: make([][4]int64, len(e.decisions))}
 	for _, j := range e.jobs {
 		if j != nil {
@@ -145,21 +151,44 @@ func (e *Engine) restore(data []byte) error {
 	return nil
 }
 
-// loadState rebuilds eng from st: the latest snapshot, if any, then the
-// records after it. It returns the number of records replayed and the
-// record of the snapshot (0 for none); after (nil: none) is called once
-// each record is replayed.
-func loadState(st *store.Store, eng *Engine, after func() error) (n int, base int64, err error) {
+// snapshotConfig is the configuration a snapshot's state belongs to
+// ("", 0 when it does not say).
+func snapshotConfig(data []byte) (string, int) {
+	var c struct {
+		Policy string `json:"policy"`
+		Procs  int    `json:"procs"`
+	}
+	if json.Unmarshal(data, &c) != nil {
+		return "", 0
+	}
+	return c.Policy, c.Procs
+}
+
+// loadState rebuilds an engine from st: the latest snapshot, if any, then
+// the records after it. The engine is built by mk with the configuration
+// of the snapshot, or spec and procs (the configuration the log starts
+// with) when there is none or it does not say. It returns the engine, the
+// number of records replayed and the record of the snapshot (0 for none);
+// after (nil: none) is called once each record is replayed.
+func loadState(st *store.Store, mk func(spec string, procs int) (*Engine, error), spec string, procs int, after func(*Engine) error) (eng *Engine, n int, base int64, err error) {
 	snap, ok, err := st.LatestSnapshot()
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, 0, err
+	}
+	if ok {
+		if sp, p := snapshotConfig(snap.Data); sp != "" && p > 0 {
+			spec, procs = sp, p
+		}
+	}
+	if eng, err = mk(spec, procs); err != nil {
+		return nil, 0, 0, err
 	}
 	if ok {
 		if err := eng.restore(snap.Data); err != nil {
-			return 0, 0, fmt.Errorf("%s: snapshot at record %d: %w", st.Path, snap.Seq, err)
+			return nil, 0, 0, fmt.Errorf("%s: snapshot at record %d: %w", st.Path, snap.Seq, err)
 		}
 		if eng.seq != snap.Seq {
-			return 0, 0, fmt.Errorf("%s: snapshot at record %d holds the state of record %d", st.Path, snap.Seq, eng.seq)
+			return nil, 0, 0, fmt.Errorf("%s: snapshot at record %d holds the state of record %d", st.Path, snap.Seq, eng.seq)
 		}
 		base = snap.Seq
 	}
@@ -172,11 +201,20 @@ func loadState(st *store.Store, eng *Engine, after func() error) (n int, base in
 			return err
 		}
 		if after != nil {
-			return after()
+			return after(eng)
 		}
 		return nil
 	})
-	return n, base, err
+	return eng, n, base, err
+}
+
+// newEngineFor builds an engine for policy spec on procs processors.
+func newEngineFor(spec string, procs int) (*Engine, error) {
+	sched, err := policy.New(spec, procs)
+	if err != nil {
+		return nil, err
+	}
+	return NewEngine(sched, procs, 0)
 }
 
 // snapshotDue reports whether a snapshot is due after the engine's last

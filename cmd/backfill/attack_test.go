@@ -409,6 +409,7 @@ func waitJob(t *testing.T, c *service.Client, id int64, final bool, within time.
 // cgroup per job (where cgroup v2 is writable: skipped with the reason
 // elsewhere) and once with the session tracker (--cgroup off).
 func TestAttackJobs(t *testing.T) {
+	t.Parallel() // mostly waiting (a job's 8 s limit): overlaps with the CPU-bound parallel tests
 	if os.Geteuid() != 0 {
 		t.Skip("the job attacks need root: jobs run as other accounts (--run-as-map)")
 	}
@@ -485,8 +486,15 @@ func attackJobs(t *testing.T, cgroup string) {
 	p := startServe(t, state, []string{"BACKFILL_TOKEN=" + secret, "AWS_SECRET_ACCESS_KEY=" + secret, "BF_TEST_SECRET=" + secret},
 		"--procs", "8", "--executor", "local", "--job-dir", jobs, "--cgroup", cgroup,
 		"--run-as-map", "alice=61001:61001", "--run-as-map", "bob=61002:61002")
-	if cgroup == "auto" && !strings.Contains(p.log.String(), "one cgroup v2 per job") {
-		t.Fatalf("cgroups expected:\n%s", p.log.String())
+	if cgroup == "auto" {
+		// serve logs it before it writes its address, but the copy of its
+		// output into p.log may lag behind on a loaded machine
+		for i := 0; i < 250 && !strings.Contains(p.log.String(), "one cgroup v2 per job"); i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if !strings.Contains(p.log.String(), "one cgroup v2 per job") {
+			t.Fatalf("cgroups expected:\n%s", p.log.String())
+		}
 	}
 	alice, bob := p.user(t, "alice"), p.user(t, "bob")
 	ctx := context.Background()
@@ -541,6 +549,9 @@ func attackJobs(t *testing.T, cgroup string) {
 	os.Mkdir(subdir, 0o755)
 	os.Chmod(subdir, 0o755)
 	os.WriteFile(filepath.Join(subdir, "job.sh"), []byte("#!/bin/sh\necho from-the-submit-dir $(pwd)\n"), 0o755)
+	// explicitly: the process's umask may be serve's 077 (an in-process
+	// serve of another test sets it), and bob's account must run the script
+	os.Chmod(filepath.Join(subdir, "job.sh"), 0o755)
 	one, minute := 1, int64(60)
 	b8, err := bob.Submit(ctx, service.SubmitRequest{Procs: &one, Estimate: &minute, Command: "./job.sh", Workdir: subdir}) // id 9
 	if err != nil {

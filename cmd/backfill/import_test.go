@@ -15,7 +15,7 @@ func TestImportSimulate(t *testing.T) {
 	dir := t.TempDir()
 	swf := filepath.Join(dir, "site.swf")
 	yaml := filepath.Join(dir, "site.yaml")
-	if err := os.WriteFile(yaml, []byte("name: testsite\nnodes:\n  - count: 4\n    cores: 8\n    partitions: [debug]\n  - count: 2\n    cores: 16\n    gpus: 2\n    partitions: [long]\n"), 0o644); err != nil {
+	if err := os.WriteFile(yaml, []byte("name: testsite\nnodes:\n  - count: 4\n    cores: 8\n    gpus: 1\n    partitions: [debug]\n  - count: 2\n    cores: 16\n    gpus: 2\n    partitions: [long]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := run(t, "import", "slurm", "../../workload/importer/testdata/sacct-forms.txt", "-o", swf, "--machine", yaml); err != nil {
@@ -37,7 +37,11 @@ func TestImportSimulate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("simulate: %v\n%s", err, res)
 	}
-	if !strings.Contains(res, "machine: 64 processors") || !strings.Contains(res, "allocation: easy:") {
+	// the sidecar beside site.swf is read: node counts, memory, GPUs and
+	// partitions are respected (job 102 asks 3 nodes with a GPU each: the
+	// debug nodes have one)
+	if !strings.Contains(res, "machine: 64 processors") || !strings.Contains(res, "allocation: easy:") ||
+		!strings.Contains(res, "node-level requests: "+filepath.Join(dir, "site.sidecar.csv")+": 10 jobs") || !strings.Contains(res, "fragmentation: ") {
 		t.Errorf("summary:\n%s", res)
 	}
 	data, err := os.ReadFile(filepath.Join(out, "easy.plain.csv"))
