@@ -1260,6 +1260,18 @@ func (p *Profile) PrefixMax(from int64) PrefixMax {
 	return pm
 }
 
+// PrefixMaxAt is PrefixMax(from) already advanced to x (Before(x) called):
+// one range query instead of the walk, for a caller that restarts the walk
+// after changing the profile (the compression, after a move). O(log B).
+func (p *Profile) PrefixMaxAt(from, x int64) PrefixMax {
+	if x <= from || p.root == 0 {
+		return p.PrefixMax(from)
+	}
+	at, _, mn := p.usedRange(from, x)
+	y, la := p.find(x)
+	return PrefixMax{p: p, from: from, lo: min(at, mn), x: y, i: lowerBound(&p.bl[y], x), la: la}
+}
+
 // Before is the largest free count over [from, x); x must not decrease
 // between calls. It is 0 for an empty interval. The walk folds in the
 // breakpoints before x one by one, skips blocks that cannot lower the

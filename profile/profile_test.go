@@ -296,6 +296,9 @@ func TestPrefixMax(t *testing.T) {
 	for seed := uint64(1); seed <= 100; seed++ {
 		r := rand.New(rand.NewPCG(seed, 11))
 		p := New(8)
+		if seed%2 == 0 { // small blocks: walks and restarts across blocks
+			p.lim, p.fan = 4, 3
+		}
 		for k := 0; k < 20; k++ {
 			s := int64(r.IntN(200))
 			d := int64(1 + r.IntN(40))
@@ -309,6 +312,9 @@ func TestPrefixMax(t *testing.T) {
 		x := from
 		for k := 0; k < 30; k++ {
 			x += int64(r.IntN(20))
+			if r.IntN(4) == 0 { // restart the walk, already at x
+				pm = p.PrefixMaxAt(from, x)
+			}
 			if got, want := pm.Before(x), p.MaxFree(from, x); got != want {
 				t.Fatalf("seed %d: PrefixMax(%d).Before(%d)=%d, MaxFree=%d; steps %v", seed, from, x, got, want, p.Steps())
 			}

@@ -226,7 +226,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		for x := i; x < i+k; x++ {
 			b.movedAt = append(b.movedAt, x)
 		}
-		pm = prof.PrefixMax(now)
+		pm = prof.PrefixMaxAt(now, e.Start) // the jobs after start no earlier
 		i = r
 	}
 	if len(b.moved) > 0 {
