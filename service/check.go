@@ -92,6 +92,6 @@ func checkReplay(st *store.Store, in *store.Inspection, w io.Writer) error {
 		return err
 	}
 	wt, rn, _ := eng.Counts()
-	fmt.Fprintf(w, "  replayed %d records: %d jobs, %d waiting, %d running, now %d\n", n, len(eng.jobs), wt, rn, eng.cur)
+	fmt.Fprintf(w, "  replayed %d records: %d jobs, %d waiting, %d running, now %d\n", n, eng.jobs.Len(), wt, rn, eng.cur)
 	return nil
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/backfill-hpc/backfill/internal/idwin"
 	"math"
 	"slices"
 
@@ -189,9 +190,10 @@ type Engine struct {
 	// jobs are the waiting and running jobs by internal ID; a job that
 	// finishes is retired: its entry becomes nil, it goes to finished
 	// (for the service to archive in the same commit as its record) and
-	// Archived finds it again. Memory is thus bounded by the active jobs
-	// (plus 8 bytes per job ever).
-	jobs     []*Job
+	// Archived finds it again. The window starts at the oldest job not
+	// retired, so memory is bounded by the active jobs and the jobs
+	// submitted since the oldest of them (internal/idwin).
+	jobs     idwin.Window[*Job]
 	byKey    map[string]*Job
 	finished []*Job
 	// Archived, if set, finds a retired job by public id (or by owner and
@@ -251,17 +253,17 @@ func (e *Engine) Counts() (waiting, running, busy int) {
 	return e.core.Waiting(), e.core.Running(), e.core.Busy()
 }
 
-// Jobs returns the jobs by internal ID, nil for the finished ones (do
-// not modify).
-func (e *Engine) Jobs() []*Job { return e.jobs }
+// Jobs returns the jobs by internal ID from the oldest one not finished
+// on, nil for the finished ones (do not modify).
+func (e *Engine) Jobs() []*Job { return e.jobs.Slice() }
 
 // Job returns the job with public id (from the archive if it finished),
 // or nil.
 func (e *Engine) Job(id int64) *Job {
-	if id < 1 || id > int64(len(e.jobs)) {
+	if id < 1 || id > int64(e.jobs.Len()) {
 		return nil
 	}
-	if j := e.jobs[id-1]; j != nil {
+	if j := e.jobs.Get(int(id - 1)); j != nil {
 		return j
 	}
 	if e.Archived != nil {
@@ -292,7 +294,8 @@ func (e *Engine) TakeFinished() []*Job {
 // retire drops finished job j from memory (finished keeps it for the
 // archive until the service takes it).
 func (e *Engine) retire(j *Job) {
-	e.jobs[j.Req.ID] = nil
+	*e.jobs.At(j.Req.ID) = nil
+	e.jobs.Trim(func(j *Job) bool { return j == nil })
 	if j.Key != "" {
 		delete(e.byKey, j.owner()+"\x00"+j.Key)
 	}
@@ -406,7 +409,7 @@ func (e *Engine) pass() error {
 	}
 	var started []int64
 	wake, err := e.core.Pass(now, func(r *job.Request) {
-		j := e.jobs[r.ID]
+		j := e.jobs.Get(r.ID)
 		j.State, j.Start = Running, now
 		e.lims.push(limitItem{t: j.Limit(), id: r.ID})
 		started = append(started, j.ID())
@@ -438,7 +441,7 @@ func (e *Engine) killDue() error {
 	now := e.cur
 	for e.limMin() == now {
 		it := e.lims.pop()
-		j := e.jobs[it.id]
+		j := e.jobs.Get(it.id)
 		if j == nil || j.State != Running || j.Limit() != now {
 			continue // ended earlier; stale entry
 		}
@@ -501,7 +504,7 @@ func (e *Engine) Submit(t int64, in SubmitInput) (*Job, error) {
 	if in.Procs < 1 || in.Procs > e.procs || in.Estimate < 1 {
 		return nil, fmt.Errorf("job of %d processors with estimate %d on a machine of %d", in.Procs, in.Estimate, e.procs)
 	}
-	id := len(e.jobs)
+	id := e.jobs.Len()
 	j := &Job{
 		Req: job.Request{
 			ID: id, SWFID: int64(id) + 1, Submit: t, Procs: in.Procs, Estimate: in.Estimate,
@@ -534,7 +537,7 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 		return err
 	}
 	e.userIDs[j.owner()] = uid
-	e.jobs = append(e.jobs, j)
+	e.jobs.Append(j)
 	if j.Key != "" {
 		e.byKey[j.owner()+"\x00"+j.Key] = j
 	}
@@ -586,7 +589,7 @@ func (e *Engine) Reservations(fn func(j *Job, start int64)) {
 	if e.plan == nil {
 		return
 	}
-	e.plan.Reservations(e.cur, func(r *job.Request, s int64) { fn(e.jobs[r.ID], s) })
+	e.plan.Reservations(e.cur, func(r *job.Request, s int64) { fn(e.jobs.Get(r.ID), s) })
 }
 
 // End records at instant t that running job j ended by itself with exit
@@ -704,13 +707,13 @@ func (e *Engine) Replay(r Record) error {
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return bad(err)
 		}
-		if d.ID != int64(len(e.jobs))+1 {
-			return bad(fmt.Errorf("job id %d, expected %d", d.ID, len(e.jobs)+1))
+		if d.ID != int64(e.jobs.Len())+1 {
+			return bad(fmt.Errorf("job id %d, expected %d", d.ID, e.jobs.Len()+1))
 		}
 		if d.Procs < 1 || d.Procs > e.procs || d.Estimate < 1 {
 			return bad(fmt.Errorf("job %d: %d processors, estimate %d, on a machine of %d", d.ID, d.Procs, d.Estimate, e.procs))
 		}
-		id := len(e.jobs)
+		id := e.jobs.Len()
 		j := &Job{
 			Req: job.Request{ID: id, SWFID: int64(id) + 1, Submit: r.T, Procs: d.Procs, Estimate: d.Estimate,
 				User: -1, Group: -1, Queue: -1, Partition: -1, UP: d.UP, PP: d.PP, Deadline: d.Deadline},
@@ -796,7 +799,7 @@ func (e *Engine) Replay(r Record) error {
 func (e *Engine) limMin() int64 {
 	for len(e.lims) > 0 {
 		it := e.lims[0]
-		if j := e.jobs[it.id]; j != nil && j.State == Running && j.Limit() == it.t {
+		if j := e.jobs.Get(it.id); j != nil && j.State == Running && j.Limit() == it.t {
 			return it.t
 		}
 		e.lims.pop()

@@ -628,7 +628,7 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 	s.mu.Lock()
 	out := JobList{Now: s.eng.cur, Jobs: []JobView{}}
 	// newest first when limited
-	jobs := s.eng.jobs
+	jobs := s.eng.jobs.Slice()
 	for i := range jobs {
 		j := jobs[i]
 		if j == nil { // finished: in the archive
@@ -825,7 +825,7 @@ func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User)
 		return b
 	}
 	planned := map[int]bool{}
-	for _, j := range e.jobs {
+	for _, j := range e.jobs.Slice() {
 		if j != nil && j.State == Running {
 			out.Bars = append(out.Bars, bar(j, j.Start, "running"))
 		}
@@ -834,7 +834,7 @@ func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User)
 		planned[j.Req.ID] = true
 		out.Bars = append(out.Bars, bar(j, start, "reserved"))
 	})
-	for _, j := range e.jobs {
+	for _, j := range e.jobs.Slice() {
 		if j != nil && j.State == Waiting && !planned[j.Req.ID] && (u.Admin || owns(u, j)) {
 			out.Unplaced = append(out.Unplaced, s.view(j))
 		}
@@ -1116,7 +1116,7 @@ func (s *Service) deleteUser(w http.ResponseWriter, r *http.Request, admin store
 	var mine []int64
 	err := s.do(func(e *Engine) error {
 		note := fmt.Sprintf("owner %s (user id %d) deleted", gone.Name, gone.ID)
-		for _, j := range e.jobs {
+		for _, j := range e.jobs.Slice() {
 			if j == nil || j.State.Final() || !owns(gone, j) {
 				continue
 			}

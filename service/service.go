@@ -344,7 +344,7 @@ func Open(cfg Config) (*Service, error) {
 	}
 	s.exec = ex
 	w, r, _ := s.eng.Counts()
-	s.log.Info("state rebuilt", "records", n, "jobs", len(s.eng.jobs), "waiting", w, "running", r, "now", s.eng.cur)
+	s.log.Info("state rebuilt", "records", n, "jobs", s.eng.jobs.Len(), "waiting", w, "running", r, "now", s.eng.cur)
 	// the executor is reconciled in the background, before it is given
 	// any action: the port opens without waiting for the resource manager
 	running, waiting := s.toReconcile()
@@ -647,7 +647,7 @@ func (s *Service) execJob(j *Job) executor.Job {
 
 // toReconcile lists the jobs the log says are running and waiting.
 func (s *Service) toReconcile() (running, waiting []executor.Job) {
-	for _, j := range s.eng.jobs {
+	for _, j := range s.eng.jobs.Slice() {
 		if j == nil {
 			continue // finished
 		}

@@ -97,5 +97,8 @@ func (w *Window[T]) Each(fn func(id int, x T)) {
 	}
 }
 
+// Slice returns the values of the held IDs, Base() first (not a copy).
+func (w *Window[T]) Slice() []T { return w.v[w.lo:] }
+
 // Cap is the capacity of the underlying slice (tests: memory is bounded).
 func (w *Window[T]) Cap() int { return cap(w.v) }
