@@ -300,6 +300,12 @@ func (e *Engine) Submit(now int64, r *job.Request) (Admission, error) {
 	} else {
 		e.jobs.Append(slot{nil, stWaiting})
 	}
+	return e.admit(now, r), nil
+}
+
+// admit inserts waiting job r into the policy and asks for its admission
+// and bound.
+func (e *Engine) admit(now int64, r *job.Request) Admission {
 	e.waiting++
 	e.sched.Insert(now, r)
 	a := Admission{Admitted: true, Bound: -1}
@@ -308,13 +314,123 @@ func (e *Engine) Submit(now int64, r *job.Request) (Admission, error) {
 			e.jobs.At(r.ID).s = stDone
 			e.forget(r.ID)
 			e.waiting--
-			return Admission{Reason: reason, Bound: -1}, nil
+			return Admission{Reason: reason, Bound: -1}
 		}
 	}
 	if e.guar != nil {
 		a.Bound = e.guar.Guarantee(r)
 	}
-	return a, nil
+	return a
+}
+
+// Adopt sets a fresh Engine (nothing submitted) to take over the jobs of
+// another one at now (a live service changing its policy or machine size):
+// jobs is the number of job IDs given so far; running are the running
+// jobs, each with its hold [start, start + estimate); every other ID is
+// done until Resubmit submits it again. The policy must be a
+// policy.Adopter when jobs run, and the running jobs must fit the machine.
+func (e *Engine) Adopt(now int64, jobs int, running []*job.Request, starts []int64) error {
+	if e.jobs.Len() > 0 || e.now != math.MinInt64 {
+		return errors.New("engine: adopt into an engine that is not fresh")
+	}
+	if e.trace != nil || jobs < 0 || len(running) != len(starts) {
+		return errors.New("engine: bad adoption")
+	}
+	// the window starts at the oldest running job (Resubmit covers the
+	// waiting ones below it)
+	base := jobs
+	for _, r := range running {
+		if r != nil && r.ID >= 0 {
+			base = min(base, r.ID)
+		}
+	}
+	reqs := make([]*job.Request, jobs-base)
+	state := make([]uint8, jobs-base)
+	for i := range state {
+		state[i] = stDone
+	}
+	free, freeRes := e.procs, append([]int(nil), e.res...)
+	holds := make([]policy.RunningHold, len(running))
+	for i, r := range running {
+		if r == nil || r.ID < base || r.ID >= jobs || state[r.ID-base] != stDone {
+			return fmt.Errorf("engine: adopt: running job out of range or listed twice")
+		}
+		if err := e.fits(r); err != nil {
+			return err
+		}
+		reqs[r.ID-base], state[r.ID-base] = r, stRunning
+		free -= r.Procs
+		for k, n := range r.Res {
+			freeRes[k] -= n
+		}
+		holds[i] = policy.RunningHold{ID: r.ID, Start: starts[i], End: starts[i] + r.Estimate}
+	}
+	if free < 0 {
+		return fmt.Errorf("engine: adopt: the running jobs hold %d processors; the machine has %d", e.procs-free, e.procs)
+	}
+	for k, f := range freeRes {
+		if f < 0 {
+			return fmt.Errorf("engine: adopt: the running jobs hold %d units of resource %d; the machine has %d", e.res[k]-f, k+1, e.res[k])
+		}
+	}
+	if len(running) > 0 {
+		ad, ok := e.sched.(policy.Adopter)
+		if !ok {
+			return fmt.Errorf("policy %s cannot take over running jobs (no policy.Adopter)", e.name)
+		}
+		if err := ad.Adopt(now, holds, func(id int) *job.Request {
+			if id < base || id >= jobs || state[id-base] != stRunning {
+				return nil
+			}
+			return reqs[id-base]
+		}); err != nil {
+			return err
+		}
+	}
+	e.jobs.Reset(base)
+	for i, st := range state {
+		e.jobs.Append(slot{reqs[i], st})
+	}
+	e.free, e.freeRes = free, freeRes
+	e.running = len(running)
+	e.now = now
+	return nil
+}
+
+// Resubmit submits again, at now, waiting job r of an adopted engine
+// (Adopt): the policy's Insert, admission and bound, as Submit.
+func (e *Engine) Resubmit(now int64, r *job.Request) (Admission, error) {
+	if err := e.at(now); err != nil {
+		return Admission{}, err
+	}
+	if r == nil || r.ID < 0 || r.ID >= e.jobs.Len() || e.state(r.ID) != stDone || e.jobs.In(r.ID) && e.jobs.At(r.ID).r != nil {
+		return Admission{}, errors.New("engine: resubmit of a job that is not an adopted waiting job")
+	}
+	if err := e.fits(r); err != nil {
+		return Admission{}, err
+	}
+	e.jobs.Cover(r.ID, slot{nil, stDone})
+	*e.jobs.At(r.ID) = slot{r, stWaiting}
+	return e.admit(now, r), nil
+}
+
+// Skip makes n the ID of the next job: the IDs from the number of jobs
+// submitted so far up to n-1 are never submitted (done at once). A live
+// service uses it after an accepted loss, so that the IDs of lost jobs are
+// not given again; the policy then sees an ID jump, which the policies
+// handle (they index jobs by ID in maps or in slices grown to the ID).
+func (e *Engine) Skip(n int) error {
+	if e.trace != nil {
+		return errors.New("engine: Skip with a trace")
+	}
+	if n < e.jobs.Len() {
+		return fmt.Errorf("engine: skip to job ID %d, but %d jobs were submitted", n, e.jobs.Len())
+	}
+	if n > 0 {
+		e.jobs.Cover(n-1, slot{nil, stDone})
+		e.jobs.Trim(func(x slot) bool { return x.s == stDone })
+	}
+	return nil
 }
 
 // End tells the policy that running job r ended at now (Remove), after

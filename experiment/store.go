@@ -15,7 +15,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
+	"github.com/backfill-hpc/backfill/internal/parquet"
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/metrics"
@@ -138,40 +138,21 @@ type JobRow struct {
 	Rejected        bool    `parquet:"rejected"`
 }
 
-// parquetOptions are the writer options of every Parquet file: zstd
-// compression; the output is a pure function of the rows.
-func parquetOptions() []parquet.WriterOption {
-	return []parquet.WriterOption{parquet.Compression(&parquet.Zstd)}
-}
-
+// writeJobs writes jobs.parquet: one row (JobRow) per outcome, zstd
+// pages (internal/parquet); the output is a pure function of the rows.
 func writeJobs(w io.Writer, outcomes []job.Outcome, tau int64) error {
-	pw := parquet.NewGenericWriter[JobRow](w, parquetOptions()...)
-	const batch = 4096
-	rows := make([]JobRow, 0, batch)
-	flush := func() error {
-		_, err := pw.Write(rows)
-		rows = rows[:0]
-		return err
-	}
+	rows := make([]JobRow, len(outcomes))
 	for i := range outcomes {
 		o := &outcomes[i]
-		rows = append(rows, JobRow{
+		rows[i] = JobRow{
 			JobID: o.SWFID, ID: int64(o.ID), Submit: o.Submit, Procs: int64(o.Procs), Estimate: o.Estimate,
 			Runtime: o.Runtime, User: o.User, Group: o.Group, Queue: o.Queue, Partition: o.Partition,
 			Start: o.Start, End: o.End, Wait: o.Wait(), Response: o.Response(), BoundedSlowdown: o.BoundedSlowdown(tau),
 			Killed: o.Killed, Bound: o.Bound, Predicted: o.Predicted, Corrections: int64(o.Corrections),
 			Extension: o.Extension, Rejected: o.Rejected,
-		})
-		if len(rows) == batch {
-			if err := flush(); err != nil {
-				return err
-			}
 		}
 	}
-	if err := flush(); err != nil {
-		return err
-	}
-	return pw.Close()
+	return parquet.WriteRows(w, rows)
 }
 
 // ReadJobs reads a jobs.parquet file.

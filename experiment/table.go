@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/parquet-go/parquet-go"
+	"github.com/backfill-hpc/backfill/internal/parquet"
 
 	"github.com/backfill-hpc/backfill/policy"
 )
@@ -268,57 +267,60 @@ func (t *Table) WriteJSON(w io.Writer) error {
 	return err
 }
 
-// WriteParquet writes t as a Parquet file (zstd): one column per table
-// column, in order, optional where some cell is nil.
+// WriteParquet writes t as a Parquet file (zstd, internal/parquet): one
+// column per table column, in order, optional where some cell is nil.
 func (t *Table) WriteParquet(w io.Writer) error {
-	nullable := make([]bool, len(t.Cols))
-	for _, row := range t.Rows {
-		for i, v := range row {
-			nullable[i] = nullable[i] || v == nil
-		}
-	}
-	fields := make([]reflect.StructField, len(t.Cols))
+	cols := make([]parquet.Column, len(t.Cols))
 	for i, c := range t.Cols {
-		var typ reflect.Type
+		pc := &cols[i]
+		pc.Name = c.Name
 		switch c.Kind {
 		case String:
-			typ = reflect.TypeFor[string]()
+			pc.Type = parquet.String
 		case Int:
-			typ = reflect.TypeFor[int64]()
+			pc.Type = parquet.Int64
 		case Float:
-			typ = reflect.TypeFor[float64]()
+			pc.Type = parquet.Double
 		case Bool:
-			typ = reflect.TypeFor[bool]()
+			pc.Type = parquet.Bool
+		default:
+			return fmt.Errorf("column %s: unknown kind %v", c.Name, c.Kind)
 		}
-		tag := c.Name
-		if nullable[i] {
-			typ = reflect.PointerTo(typ)
-			tag += ",optional"
-		}
-		fields[i] = reflect.StructField{Name: "F" + strconv.Itoa(i), Type: typ, Tag: reflect.StructTag(`parquet:"` + tag + `"`)}
-	}
-	st := reflect.StructOf(fields)
-	schema := parquet.SchemaOf(reflect.New(st).Interface())
-	pw := parquet.NewWriter(w, append(parquetOptions(), schema)...)
-	for _, row := range t.Rows {
-		v := reflect.New(st).Elem()
-		for i, cell := range row {
-			if cell == nil {
-				continue
+		for _, row := range t.Rows {
+			if row[i] == nil {
+				pc.Optional = true
 			}
-			x := reflect.ValueOf(cell)
-			if nullable[i] {
-				p := reflect.New(x.Type())
-				p.Elem().Set(x)
-				x = p
-			}
-			v.Field(i).Set(x)
 		}
-		if err := pw.Write(v.Interface()); err != nil {
-			return err
+		for _, row := range t.Rows {
+			cell := row[i]
+			if pc.Optional {
+				pc.Null = append(pc.Null, cell == nil)
+			}
+			var ok bool
+			switch pc.Type {
+			case parquet.String:
+				var v string
+				v, ok = cell.(string)
+				pc.Strings = append(pc.Strings, v)
+			case parquet.Int64:
+				var v int64
+				v, ok = cell.(int64)
+				pc.Int64s = append(pc.Int64s, v)
+			case parquet.Double:
+				var v float64
+				v, ok = cell.(float64)
+				pc.Doubles = append(pc.Doubles, v)
+			case parquet.Bool:
+				var v bool
+				v, ok = cell.(bool)
+				pc.Bools = append(pc.Bools, v)
+			}
+			if !ok && cell != nil {
+				return fmt.Errorf("column %s: cell %v (%T) is not a %v", c.Name, cell, cell, pc.Type)
+			}
 		}
 	}
-	return pw.Close()
+	return parquet.Write(w, cols)
 }
 
 // WriteText writes the columns cols of t (all when nil) as an aligned

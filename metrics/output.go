@@ -39,7 +39,8 @@ type TableOptions struct {
 // with the prediction accuracy follows when some row planned with
 // predictions (Summary.Prediction). Every header names its unit; every
 // duration is printed in seconds with one decimal, slowdowns and
-// utilization with two. The label column is left-aligned, the others
+// utilization with two; what a run without jobs does not have (means,
+// percentiles, and utilization and makespan without a schedule) is "—". The label column is left-aligned, the others
 // right-aligned.
 func WriteTable(w io.Writer, rows []Row) error { return WriteTableWith(w, rows, TableOptions{}) }
 
@@ -56,9 +57,20 @@ func WriteTableWith(w io.Writer, rows []Row, opt TableOptions) error {
 		"long jobs", "long wait" + u, "long resp" + u, "long bsld"}}
 	for _, r := range rows {
 		a, sh, lo := r.S.All, r.S.Short, r.S.Long
-		overall = append(overall, []string{r.Label, itoa(a.Jobs), d(a.MeanWait), d(a.MedianWait),
+		line := []string{r.Label, itoa(a.Jobs), d(a.MeanWait), d(a.MedianWait),
 			d(a.P90Wait), d(a.P99Wait), di(a.MaxWait), d(a.MeanResponse), ratio(a.MeanBSLD),
-			pct(r.S.Utilization), di(r.S.Makespan), itoa(a.Killed)})
+			pct(r.S.Utilization), di(r.S.Makespan), itoa(a.Killed)}
+		// no measured job: no means or percentiles; no schedule at all
+		// (makespan 0): no utilization or makespan. "—", not 0.0
+		if a.Jobs == 0 {
+			for i := 2; i <= 8; i++ {
+				line[i] = "—"
+			}
+		}
+		if r.S.Makespan == 0 {
+			line[9], line[10] = "—", "—"
+		}
+		overall = append(overall, line)
 		// an empty class has no mean: "—", not 0.0 (as the report)
 		cls := func(s Stats) []string {
 			if s.Jobs == 0 {

@@ -20,7 +20,7 @@ func sampleRows() []Row {
 const goldenTable = `policy            jobs  mean wait (s)  median wait (s)  p90 wait (s)  p99 wait (s)  max wait (s)  mean resp (s)  mean bsld  util %  makespan (s)  killed
 fcfs                 5         1644.0             80.0        4070.0        4070.0        4070.0         3905.0      82.22   83.64       11300.0       1
 easy-backfilling     2         2075.0             80.0        4070.0        4070.0        4070.0         7675.0       1.29   83.64       11300.0       1
-empty                0            0.0              0.0           0.0           0.0           0.0            0.0       0.00    0.00           0.0       0
+empty                0              —                —             —             —             —              —          —       —             —       0
 
 policy            short jobs  short wait (s)  short resp (s)  short bsld  long jobs  long wait (s)  long resp (s)  long bsld
 fcfs                       3          1356.7          1391.7      136.17          2         2075.0         7675.0       1.29
@@ -45,6 +45,9 @@ func TestHumanDuration(t *testing.T) {
 	}
 }
 
+// A run without jobs has no means, percentiles, utilization or makespan:
+// its overall row prints "—" for them (not 0.0, which reads as a
+// measurement), as the per-class rows do.
 func TestWriteTableGolden(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteTable(&b, sampleRows()); err != nil {

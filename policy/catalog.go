@@ -31,6 +31,6 @@ func WriteCatalog(w io.Writer) error {
 			fmt.Fprintf(w, "    order=%s:%s=… (default %s): %s\n", o.Name, pp.Name, pp.Default, pp.Doc)
 		}
 	}
-	_, err := fmt.Fprintln(w, "\nParameters follow the name after colons, e.g. easy:depth=4.")
+	_, err := fmt.Fprintln(w, "Parameters follow the name after colons, e.g. easy:depth=4.")
 	return err
 }

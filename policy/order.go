@@ -87,9 +87,11 @@ func Orders() []OrderInfo {
 
 // OrderParam is the order parameter of a queue-based policy, with default
 // def, to list in its Info.Params. The parameters of the registered
-// orders are then accepted too.
+// orders are then accepted too. Its documentation names no list of orders:
+// policies register it at init, before every order may be registered
+// (WriteCatalog lists them).
 func OrderParam(def string) Param {
-	return Param{Name: "order", Default: def, Doc: "queue order: " + orderList() + " (backfill policies orders)"}
+	return Param{Name: "order", Default: def, Doc: "queue order: fcfs (arrival), sjf (estimate, then arrival) or any other registered order, e.g. multifactor (the queue orders of 'backfill policies')"}
 }
 
 func orderList() string {

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/backfill-hpc/backfill/job"
@@ -112,52 +111,10 @@ type Planner interface {
 	Reservations(now int64, fn func(j *job.Request, start int64))
 }
 
-// Params are a policy's parameters, parsed from "name:key=value:key=value".
-type Params map[string]string
-
-// Int returns parameter key as an int, def when absent. The special value
-// "all" (or "inf") maps to allValue.
-func (p Params) Int(key string, def, allValue int) (int, error) {
-	v, ok := p[key]
-	if !ok {
-		return def, nil
-	}
-	if v == "all" || v == "inf" {
-		return allValue, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, fmt.Errorf("parameter %s: expected an integer or \"all\", found %q", key, v)
-	}
-	return n, nil
-}
-
-// Float returns parameter key as a number in [lo, hi], def when absent.
-func (p Params) Float(key string, def, lo, hi float64) (float64, error) {
-	v, ok := p[key]
-	if !ok {
-		return def, nil
-	}
-	return spec.Float(key, v, lo, hi)
-}
-
-// Bool returns parameter key (true or false), def when absent.
-func (p Params) Bool(key string, def bool) (bool, error) {
-	v, ok := p[key]
-	if !ok {
-		return def, nil
-	}
-	return spec.Bool(key, v)
-}
-
-// Enum returns parameter key, one of values, def when absent.
-func (p Params) Enum(key, def string, values ...string) (string, error) {
-	v, ok := p[key]
-	if !ok {
-		return def, nil
-	}
-	return spec.Enum(key, v, values...)
-}
+// Params are a policy's parameters, parsed from "name:key=value:key=value"
+// (package spec's Params, with its typed getters Int, Float, Bool, Enum):
+// every policy is built from them (Info.New, Info.NewK).
+type Params = spec.Params
 
 // Param documents one parameter of a policy.
 type Param struct {

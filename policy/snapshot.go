@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/backfill-hpc/backfill/job"
@@ -57,4 +58,36 @@ func (r *Running) Holds() []RunningHold {
 // profile holds j's processors over [start, end).
 func (r *Running) Restore(j *job.Request, start, end int64) error {
 	return r.StartFor(start, j, end-start)
+}
+
+// Adopter is implemented by policies that can take over running jobs
+// from another policy: the live service changes its policy or machine
+// size (a reconfiguration) by building a fresh policy, handing it the
+// running jobs with Adopt, then inserting the waiting jobs again in
+// arrival order. Adopt is called on a freshly built policy before any
+// other call; each hold is [start, start + estimate) of a running job
+// (jobs are killed at their estimates), and lookup returns its request.
+// It fails for a configuration that cannot plan with the holds given
+// (e.g. a runtime predictor, which would hold a running job for its
+// prediction, unknown to a fresh policy).
+type Adopter interface {
+	Adopt(now int64, holds []RunningHold, lookup func(id int) *job.Request) error
+}
+
+// AdoptHolds adds the running jobs' holds to a fresh tracker (Adopt's
+// common part): every hold must be a known job with start < end.
+func (r *Running) AdoptHolds(name string, holds []RunningHold, lookup func(id int) *job.Request) error {
+	for _, h := range holds {
+		j := lookup(h.ID)
+		if j == nil {
+			return fmt.Errorf("%s: adopt: unknown job %d", name, h.ID)
+		}
+		if h.End <= h.Start {
+			return fmt.Errorf("%s: adopt: job %d holds [%d, %d)", name, h.ID, h.Start, h.End)
+		}
+		if err := r.Restore(j, h.Start, h.End); err != nil {
+			return fmt.Errorf("%s: adopt: %w", name, err)
+		}
+	}
+	return nil
 }

@@ -2,16 +2,14 @@ package report
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
+	"github.com/backfill-hpc/backfill/internal/parquet"
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/metrics"
@@ -297,20 +295,12 @@ func sweepCoords(label string, cfg map[string]json.RawMessage, offered float64) 
 // sweepJobRows opens a jobs.parquet file's footer and returns its number of
 // rows.
 func sweepJobRows(path string) (int, error) {
-	fh, err := os.Open(path)
+	pf, closeFile, err := parquet.OpenFile(path)
 	if err != nil {
 		return 0, err
 	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return 0, err
-	}
-	pf, err := parquet.OpenFile(fh, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
-	return int(pf.NumRows()), nil
+	defer closeFile()
+	return int(pf.Rows), nil
 }
 
 // readSweepJobs reads a jobs.parquet file into outcomes, in job-ID order:
@@ -346,87 +336,44 @@ func readSweepJobs(path string, full bool) ([]job.Outcome, error) {
 }
 
 // statColumns reads the columns the statistics need (sweepJobStats) from
-// the parquet file at path, column by column, page by page, in bulk: much
-// less work than decoding whole rows.
+// the parquet file at path, column by column: much less work than
+// decoding whole rows.
 func statColumns(path string) ([]job.Outcome, error) {
-	fh, err := os.Open(path)
+	pf, closeFile, err := parquet.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	pf, err := parquet.OpenFile(fh, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return nil, err
-	}
-	n := int(pf.NumRows())
+	defer closeFile()
+	n := int(pf.Rows)
 	ints := map[string][]int64{}
 	bools := map[string][]bool{}
 	for _, name := range []string{"id", "submit", "procs", "estimate", "runtime", "start", "end", "killed", "rejected"} {
-		leaf, ok := pf.Schema().Lookup(name)
+		i, ok := pf.Lookup(name)
 		if !ok {
 			return nil, fmt.Errorf("no column %q", name)
 		}
-		if leaf.MaxDefinitionLevel != 0 || leaf.MaxRepetitionLevel != 0 {
-			return nil, fmt.Errorf("column %q is optional or repeated, expected required", name)
+		if pf.Schema[i].Optional {
+			return nil, fmt.Errorf("column %q is optional, expected required", name)
 		}
 		isBool := name == "killed" || name == "rejected"
-		var iv []int64
-		var bv []bool
-		for _, rg := range pf.RowGroups() {
-			pages := rg.ColumnChunks()[leaf.ColumnIndex].Pages()
-			for {
-				pg, err := pages.ReadPage()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					pages.Close()
-					return nil, fmt.Errorf("column %s: %w", name, err)
-				}
-				k := int(pg.NumValues())
-				vr := pg.Values()
-				if isBool {
-					r, ok := vr.(parquet.BooleanReader)
-					if !ok {
-						pages.Close()
-						return nil, fmt.Errorf("column %s: not boolean", name)
-					}
-					buf := make([]bool, k)
-					m, err := r.ReadBooleans(buf)
-					if err != nil && !errors.Is(err, io.EOF) || m != k {
-						pages.Close()
-						return nil, fmt.Errorf("column %s: read %d of %d values: %v", name, m, k, err)
-					}
-					bv = append(bv, buf...)
-				} else {
-					r, ok := vr.(parquet.Int64Reader)
-					if !ok {
-						pages.Close()
-						return nil, fmt.Errorf("column %s: not int64", name)
-					}
-					buf := make([]int64, k)
-					m, err := r.ReadInt64s(buf)
-					if err != nil && !errors.Is(err, io.EOF) || m != k {
-						pages.Close()
-						return nil, fmt.Errorf("column %s: read %d of %d values: %v", name, m, k, err)
-					}
-					iv = append(iv, buf...)
-				}
-				parquet.Release(pg)
-			}
-			pages.Close()
+		want := parquet.Int64
+		if isBool {
+			want = parquet.Bool
 		}
-		if len(iv)+len(bv) != n {
-			return nil, fmt.Errorf("column %s: %d values for %d rows", name, len(iv)+len(bv), n)
+		if pf.Schema[i].Type != want {
+			return nil, fmt.Errorf("column %s: %v, expected %v", name, pf.Schema[i].Type, want)
+		}
+		c, err := pf.ReadColumn(i)
+		if err != nil {
+			return nil, err
+		}
+		if c.Len() != n {
+			return nil, fmt.Errorf("column %s: %d values for %d rows", name, c.Len(), n)
 		}
 		if isBool {
-			bools[name] = bv
+			bools[name] = c.Bools
 		} else {
-			ints[name] = iv
+			ints[name] = c.Int64s
 		}
 	}
 	outs := make([]job.Outcome, n)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/backfill-hpc/backfill/service/store"
 )
@@ -107,6 +106,7 @@ func (s *Service) archivedDone(fin []*Job) {
 	}
 	s.mu.Lock()
 	for _, j := range fin {
+		s.views.archive = append(s.views.archive, j.Req.ID)
 		if s.pending.byID[j.ID()] == j {
 			delete(s.pending.byID, j.ID())
 		}
@@ -137,15 +137,16 @@ func (s *Service) archivedViews(owners []string, keep func(*Job) bool, states []
 			return
 		}
 		seen[j.ID()] = true
-		out = append(out, s.view(j))
+		out = append(out, viewOf(j, -1))
 	}
-	s.mu.Lock()
-	for _, j := range s.pending.byID {
-		if (owners == nil || slices.Contains(owners, j.owner())) && slices.Contains(finals, string(j.State)) {
+	// the finished jobs whose archive rows are not yet committed are in
+	// the read view
+	v := s.readView()
+	v.each(func(j *Job) {
+		if j.State.Final() && (owners == nil || slices.Contains(owners, j.owner())) && slices.Contains(finals, string(j.State)) {
 			add(j)
 		}
-	}
-	s.mu.Unlock()
+	})
 	for _, st := range finals {
 		err := s.st.ArchivedJobs(store.ArchiveQuery{Users: owners, State: st, Limit: limit, Desc: limit > 0}, func(a store.Archived) error {
 			j, err := decodeArchived(a)
@@ -192,8 +193,8 @@ func mergeViews(active, arch []JobView) []JobView {
 // committed archive, without the engine lock; nil when it is not there
 // (not finished, finished but not yet committed, or no such job).
 func (s *Service) archivedNoLock(id string) *Job {
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil || n < 1 {
+	n, ok := parseJobID(id)
+	if !ok {
 		return nil
 	}
 	a, ok, err := s.st.ArchivedJob(n)

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/backfill-hpc/backfill/internal/promtext"
 )
 
 // DefaultMaxInFlight is the default limit on API requests handled at
@@ -27,10 +27,10 @@ type overload struct {
 	limit      int64
 	retryAfter int // seconds
 	inflight   atomic.Int64
-	rejected   prometheus.Counter
-	gauge      prometheus.GaugeFunc
+	rejected   *promtext.Counter
+	gauge      promtext.Collector
 	// backlogGauge is the executor's backlog
-	backlogGauge prometheus.GaugeFunc
+	backlogGauge promtext.Collector
 	// submissions are refused while the executor has more than
 	// maxBacklog actions waiting (negative: no limit)
 	maxBacklog int
@@ -39,23 +39,17 @@ type overload struct {
 
 func newOverload(limit, retryAfter int) *overload {
 	o := &overload{limit: int64(limit), retryAfter: max(1, retryAfter)}
-	o.rejected = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "backfill_overload_rejections_total",
-		Help: "Requests answered 503 with Retry-After because MaxInFlight requests were being handled.",
-	})
-	o.gauge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "backfill_requests_in_flight",
-		Help: "API requests being handled (those counted against MaxInFlight).",
-	}, func() float64 { return float64(o.inflight.Load()) })
-	o.backlogGauge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "backfill_executor_backlog",
-		Help: "Committed executor actions not yet carried out (submit, start, kill, cancel).",
-	}, func() float64 {
-		if o.backlog == nil {
-			return 0
-		}
-		return float64(o.backlog())
-	})
+	o.rejected = promtext.NewCounter("backfill_overload_rejections_total",
+		"Requests answered 503 with Retry-After because MaxInFlight requests were being handled.")
+	o.gauge = promtext.NewGaugeFunc("backfill_requests_in_flight",
+		"API requests being handled (those counted against MaxInFlight).", func() float64 { return float64(o.inflight.Load()) })
+	o.backlogGauge = promtext.NewGaugeFunc("backfill_executor_backlog",
+		"Committed executor actions not yet carried out (submit, start, kill, cancel).", func() float64 {
+			if o.backlog == nil {
+				return 0
+			}
+			return float64(o.backlog())
+		})
 	return o
 }
 

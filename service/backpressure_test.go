@@ -21,7 +21,8 @@ func TestBackpressure(t *testing.T) {
 	env.svc.mu.Lock()
 	held := make(chan error, 2)
 	for i := 0; i < 2; i++ {
-		go func() { _, err := alice.Jobs(ctx, "", ""); held <- err }()
+		// writes wait for the engine lock (reads would not: view.go)
+		go func() { _, err := alice.Submit(ctx, SubmitRequest{Procs: ip(1), Estimate: i64(10)}); held <- err }()
 	}
 	for env.svc.over.inflight.Load() < 2 {
 		time.Sleep(time.Millisecond)

@@ -76,15 +76,10 @@ func checkReplay(st *store.Store, in *store.Inspection, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("the database has no valid machine size (meta procs %q)", in.Meta["procs"])
 	}
-	sched, err := policy.New(in.Meta["policy"], procs)
-	if err != nil {
+	if _, err := policy.New(in.Meta["policy"], procs); err != nil {
 		return fmt.Errorf("the database's policy: %w", err)
 	}
-	eng, err := NewEngine(sched, procs, 0)
-	if err != nil {
-		return err
-	}
-	n, _, err := loadState(st, eng, func() error {
+	eng, n, _, err := loadState(st, newEngineFor, in.Meta["policy"], procs, func(eng *Engine) error {
 		eng.TakeFinished()
 		return nil
 	})
@@ -92,6 +87,6 @@ func checkReplay(st *store.Store, in *store.Inspection, w io.Writer) error {
 		return err
 	}
 	wt, rn, _ := eng.Counts()
-	fmt.Fprintf(w, "  replayed %d records: %d jobs, %d waiting, %d running, now %d\n", n, eng.jobs.Len(), wt, rn, eng.cur)
+	fmt.Fprintf(w, "  replayed %d records: %d jobs, %d waiting, %d running, now %d; policy %s on %d processors\n", n, len(eng.jobs), wt, rn, eng.cur, eng.Policy(), eng.procs)
 	return nil
 }

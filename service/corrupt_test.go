@@ -232,6 +232,25 @@ func TestCorruptionRefusedOrRecovered(t *testing.T) {
 					t.Errorf("no copy of the damaged files kept")
 				}
 			}
+			// the ids of the jobs lost are never given again
+			submit := func(svc *Service) int64 {
+				var id int64
+				err := svc.do(func(e *Engine) error {
+					j, err := e.Submit(e.cur, SubmitInput{User: "admin", Procs: 1, Estimate: 10})
+					if err == nil {
+						id = j.ID()
+					}
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return id
+			}
+			next := submit(svc)
+			if next <= acked[len(acked)-1] {
+				t.Fatalf("after the loss, a new job got id %d; ids up to %d were acknowledged", next, acked[len(acked)-1])
+			}
 			// and the directory now opens without the flag, with a
 			// consistent state
 			svc.Close()
@@ -239,6 +258,12 @@ func TestCorruptionRefusedOrRecovered(t *testing.T) {
 			svc2, err := Open(cfg)
 			if err != nil {
 				t.Fatalf("after --accept-loss: %v", err)
+			}
+			if svc2.eng.Job(next) == nil {
+				t.Fatalf("job %d, submitted after the loss, is gone at the next start", next)
+			}
+			if n2 := submit(svc2); n2 != next+1 {
+				t.Fatalf("the next id after %d is %d", next, n2)
 			}
 			svc2.Close()
 		})

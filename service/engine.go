@@ -3,7 +3,6 @@ package service
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/backfill-hpc/backfill/internal/idwin"
 	"math"
 	"slices"
 
@@ -80,6 +79,7 @@ const (
 	KindTick   = "tick"
 	KindExec   = "exec"
 	KindOwner  = "owner"
+	KindIDs    = "ids"
 )
 
 // OwnerKey identifies a job's owner in the engine's maps: the user id,
@@ -129,6 +129,11 @@ type ownerData struct {
 	ID   int64  `json:"id"`
 	UID  int64  `json:"uid"`
 	User string `json:"user"`
+	Note string `json:"note,omitempty"`
+}
+
+type idsData struct {
+	Next int64  `json:"next"` // the id of the next job
 	Note string `json:"note,omitempty"`
 }
 
@@ -190,10 +195,9 @@ type Engine struct {
 	// jobs are the waiting and running jobs by internal ID; a job that
 	// finishes is retired: its entry becomes nil, it goes to finished
 	// (for the service to archive in the same commit as its record) and
-	// Archived finds it again. The window starts at the oldest job not
-	// retired, so memory is bounded by the active jobs and the jobs
-	// submitted since the oldest of them (internal/idwin).
-	jobs     idwin.Window[*Job]
+	// Archived finds it again. Memory is thus bounded by the active jobs
+	// (plus 8 bytes per job ever).
+	jobs     []*Job
 	byKey    map[string]*Job
 	finished []*Job
 	// Archived, if set, finds a retired job by public id (or by owner and
@@ -214,6 +218,13 @@ type Engine struct {
 	effects []Effect
 	started []*Job // started during the current operation
 	replay  bool
+	// touched are the jobs changed since the service last published its
+	// read view (view.go); not kept during a replay
+	touched []*Job
+	// planFresh: the policy's plan is settled at cur (the last operation
+	// was a pass or a submission), so listing its reservations cannot
+	// change its later decisions (view.go)
+	planFresh bool
 
 	// Stats
 	Passes int64
@@ -253,17 +264,17 @@ func (e *Engine) Counts() (waiting, running, busy int) {
 	return e.core.Waiting(), e.core.Running(), e.core.Busy()
 }
 
-// Jobs returns the jobs by internal ID from the oldest one not finished
-// on, nil for the finished ones (do not modify).
-func (e *Engine) Jobs() []*Job { return e.jobs.Slice() }
+// Jobs returns the jobs by internal ID, nil for the finished ones (do
+// not modify).
+func (e *Engine) Jobs() []*Job { return e.jobs }
 
 // Job returns the job with public id (from the archive if it finished),
 // or nil.
 func (e *Engine) Job(id int64) *Job {
-	if id < 1 || id > int64(e.jobs.Len()) {
+	if id < 1 || id > int64(len(e.jobs)) {
 		return nil
 	}
-	if j := e.jobs.Get(int(id - 1)); j != nil {
+	if j := e.jobs[id-1]; j != nil {
 		return j
 	}
 	if e.Archived != nil {
@@ -291,11 +302,17 @@ func (e *Engine) TakeFinished() []*Job {
 	return f
 }
 
+// touch notes that job j changed (for the read view).
+func (e *Engine) touch(j *Job) {
+	if !e.replay {
+		e.touched = append(e.touched, j)
+	}
+}
+
 // retire drops finished job j from memory (finished keeps it for the
 // archive until the service takes it).
 func (e *Engine) retire(j *Job) {
-	*e.jobs.At(j.Req.ID) = nil
-	e.jobs.Trim(func(j *Job) bool { return j == nil })
+	e.jobs[j.Req.ID] = nil
 	if j.Key != "" {
 		delete(e.byKey, j.owner()+"\x00"+j.Key)
 	}
@@ -357,7 +374,11 @@ func (e *Engine) emit(kind string, t int64, v any) int64 {
 	}
 	e.seq++
 	if !e.replay {
-		e.out = append(e.out, Record{Seq: e.seq, Kind: kind, T: t, Data: data})
+		r := Record{Seq: e.seq, Kind: kind, T: t, Data: data}
+		if d, ok := v.(submitData); ok {
+			r.Job = d.ID
+		}
+		e.out = append(e.out, r)
 	}
 	return e.seq
 }
@@ -383,10 +404,10 @@ func (e *Engine) Advance(t int64) error {
 		if x >= t {
 			break
 		}
-		e.cur, e.dirty = x, true
+		e.cur, e.dirty, e.planFresh = x, true, false
 	}
 	if t > e.cur {
-		e.cur = t
+		e.cur, e.planFresh = t, false
 		e.dirty = e.wake == t || e.limMin() == t
 	}
 	return nil
@@ -409,8 +430,9 @@ func (e *Engine) pass() error {
 	}
 	var started []int64
 	wake, err := e.core.Pass(now, func(r *job.Request) {
-		j := e.jobs.Get(r.ID)
+		j := e.jobs[r.ID]
 		j.State, j.Start = Running, now
+		e.touch(j)
 		e.lims.push(limitItem{t: j.Limit(), id: r.ID})
 		started = append(started, j.ID())
 		e.started = append(e.started, j)
@@ -425,6 +447,7 @@ func (e *Engine) pass() error {
 	}
 	e.wake = wake
 	e.dirty = false
+	e.planFresh = !e.replay
 	seq := e.emit(KindTick, now, tickData{Started: started})
 	for _, id := range started {
 		e.decisions = append(e.decisions, Decision{Seq: seq, Action: "start", ID: id, T: now})
@@ -441,7 +464,7 @@ func (e *Engine) killDue() error {
 	now := e.cur
 	for e.limMin() == now {
 		it := e.lims.pop()
-		j := e.jobs.Get(it.id)
+		j := e.jobs[it.id]
 		if j == nil || j.State != Running || j.Limit() != now {
 			continue // ended earlier; stale entry
 		}
@@ -468,8 +491,9 @@ func (e *Engine) end(now int64, j *Job, st State, exit *int, note string) error 
 	if note != "" {
 		j.Reason = note
 	}
+	e.touch(j)
 	e.outstanding[j.owner()] -= int64(j.Req.Procs) * j.Req.Estimate
-	e.dirty = true
+	e.dirty, e.planFresh = true, false
 	var seq int64
 	if st == Cancelled {
 		seq = e.emit(KindCancel, now, cancelData{ID: j.ID(), Note: note})
@@ -504,7 +528,7 @@ func (e *Engine) Submit(t int64, in SubmitInput) (*Job, error) {
 	if in.Procs < 1 || in.Procs > e.procs || in.Estimate < 1 {
 		return nil, fmt.Errorf("job of %d processors with estimate %d on a machine of %d", in.Procs, in.Estimate, e.procs)
 	}
-	id := e.jobs.Len()
+	id := len(e.jobs)
 	j := &Job{
 		Req: job.Request{
 			ID: id, SWFID: int64(id) + 1, Submit: t, Procs: in.Procs, Estimate: in.Estimate,
@@ -537,7 +561,8 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 		return err
 	}
 	e.userIDs[j.owner()] = uid
-	e.jobs.Append(j)
+	e.jobs = append(e.jobs, j)
+	defer e.touch(j) // after the decision below
 	if j.Key != "" {
 		e.byKey[j.owner()+"\x00"+j.Key] = j
 	}
@@ -564,6 +589,7 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 			j.ID(), want.Admitted, want.Guarantee, d.Admitted, d.Guarantee)
 	}
 	e.emit(KindSubmit, t, d)
+	e.planFresh = !e.replay
 	if a.Admitted {
 		e.effects = append(e.effects, Effect{Kind: "submit", Job: j})
 	} else {
@@ -589,7 +615,7 @@ func (e *Engine) Reservations(fn func(j *Job, start int64)) {
 	if e.plan == nil {
 		return
 	}
-	e.plan.Reservations(e.cur, func(r *job.Request, s int64) { fn(e.jobs.Get(r.ID), s) })
+	e.plan.Reservations(e.cur, func(r *job.Request, s int64) { fn(e.jobs[r.ID], s) })
 }
 
 // End records at instant t that running job j ended by itself with exit
@@ -670,11 +696,38 @@ func (e *Engine) chown(j *Job, uid int64, user string) {
 		defer func() { e.outstanding[j.owner()] += w }()
 	}
 	j.UID, j.User = uid, user
+	e.touch(j)
+}
+
+// SkipIDs makes next the id of the next job (next > the ids given so
+// far), recorded in the log: after a loss was accepted, the ids of the
+// jobs lost are never given again (the service takes the highest id
+// acknowledged from the high-water mark).
+func (e *Engine) SkipIDs(next int64, note string) error {
+	if err := e.skip(next); err != nil {
+		return err
+	}
+	e.emit(KindIDs, e.cur, idsData{Next: next, Note: note})
+	return nil
+}
+
+func (e *Engine) skip(next int64) error {
+	if next <= int64(len(e.jobs)) {
+		return fmt.Errorf("next job id %d: ids up to %d are taken", next, len(e.jobs))
+	}
+	if err := e.core.Skip(int(next - 1)); err != nil {
+		return err
+	}
+	for int64(len(e.jobs)) < next-1 {
+		e.jobs = append(e.jobs, nil)
+	}
+	return nil
 }
 
 // SetRef records the executor's handle of job j.
 func (e *Engine) SetRef(j *Job, ref string) {
 	j.Ref = ref
+	e.touch(j)
 	e.emit(KindExec, e.cur, execData{ID: j.ID(), Ref: ref})
 }
 
@@ -707,13 +760,13 @@ func (e *Engine) Replay(r Record) error {
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return bad(err)
 		}
-		if d.ID != int64(e.jobs.Len())+1 {
-			return bad(fmt.Errorf("job id %d, expected %d", d.ID, e.jobs.Len()+1))
+		if d.ID != int64(len(e.jobs))+1 {
+			return bad(fmt.Errorf("job id %d, expected %d", d.ID, len(e.jobs)+1))
 		}
 		if d.Procs < 1 || d.Procs > e.procs || d.Estimate < 1 {
 			return bad(fmt.Errorf("job %d: %d processors, estimate %d, on a machine of %d", d.ID, d.Procs, d.Estimate, e.procs))
 		}
-		id := e.jobs.Len()
+		id := len(e.jobs)
 		j := &Job{
 			Req: job.Request{ID: id, SWFID: int64(id) + 1, Submit: r.T, Procs: d.Procs, Estimate: d.Estimate,
 				User: -1, Group: -1, Queue: -1, Partition: -1, UP: d.UP, PP: d.PP, Deadline: d.Deadline},
@@ -776,6 +829,22 @@ func (e *Engine) Replay(r Record) error {
 			return bad(err)
 		}
 		e.chown(j, d.UID, d.User)
+	case KindReconfig:
+		var d ReconfigReport
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		if _, err := e.reconfigure(d.Policy, d.Procs, d.Note, &d); err != nil {
+			return bad(err)
+		}
+	case KindIDs:
+		var d idsData
+		if err := json.Unmarshal(r.Data, &d); err != nil {
+			return bad(err)
+		}
+		if err := e.skip(d.Next); err != nil {
+			return bad(err)
+		}
 	case KindExec:
 		var d execData
 		if err := json.Unmarshal(r.Data, &d); err != nil {
@@ -799,7 +868,7 @@ func (e *Engine) Replay(r Record) error {
 func (e *Engine) limMin() int64 {
 	for len(e.lims) > 0 {
 		it := e.lims[0]
-		if j := e.jobs.Get(it.id); j != nil && j.State == Running && j.Limit() == it.t {
+		if j := e.jobs[it.id]; j != nil && j.State == Running && j.Limit() == it.t {
 			return it.t
 		}
 		e.lims.pop()

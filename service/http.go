@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -262,14 +263,18 @@ type JobView struct {
 
 func ptr[T any](v T) *T { return &v }
 
-func (s *Service) view(j *Job) JobView {
+// view is the API's view of job j (s.mu held: the engine's planned start).
+func (s *Service) view(j *Job) JobView { return viewOf(j, s.eng.Planned(j)) }
+
+// viewOf is the API's view of job j with planned start p (-1: none).
+func viewOf(j *Job, p int64) JobView {
 	v := JobView{ID: j.ID(), User: j.User, Name: j.Name, Procs: j.Req.Procs, Estimate: j.Req.Estimate,
 		Submit: j.Req.Submit, State: j.State, Admitted: j.State != Rejected, Reason: j.Reason,
 		ExitCode: j.ExitCode, UserPriority: j.Req.UP, OverQuota: j.OverQuota, Command: j.Command, Workdir: j.Workdir, IdempotencyKey: j.Key}
 	if !math.IsInf(j.Req.PP, -1) {
 		v.PoliticalPriority = ptr(j.Req.PP)
 	}
-	if p := s.eng.Planned(j); p >= 0 {
+	if p >= 0 {
 		v.ReservedStart = ptr(p)
 	}
 	if j.Guarantee >= 0 {
@@ -328,12 +333,22 @@ func (s *Service) Handler() http.Handler {
 			t0 := time.Now()
 			defer func() { hist.Observe(time.Since(t0).Seconds()) }()
 			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+			if !s.isReady() {
+				s.notReady(w, r)
+				return
+			}
 			u, err := s.auth(r)
 			if err != nil {
 				refuseBody(w, r)
 			} else if admin && !u.Admin {
 				err = errf(403, "this operation needs an admin token")
 				refuseBody(w, r)
+			}
+			if err == nil {
+				err = checkQuery(r, queryParams[pattern])
+				if err != nil {
+					refuseBody(w, r)
+				}
 			}
 			if err == nil {
 				err = h(w, r, u)
@@ -357,6 +372,7 @@ func (s *Service) Handler() http.Handler {
 	route("GET /v1/schedule", false, s.schedule)
 	route("GET /v1/decisions", true, s.decisions)
 	route("POST /v1/clock", true, s.setClock)
+	route("POST /v1/reconfigure", true, s.reconfigure)
 	route("GET /v1/users", true, s.listUsers)
 	route("POST /v1/users", true, s.createUser)
 	route("PATCH /v1/users/{name}", true, s.patchUser)
@@ -409,9 +425,62 @@ func (s *Service) Handler() http.Handler {
 	})
 }
 
+// queryParams are the query parameters each endpoint takes; any other is
+// refused (400 naming it), as is one given twice: a client that sends a
+// parameter believes it has an effect.
+var queryParams = map[string][]string{
+	"GET /v1/jobs":            {"state", "user", "limit"},
+	"GET /v1/decisions":       {"after", "wait"},
+	"DELETE /v1/users/{name}": {"jobs"},
+}
+
+// checkQuery refuses a query parameter not in allowed, or one given twice.
+func checkQuery(r *http.Request, allowed []string) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return errf(400, "malformed query string: %v", err)
+	}
+	names := make([]string, 0, len(q))
+	for k := range q {
+		names = append(names, k)
+	}
+	slices.Sort(names) // the first offending name, deterministically
+	for _, k := range names {
+		if !slices.Contains(allowed, k) {
+			what := "takes no query parameters"
+			if len(allowed) > 0 {
+				what = "takes only " + strings.Join(allowed, ", ")
+			}
+			return &fieldError{k, fmt.Sprintf("unknown query parameter (%s %s %s; names are case-sensitive)", r.Method, r.URL.Path, what)}
+		}
+		if len(q[k]) > 1 {
+			return &fieldError{k, fmt.Sprintf("query parameter given %d times; give it once (a list is comma-separated)", len(q[k]))}
+		}
+	}
+	return nil
+}
+
+// parseJobID parses a public job id: a canonical decimal integer ≥ 1
+// (digits only, no sign, no leading zero), so that one job has one name.
+func parseJobID(s string) (int64, bool) {
+	if s == "" || len(s) > 19 || s[0] == '0' {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
 // bodyRoutes are the endpoints that read a request body, and whether
 // they need an admin token.
-var bodyRoutes = map[string]bool{"POST /v1/jobs": false, "POST /v1/jobs/{id}/end": true, "POST /v1/clock": true,
+var bodyRoutes = map[string]bool{"POST /v1/jobs": false, "POST /v1/jobs/{id}/end": true, "POST /v1/clock": true, "POST /v1/reconfigure": true,
 	"POST /v1/users": true, "PATCH /v1/users/{name}": true}
 
 // refuseBody makes sure the request's body is never read: the connection
@@ -439,20 +508,50 @@ type Health struct {
 
 func (s *Service) health(w http.ResponseWriter, r *http.Request) {
 	h, status := s.healthNow()
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
 	writeJSON(w, status, h)
 }
 
-// healthNow is the health answer and its status.
+// healthNow is the health answer and its status (from the read view:
+// it never waits for the engine). While the state is rebuilt after a
+// restart the status is "recovering" (503).
 func (s *Service) healthNow() (Health, int) {
-	s.mu.Lock()
-	wt, rn, busy := s.eng.Counts()
-	h := Health{Status: "ok", Now: s.eng.cur, Policy: s.eng.Policy(), Procs: s.cfg.Procs, Executor: s.exec.Name(), Waiting: wt, Running: rn, Busy: busy}
-	s.mu.Unlock()
+	v := s.readView()
+	h := Health{Status: v.status, Now: v.now, Policy: v.policy, Procs: v.procs, Executor: s.cfg.Executor, Waiting: v.waiting, Running: v.running, Busy: v.busy}
+	if s.isReady() {
+		h.Executor = s.exec.Name()
+	}
 	status := 200
-	if s.Fatal() != nil {
+	switch {
+	case s.Fatal() != nil:
 		h.Status, status = "unavailable", 503
+	case v.status != "ok":
+		status = 503
+		select {
+		case <-s.ready:
+			h.Status = "failed" // the state could not be rebuilt
+		default:
+		}
 	}
 	return h, status
+}
+
+// notReady answers a request while the state is rebuilt (or could not
+// be): 503 with Retry-After. Reads are not served from the latest
+// snapshot meanwhile: it lacks the log's tail, so jobs acknowledged after
+// it would look lost.
+func (s *Service) notReady(w http.ResponseWriter, r *http.Request) {
+	refuseBody(w, r)
+	msg := "recovering: the service is rebuilding its state from its log; retry after 1 s"
+	select {
+	case <-s.ready:
+		msg = "unavailable: the state could not be rebuilt from the log (see the service's log); restart it"
+	default:
+	}
+	w.Header().Set("Retry-After", "1")
+	writeJSON(w, http.StatusServiceUnavailable, ErrorBody{Error: msg})
 }
 
 func readBody(r *http.Request) ([]byte, error) {
@@ -477,7 +576,7 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 		return err
 	}
 	now := s.clock.Now()
-	req, err := DecodeSubmit(body, Limits{Procs: s.cfg.Procs, MaxEstimate: s.cfg.MaxEstimate, Now: now})
+	req, err := DecodeSubmit(body, Limits{Procs: s.readView().procs, MaxEstimate: s.cfg.MaxEstimate, Now: now})
 	if err != nil {
 		return err
 	}
@@ -515,6 +614,9 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 	var decision time.Duration
 	t0 := time.Now()
 	err = s.do(func(e *Engine) error {
+		if in.Procs > e.procs { // the machine shrank since the body was checked
+			return &fieldError{"procs", fmt.Sprintf("%d processors requested; the machine has %d", in.Procs, e.procs)}
+		}
 		if in.Deadline != 0 && !e.Admits() {
 			return &fieldError{"deadline", fmt.Sprintf("policy %s has no deadline admission control (use qops, msb or mrt)", e.Policy())}
 		}
@@ -625,24 +727,22 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request, u store.User) err
 		}
 		limit = n
 	}
-	s.mu.Lock()
-	out := JobList{Now: s.eng.cur, Jobs: []JobView{}}
-	// newest first when limited
-	jobs := s.eng.jobs.Slice()
-	for i := range jobs {
-		j := jobs[i]
-		if j == nil { // finished: in the archive
-			continue
+	// the waiting and running jobs, from the read view (never waiting
+	// for the engine)
+	v := s.readView()
+	out := JobList{Now: v.now, Jobs: []JobView{}}
+	v.each(func(j *Job) {
+		if j.State.Final() { // in the archive, or soon
+			return
 		}
 		if who != "" && !owns(whoUser, j) {
-			continue
+			return
 		}
 		if states != nil && !slices.Contains(states, j.State) {
-			continue
+			return
 		}
-		out.Jobs = append(out.Jobs, s.view(j))
-	}
-	s.mu.Unlock()
+		out.Jobs = append(out.Jobs, viewOf(j, v.plannedStart(j)))
+	})
 	// the finished jobs, from the archive (archive.go)
 	var owners []string
 	keep := func(*Job) bool { return true }
@@ -674,9 +774,9 @@ func owns(u store.User, j *Job) bool {
 
 // jobOf finds the job of the request's path, visible to u.
 func (s *Service) jobOf(r *http.Request, u store.User) (*Job, error) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil {
-		return nil, errf(400, "job id %q is not an integer", r.PathValue("id"))
+	id, ok := parseJobID(r.PathValue("id"))
+	if !ok {
+		return nil, errf(400, "job id %q is not a job id: expected a decimal integer ≥ 1 without sign or leading zeros", r.PathValue("id"))
 	}
 	j := s.eng.Job(id)
 	if j == nil || (!u.Admin && !owns(u, j)) {
@@ -687,24 +787,25 @@ func (s *Service) jobOf(r *http.Request, u store.User) (*Job, error) {
 }
 
 func (s *Service) get(w http.ResponseWriter, r *http.Request, u store.User) error {
-	// a finished job is read from the archive outside the engine lock
-	// (archive.go); authentication still takes that lock, so reads can
-	// still wait behind a slow write
-	if j := s.archivedNoLock(r.PathValue("id")); j != nil && (u.Admin || owns(u, j)) {
-		writeJSON(w, 200, s.view(j))
-		return nil
+	// from the read view, or the archive for a finished job: never under
+	// the engine lock
+	id, ok := parseJobID(r.PathValue("id"))
+	if !ok {
+		return errf(400, "job id %q is not a job id: expected a decimal integer ≥ 1 without sign or leading zeros", r.PathValue("id"))
 	}
-	s.mu.Lock()
-	j, err := s.jobOf(r, u)
-	var v JobView
-	if err == nil {
-		v = s.view(j)
+	v := s.readView()
+	j := v.job(int(id - 1))
+	p := int64(-1)
+	if j != nil {
+		p = v.plannedStart(j)
+	} else if id <= int64(v.njobs) {
+		j = s.archivedNoLock(r.PathValue("id"))
 	}
-	s.mu.Unlock()
-	if err != nil {
-		return err
+	if j == nil || (!u.Admin && !owns(u, j)) {
+		// another user's job is reported as absent, not forbidden
+		return errf(404, "no job %d", id)
 	}
-	writeJSON(w, 200, v)
+	writeJSON(w, 200, viewOf(j, p))
 	return nil
 }
 
@@ -808,9 +909,8 @@ type Bar struct {
 }
 
 func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User) error {
-	s.mu.Lock()
-	e := s.eng
-	out := Schedule{Now: e.cur, Procs: s.cfg.Procs, Policy: e.Policy(), Bars: []Bar{}, Unplaced: []JobView{}}
+	v := s.readView() // never waits for the engine
+	out := Schedule{Now: v.now, Procs: v.procs, Policy: v.policy, Bars: []Bar{}, Unplaced: []JobView{}}
 	bar := func(j *Job, start int64, state string) Bar {
 		b := Bar{Procs: j.Req.Procs, Start: start, End: start + j.Req.Estimate, State: state, Mine: u.Admin || owns(u, j)}
 		if b.Mine {
@@ -824,22 +924,23 @@ func (s *Service) schedule(w http.ResponseWriter, r *http.Request, u store.User)
 		}
 		return b
 	}
-	planned := map[int]bool{}
-	for _, j := range e.jobs.Slice() {
-		if j != nil && j.State == Running {
+	v.each(func(j *Job) {
+		if j.State == Running {
 			out.Bars = append(out.Bars, bar(j, j.Start, "running"))
 		}
-	}
-	e.Reservations(func(j *Job, start int64) {
-		planned[j.Req.ID] = true
-		out.Bars = append(out.Bars, bar(j, start, "reserved"))
 	})
-	for _, j := range e.jobs.Slice() {
-		if j != nil && j.State == Waiting && !planned[j.Req.ID] && (u.Admin || owns(u, j)) {
-			out.Unplaced = append(out.Unplaced, s.view(j))
+	planned := make(map[int]bool, len(v.resv))
+	for _, r := range v.resv {
+		if j := v.job(r.id); j != nil && j.State == Waiting {
+			planned[r.id] = true
+			out.Bars = append(out.Bars, bar(j, r.start, "reserved"))
 		}
 	}
-	s.mu.Unlock()
+	v.each(func(j *Job) {
+		if j.State == Waiting && !planned[j.Req.ID] && (u.Admin || owns(u, j)) {
+			out.Unplaced = append(out.Unplaced, viewOf(j, -1))
+		}
+	})
 	slices.SortStableFunc(out.Bars, func(a, b Bar) int {
 		if a.Start != b.Start {
 			if a.Start < b.Start {
@@ -881,11 +982,14 @@ func (s *Service) decisions(w http.ResponseWriter, r *http.Request, u store.User
 	}
 	deadline := time.After(wait)
 	for {
-		s.mu.Lock()
-		ds := slices.Clone(s.eng.Decisions(after))
-		now := s.eng.cur
+		// the channel first: a decision committed after the view is read
+		// closes it
+		s.decMu.Lock()
 		ch := s.newDec
-		s.mu.Unlock()
+		s.decMu.Unlock()
+		v := s.readView()
+		ds := committedDecisions(v.decisions, after, s.committed.Load())
+		now := v.now
 		if len(ds) > 0 || wait == 0 {
 			out := DecisionList{Now: now, Decisions: ds, Next: after}
 			if len(ds) > 0 {
@@ -1116,7 +1220,7 @@ func (s *Service) deleteUser(w http.ResponseWriter, r *http.Request, admin store
 	var mine []int64
 	err := s.do(func(e *Engine) error {
 		note := fmt.Sprintf("owner %s (user id %d) deleted", gone.Name, gone.ID)
-		for _, j := range e.jobs.Slice() {
+		for _, j := range e.jobs {
 			if j == nil || j.State.Final() || !owns(gone, j) {
 				continue
 			}

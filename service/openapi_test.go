@@ -52,6 +52,7 @@ func TestOpenAPIMatchesCode(t *testing.T) {
 		"EndRequest": EndRequest{}, "Bar": Bar{}, "Schedule": Schedule{}, "Decision": Decision{},
 		"DecisionList": DecisionList{}, "ClockRequest": ClockRequest{}, "StartedJob": StartedJob{},
 		"ClockResult": ClockResult{}, "Health": Health{}, "User": UserView{}, "UserRequest": UserRequest{},
+		"ReconfigRequest": ReconfigRequest{}, "ReconfigReport": ReconfigReport{}, "Replanned": Replanned{}, "Dropped": Dropped{},
 	}
 	for name, v := range types {
 		sc, ok := d.Comp.Schemas[name]
@@ -83,7 +84,7 @@ func TestOpenAPIMatchesCode(t *testing.T) {
 			t.Errorf("schema %s: properties %v, Go fields %v", name, props, fields)
 		}
 		for _, r := range required {
-			if name != "SubmitRequest" && name != "ClockRequest" && !slices.Contains(sc.Required, r) {
+			if name != "SubmitRequest" && name != "ClockRequest" && name != "ReconfigRequest" && !slices.Contains(sc.Required, r) {
 				t.Errorf("schema %s: %s is always present but not required", name, r)
 			}
 		}

@@ -36,6 +36,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -177,13 +178,25 @@ type Service struct {
 
 	failed  chan struct{} // closed when fatal is set
 	effects effectQueue   // committed effects, for the executor (effects.go)
-	newDec  chan struct{} // closed and replaced when decisions are added
+	newDec  chan struct{} // closed and replaced when decisions are added (decMu)
+	decMu   sync.Mutex
 
 	// snapshots (snapshot.go), guarded by mu
 	snapOff  bool      // the policy cannot save its state
 	snapSeq  int64     // the record of the latest snapshot
 	snapTime time.Time // when it was taken (or the service started)
 	replayed int       // records replayed by Open (after the snapshot)
+
+	// recovery (Start): ready is closed once the state is rebuilt
+	ready      chan struct{}
+	readyErr   error
+	started    bool   // the committer and effector run (guarded by qmu)
+	policyName string // the policy's name (the engine may not exist yet)
+	// the configuration the log starts with (meta; checkMeta)
+	logSpec   string
+	logProcs  int
+	views     views        // the published read view (view.go)
+	committed atomic.Int64 // the last record committed
 
 	met    *metrics
 	over   *overload
@@ -204,8 +217,29 @@ type batch struct {
 var ErrUnavailable = errors.New("service unavailable: the state database failed; restart the service to recover from its log")
 
 // Open opens (or creates) the service state in cfg.StateDir, rebuilds the
-// policy's state from the event log, and reconciles the executor.
+// policy's state from the event log, and reconciles the executor. It is
+// Start followed by WaitReady.
 func Open(cfg Config) (*Service, error) {
+	s, err := Start(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.WaitReady(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Start opens (or creates) the service state in cfg.StateDir and returns
+// at once, the state being rebuilt from the event log in the background
+// (Ready, WaitReady): a server can listen at once, and answers 503 with
+// Retry-After (health: "recovering") until the state is rebuilt. What can
+// be refused without replaying — a bad configuration, a state directory
+// that lost acknowledged records (store.IntegrityError), a missing admin
+// user — is refused here; a log that does not replay (the policy decides
+// otherwise than logged) is reported by WaitReady.
+func Start(cfg Config) (*Service, error) {
 	if cfg.Procs < 1 {
 		return nil, fmt.Errorf("machine size must be at least 1, got %d", cfg.Procs)
 	}
@@ -236,6 +270,12 @@ func Open(cfg Config) (*Service, error) {
 	if cfg.SnapshotInterval <= 0 {
 		cfg.SnapshotInterval = DefaultSnapshotInterval
 	}
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	if cfg.MaxExecBacklog == 0 {
+		cfg.MaxExecBacklog = DefaultMaxExecBacklog
+	}
 	sched, err := policy.New(cfg.Policy, cfg.Procs)
 	if err != nil {
 		return nil, err
@@ -254,39 +294,103 @@ func Open(cfg Config) (*Service, error) {
 			cfg.Logger.Warn("state", "dir", cfg.StateDir, "note", n)
 		}
 	}
-	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, st: st,
+	s := &Service{cfg: cfg, clock: cfg.Clock, log: cfg.Logger, st: st, policyName: sched.Name(),
 		users: map[string]*store.User{}, names: map[string]*store.User{}, pending: pendingArchive{byID: map[int64]*Job{}, byKey: map[string]*Job{}},
-		newDec: make(chan struct{}), failed: make(chan struct{})}
+		newDec: make(chan struct{}), failed: make(chan struct{}), ready: make(chan struct{})}
 	s.effects.init()
 	s.qcond = sync.NewCond(&s.qmu)
-	fail := func(err error) (*Service, error) {
+	s.views.cur.Store(recoveringView(sched.Name(), cfg.Procs))
+	if err := s.checkMeta(sched.Name()); err != nil {
 		st.Close()
 		return nil, err
 	}
-	if err := s.checkMeta(sched.Name()); err != nil {
-		return fail(err)
+	if err := s.loadUsers(); err != nil {
+		st.Close()
+		return nil, err
 	}
-	// rebuild the policy's state from the log
+	s.met = newMetrics(s)
+	s.over = newOverload(cfg.MaxInFlight, 1)
+	s.over.maxBacklog, s.over.backlog = cfg.MaxExecBacklog, s.effects.Len
+	s.met.reg.MustRegister(s.over.rejected, s.over.gauge, s.over.backlogGauge)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.readyErr = s.recover(sched)
+		if s.readyErr != nil {
+			s.log.Error("rebuilding the state failed", "err", s.readyErr)
+		}
+		close(s.ready)
+	}()
+	return s, nil
+}
+
+// testHookRecover, when set (tests), is called as the recovery begins.
+var testHookRecover func()
+
+// errClosed stops a recovery when the service is closed.
+var errClosed = errors.New("service closed")
+
+// Ready is closed once the state is rebuilt (or rebuilding failed:
+// WaitReady says).
+func (s *Service) Ready() <-chan struct{} { return s.ready }
+
+// WaitReady waits until the state is rebuilt and returns the error that
+// stopped it, if any (the service then answers 503 until closed).
+func (s *Service) WaitReady() error {
+	<-s.ready
+	return s.readyErr
+}
+
+// isReady reports whether the state is rebuilt and usable.
+func (s *Service) isReady() bool {
+	select {
+	case <-s.ready:
+		return s.readyErr == nil
+	default:
+		return false
+	}
+}
+
+// recover rebuilds the policy's state from the latest snapshot and the log
+// after it, starts the committer and the executor, catches up with the
+// clock and publishes the first read view.
+func (s *Service) recover(sched policy.Scheduler) error {
+	st, cfg := s.st, s.cfg
+	if testHookRecover != nil {
+		testHookRecover()
+	}
+	t0 := time.Now()
 	start := cfg.Clock.Now()
-	if s.eng, err = NewEngine(sched, cfg.Procs, 0); err != nil {
-		return fail(err)
-	}
-	s.eng.Archived = s.archived
 	// the jobs that finish during the replay were archived when they
 	// finished; a log from before the archive archives them now, once
 	archived, _, err := st.Meta("archive")
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	if st.Fresh {
 		archived = "live"
 		if err := st.SetMeta("archive", "live"); err != nil {
-			return fail(err)
+			return err
 		}
 	}
 	var backfill []store.Archived
-	n, base, err := loadState(st, s.eng, func() error {
-		fin := s.eng.TakeFinished()
+	mk := func(spec string, procs int) (*Engine, error) {
+		if spec == sched.Name() && procs == cfg.Procs {
+			return NewEngine(sched, procs, 0)
+		}
+		return newEngineFor(spec, procs)
+	}
+	eng, n, base, err := loadState(st, func(spec string, procs int) (*Engine, error) {
+		e, err := mk(spec, procs)
+		if e != nil {
+			e.Archived = s.archived
+		}
+		return e, err
+	}, s.logSpec, s.logProcs, func(eng *Engine) error {
+		if s.isClosing() {
+			return errClosed
+		}
+		fin := eng.TakeFinished()
 		if archived != "live" {
 			for _, j := range fin {
 				backfill = append(backfill, encodeArchived(j))
@@ -301,38 +405,22 @@ func Open(cfg Config) (*Service, error) {
 		return nil
 	})
 	if err != nil {
-		return fail(fmt.Errorf("%s: rebuilding the state from the log: %w", st.Path, err))
+		return fmt.Errorf("%s: rebuilding the state from the log: %w", st.Path, err)
 	}
-	// the next snapshot is due SnapshotEvery records after the latest (a
-	// log without one, e.g. from before snapshots, gets one at once)
-	s.snapSeq, s.snapTime, s.replayed = base, time.Now(), n
 	if archived != "live" {
 		if err := st.ArchiveJobs(backfill); err != nil {
-			return fail(err)
+			return err
 		}
 		if err := st.SetMeta("archive", "live"); err != nil {
-			return fail(err)
+			return err
 		}
 	}
-	if n == 0 && s.eng.seq == 0 {
-		s.eng.cur = start
+	if n == 0 && eng.seq == 0 {
+		eng.cur = start
 	}
 	if mc, ok := cfg.Clock.(*ManualClock); ok {
-		mc.Set(s.eng.cur) // a manual clock resumes where the log ends
+		mc.Set(eng.cur) // a manual clock resumes where the log ends
 	}
-	if err := s.loadUsers(); err != nil {
-		return fail(err)
-	}
-	s.met = newMetrics(s)
-	if cfg.MaxInFlight == 0 {
-		cfg.MaxInFlight = DefaultMaxInFlight
-	}
-	if cfg.MaxExecBacklog == 0 {
-		cfg.MaxExecBacklog = DefaultMaxExecBacklog
-	}
-	s.over = newOverload(cfg.MaxInFlight, 1)
-	s.over.maxBacklog, s.over.backlog = cfg.MaxExecBacklog, s.effects.Len
-	s.met.reg.MustRegister(s.over.rejected, s.over.gauge, s.over.backlogGauge)
 	var ex executor.Executor
 	if cfg.NewExecutor != nil {
 		ex, err = cfg.NewExecutor(endReporter{s}, s.execOptions())
@@ -340,25 +428,68 @@ func Open(cfg Config) (*Service, error) {
 		ex, err = executor.New(cfg.Executor, endReporter{s}, s.execOptions())
 	}
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	s.exec = ex
-	w, r, _ := s.eng.Counts()
-	s.log.Info("state rebuilt", "records", n, "jobs", s.eng.jobs.Len(), "waiting", w, "running", r, "now", s.eng.cur)
+	s.mu.Lock()
+	s.eng, s.exec = eng, ex
+	// the next snapshot is due SnapshotEvery records after the latest (a
+	// log without one, e.g. from before snapshots, gets one at once)
+	s.snapSeq, s.snapTime, s.replayed = base, time.Now(), n
+	s.committed.Store(eng.seq)
+	s.publishLocked(true)
+	s.mu.Unlock()
+	w, r, _ := eng.Counts()
+	s.log.Info("state rebuilt", "records", n, "jobs", len(eng.jobs), "waiting", w, "running", r, "now", eng.cur, "took", time.Since(t0).String())
 	// the executor is reconciled in the background, before it is given
 	// any action: the port opens without waiting for the resource manager
 	running, waiting := s.toReconcile()
+	s.qmu.Lock()
+	if s.closing {
+		s.qmu.Unlock()
+		ex.Close()
+		return errClosed
+	}
+	s.started = true
 	s.wg.Add(2)
+	s.qmu.Unlock()
 	go s.committer()
 	go s.effector(running, waiting)
+	// after an accepted loss, the ids of the jobs lost stay taken
+	if floor := st.JobFloor(); floor > int64(len(eng.jobs)) {
+		note := fmt.Sprintf("ids %d to %d were acknowledged but lost (loss accepted); never given again", len(eng.jobs)+1, floor)
+		if err := s.do(func(e *Engine) error { return e.SkipIDs(floor+1, note) }); err != nil {
+			return err
+		}
+		s.log.Error("job ids skipped after an accepted loss", "next", floor+1, "note", note)
+	}
+	// other flags than the state's: reconfigure (recorded in the log)
+	if eng.Policy() != sched.Name() || eng.procs != cfg.Procs {
+		note := fmt.Sprintf("restart with --policy %s --procs %d (was %s on %d processors)", sched.Name(), cfg.Procs, eng.Policy(), eng.procs)
+		var rep *ReconfigReport
+		err := s.do(func(e *Engine) error {
+			var err error
+			rep, err = e.Reconfigure(max(s.clock.Now(), e.cur), cfg.Policy, cfg.Procs, note)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("%s: the state's configuration is %s on %d processors; changing it to %s on %d: %w (start with the state's --policy and --procs, or drain first)",
+				cfg.StateDir, eng.Policy(), eng.procs, sched.Name(), cfg.Procs, err)
+		}
+		s.logReconfig(rep)
+	}
 	// catch up to the present (limits and wake-ups during the downtime)
-	if now := s.clock.Now(); now > s.eng.cur {
+	if now := s.clock.Now(); now > eng.cur {
 		if err := s.do(func(e *Engine) error { return e.Advance(now) }); err != nil {
-			s.Close()
-			return nil, err
+			return err
 		}
 	}
-	return s, nil
+	return nil
+}
+
+func (s *Service) isClosing() bool {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	return s.closing
 }
 
 // secureDir creates the state directory, or checks an existing one: it
@@ -404,22 +535,30 @@ func (s *Service) execOptions() executor.Options {
 	return o
 }
 
-// checkMeta records the policy and machine size at the first start and
-// refuses to replay the log with different ones.
+// checkMeta records the policy and machine size at the first start: the
+// configuration the log starts with (later ones are in the snapshots and
+// the reconfiguration records). A restart with other flags reconfigures
+// the service once its state is rebuilt (reconfig.go).
 func (s *Service) checkMeta(name string) error {
 	for _, kv := range [][2]string{{"policy", name}, {"procs", strconv.Itoa(s.cfg.Procs)}} {
 		v, ok, err := s.st.Meta(kv[0])
 		if err != nil {
 			return err
 		}
-		if ok && v != kv[1] {
-			return fmt.Errorf("%s was created with %s %s; restart it with the same %s (got %s), or use a new state directory", s.st.Path, kv[0], v, kv[0], kv[1])
-		}
 		if !ok {
 			if err := s.st.SetMeta(kv[0], kv[1]); err != nil {
 				return err
 			}
+			v = kv[1]
 		}
+		if kv[0] == "policy" {
+			s.logSpec = v
+		} else if s.logProcs, err = strconv.Atoi(v); err != nil || s.logProcs < 1 {
+			return fmt.Errorf("%s: the database's machine size %q is not a positive integer", s.st.Path, v)
+		}
+	}
+	if _, err := policy.New(s.logSpec, s.logProcs); err != nil {
+		return fmt.Errorf("%s: the policy the log was written with, %q: %w", s.st.Path, s.logSpec, err)
 	}
 	inst, ok, err := s.st.Meta("instance")
 	if err != nil {
@@ -647,7 +786,7 @@ func (s *Service) execJob(j *Job) executor.Job {
 
 // toReconcile lists the jobs the log says are running and waiting.
 func (s *Service) toReconcile() (running, waiting []executor.Job) {
-	for _, j := range s.eng.jobs.Slice() {
+	for _, j := range s.eng.jobs {
 		if j == nil {
 			continue // finished
 		}
@@ -736,6 +875,7 @@ func (s *Service) do(f func(e *Engine) error) error {
 	s.mu.Lock()
 	err := f(s.eng)
 	b := s.enqueueLocked()
+	s.publishLocked(false)
 	s.mu.Unlock()
 	if pe := (*engine.PolicyError)(nil); errors.As(err, &pe) {
 		s.log.Error("the policy broke the scheduling protocol; every request fails until the service is restarted with a fixed policy", "err", err)
@@ -810,6 +950,11 @@ func (s *Service) committer() {
 		}
 		s.effects.push(effs) // never blocks: the executor has its own queue
 		for _, b := range q {
+			if n := len(b.recs); n > 0 {
+				s.committed.Store(b.recs[n-1].Seq)
+			}
+		}
+		for _, b := range q {
 			s.archivedDone(b.fin)
 			b.done <- nil
 		}
@@ -818,10 +963,10 @@ func (s *Service) committer() {
 }
 
 func (s *Service) notifyDecisions() {
-	s.mu.Lock()
+	s.decMu.Lock()
 	close(s.newDec)
 	s.newDec = make(chan struct{})
-	s.mu.Unlock()
+	s.decMu.Unlock()
 }
 
 // effector reconciles the executor, then runs its actions in decision
@@ -872,6 +1017,7 @@ func (s *Service) effector(running, waiting []executor.Job) {
 			s.mu.Lock()
 			s.eng.SetRef(f.Job, ref)
 			s.enqueueLocked() // no need to wait
+			s.publishLocked(false)
 			s.mu.Unlock()
 		}
 	}
@@ -947,6 +1093,15 @@ func (s *Service) SetClock(t int64, pass bool) (ClockResult, error) {
 // Run drives the wall clock: once a second (just after each whole second)
 // it runs the passes that are due. It returns when stop is closed.
 func (s *Service) Run(stop <-chan struct{}) {
+	select {
+	case <-stop:
+		return
+	case <-s.ready:
+		if s.readyErr != nil {
+			<-stop
+			return
+		}
+	}
 	if _, manual := s.clock.(*ManualClock); manual {
 		<-stop
 		return
@@ -973,6 +1128,9 @@ func (s *Service) Run(stop <-chan struct{}) {
 // Close stops the committer and the executor; running jobs are left
 // running (a restart finds them again).
 func (s *Service) Close() error {
+	if s.isReady() {
+		s.finalSnapshot()
+	}
 	s.qmu.Lock()
 	if s.closing {
 		s.qmu.Unlock()
@@ -982,8 +1140,44 @@ func (s *Service) Close() error {
 	s.qcond.Broadcast()
 	s.qmu.Unlock()
 	s.wg.Wait()
-	s.exec.Close()
+	if s.exec != nil && s.started {
+		s.exec.Close()
+	}
 	return s.st.Close()
+}
+
+// finalSnapshot saves a snapshot at the log's end, so that the next start
+// (after a clean shutdown: SIGTERM, SIGINT) replays nothing. It is skipped
+// when the latest snapshot is already there, when snapshots are off, or
+// when the policy cannot save its state.
+func (s *Service) finalSnapshot() {
+	s.mu.Lock()
+	if s.snapOff || s.cfg.SnapshotEvery < 0 || s.eng.seq == s.snapSeq || s.eng.Failed() != nil {
+		s.mu.Unlock()
+		return
+	}
+	data, err := s.eng.snapshot()
+	if err != nil {
+		s.snapOff = true
+		s.mu.Unlock()
+		s.log.Info("no snapshot at shutdown: the next start replays the log", "policy", s.eng.Policy(), "reason", err)
+		return
+	}
+	b := &batch{snap: &store.Snapshot{Seq: s.eng.seq, T: s.eng.cur, Data: data}, done: make(chan error, 1)}
+	s.snapSeq, s.snapTime = s.eng.seq, time.Now()
+	s.qmu.Lock()
+	if s.fatal != nil || s.closing {
+		s.qmu.Unlock()
+		s.mu.Unlock()
+		return
+	}
+	s.queue = append(s.queue, b)
+	s.qcond.Signal()
+	s.qmu.Unlock()
+	s.mu.Unlock()
+	if err := <-b.done; err == nil {
+		s.log.Info("snapshot saved at shutdown", "seq", b.snap.Seq)
+	}
 }
 
 // Failed is closed when the service can no longer commit (Fatal says why).
@@ -997,12 +1191,22 @@ func (s *Service) Fatal() error {
 }
 
 // Policy is the policy's name.
-func (s *Service) Policy() string { return s.eng.Policy() }
+func (s *Service) Policy() string {
+	if v := s.readView(); v.policy != "" {
+		return v.policy
+	}
+	return s.policyName
+}
 
 // Procs is the machine size.
-func (s *Service) Procs() int { return s.cfg.Procs }
+func (s *Service) Procs() int { return s.readView().procs }
 
 // ExecutorName is the executor's name.
-func (s *Service) ExecutorName() string { return s.exec.Name() }
+func (s *Service) ExecutorName() string {
+	if !s.isReady() {
+		return s.cfg.Executor
+	}
+	return s.exec.Name()
+}
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/engine"
 	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/service/store"
 )
 
@@ -37,15 +38,20 @@ const (
 
 // engineSnapshot is the service engine's saved state (version 1).
 type engineSnapshot struct {
-	V     int          `json:"v"`
-	Core  engine.State `json:"core"`
-	Jobs  int          `json:"jobs"`   // jobs ever submitted
-	Live  []*Job       `json:"live"`   // the waiting and running jobs, by ID
-	Cur   int64        `json:"cur"`    // current instant
-	Dirty bool         `json:"dirty"`  // events at Cur since its pass
-	Wake  int64        `json:"wake"`   // the policy's wake-up
-	Seq   int64        `json:"seq"`    // the last record included
-	Pass  int64        `json:"passes"` // passes so far
+	V int `json:"v"`
+	// Policy (a spec policy.New takes) and Procs are the configuration
+	// the state belongs to (absent in snapshots from before
+	// reconfiguration: the database's creation configuration).
+	Policy string       `json:"policy,omitempty"`
+	Procs  int          `json:"procs,omitempty"`
+	Core   engine.State `json:"core"`
+	Jobs   int          `json:"jobs"`   // jobs ever submitted
+	Live   []*Job       `json:"live"`   // the waiting and running jobs, by ID
+	Cur    int64        `json:"cur"`    // current instant
+	Dirty  bool         `json:"dirty"`  // events at Cur since its pass
+	Wake   int64        `json:"wake"`   // the policy's wake-up
+	Seq    int64        `json:"seq"`    // the last record included
+	Pass   int64        `json:"passes"` // passes so far
 	// Outstanding is each owner's waiting and running work; UserIDs the
 	// dense user numbers the policy sees.
 	Outstanding map[string]int64 `json:"outstanding"`
@@ -62,9 +68,9 @@ func (e *Engine) snapshot() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := engineSnapshot{V: 1, Core: core, Jobs: e.jobs.Len(), Cur: e.cur, Dirty: e.dirty, Wake: e.wake, Seq: e.seq, Pass: e.Passes,
+	s := engineSnapshot{V: 1, Policy: e.Policy(), Procs: e.procs, Core: core, Jobs: len(e.jobs), Cur: e.cur, Dirty: e.dirty, Wake: e.wake, Seq: e.seq, Pass: e.Passes,
 		Outstanding: e.outstanding, UserIDs: e.userIDs, Live: []*Job{}, Decisions: make([][4]int64, len(e.decisions))}
-	for _, j := range e.jobs.Slice() {
+	for _, j := range e.jobs {
 		if j != nil {
 			c := *j
 			c.Req.PP = finitePP(c.Req.PP) // restored from OverQuota
@@ -83,7 +89,7 @@ func (e *Engine) snapshot() ([]byte, error) {
 
 // restore sets a fresh engine to a snapshot's state.
 func (e *Engine) restore(data []byte) error {
-	if e.jobs.Len() > 0 || e.seq != 0 {
+	if len(e.jobs) > 0 || e.seq != 0 {
 		return fmt.Errorf("restore into an engine that is not fresh")
 	}
 	var s engineSnapshot
@@ -96,36 +102,27 @@ func (e *Engine) restore(data []byte) error {
 	if s.Jobs < 0 || s.Jobs < len(s.Live) || s.Jobs != s.Core.Jobs {
 		return fmt.Errorf("snapshot of %d jobs (core %d) with %d live", s.Jobs, s.Core.Jobs, len(s.Live))
 	}
-	// the window of jobs starts at the oldest live one (every job before
-	// it is archived)
-	base := s.Jobs
+	jobs := make([]*Job, s.Jobs)
 	for _, j := range s.Live {
-		if j != nil && j.Req.ID >= 0 {
-			base = min(base, j.Req.ID)
-		}
-	}
-	jobs := make([]*Job, s.Jobs-base)
-	for _, j := range s.Live {
-		if j == nil || j.Req.ID < base || j.Req.ID >= s.Jobs || jobs[j.Req.ID-base] != nil || (j.State != Waiting && j.State != Running) {
+		if j == nil || j.Req.ID < 0 || j.Req.ID >= s.Jobs || jobs[j.Req.ID] != nil || (j.State != Waiting && j.State != Running) {
 			return fmt.Errorf("snapshot: a live job is invalid or listed twice")
 		}
 		if j.OverQuota {
 			j.Req.PP = negInf
 		}
-		jobs[j.Req.ID-base] = j
+		jobs[j.Req.ID] = j
 	}
 	err := e.core.Restore(s.Core, func(id int) *job.Request {
-		if id < base || id >= s.Jobs || jobs[id-base] == nil {
+		if id < 0 || id >= len(jobs) || jobs[id] == nil {
 			return nil
 		}
-		return &jobs[id-base].Req
+		return &jobs[id].Req
 	})
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
-	e.jobs.Reset(base)
+	e.jobs = jobs
 	for _, j := range jobs {
-		e.jobs.Append(j)
 		if j == nil {
 			continue
 		}
@@ -154,21 +151,44 @@ func (e *Engine) restore(data []byte) error {
 	return nil
 }
 
-// loadState rebuilds eng from st: the latest snapshot, if any, then the
-// records after it. It returns the number of records replayed and the
-// record of the snapshot (0 for none); after (nil: none) is called once
-// each record is replayed.
-func loadState(st *store.Store, eng *Engine, after func() error) (n int, base int64, err error) {
+// snapshotConfig is the configuration a snapshot's state belongs to
+// ("", 0 when it does not say).
+func snapshotConfig(data []byte) (string, int) {
+	var c struct {
+		Policy string `json:"policy"`
+		Procs  int    `json:"procs"`
+	}
+	if json.Unmarshal(data, &c) != nil {
+		return "", 0
+	}
+	return c.Policy, c.Procs
+}
+
+// loadState rebuilds an engine from st: the latest snapshot, if any, then
+// the records after it. The engine is built by mk with the configuration
+// of the snapshot, or spec and procs (the configuration the log starts
+// with) when there is none or it does not say. It returns the engine, the
+// number of records replayed and the record of the snapshot (0 for none);
+// after (nil: none) is called once each record is replayed.
+func loadState(st *store.Store, mk func(spec string, procs int) (*Engine, error), spec string, procs int, after func(*Engine) error) (eng *Engine, n int, base int64, err error) {
 	snap, ok, err := st.LatestSnapshot()
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, 0, err
+	}
+	if ok {
+		if sp, p := snapshotConfig(snap.Data); sp != "" && p > 0 {
+			spec, procs = sp, p
+		}
+	}
+	if eng, err = mk(spec, procs); err != nil {
+		return nil, 0, 0, err
 	}
 	if ok {
 		if err := eng.restore(snap.Data); err != nil {
-			return 0, 0, fmt.Errorf("%s: snapshot at record %d: %w", st.Path, snap.Seq, err)
+			return nil, 0, 0, fmt.Errorf("%s: snapshot at record %d: %w", st.Path, snap.Seq, err)
 		}
 		if eng.seq != snap.Seq {
-			return 0, 0, fmt.Errorf("%s: snapshot at record %d holds the state of record %d", st.Path, snap.Seq, eng.seq)
+			return nil, 0, 0, fmt.Errorf("%s: snapshot at record %d holds the state of record %d", st.Path, snap.Seq, eng.seq)
 		}
 		base = snap.Seq
 	}
@@ -181,11 +201,20 @@ func loadState(st *store.Store, eng *Engine, after func() error) (n int, base in
 			return err
 		}
 		if after != nil {
-			return after()
+			return after(eng)
 		}
 		return nil
 	})
-	return n, base, err
+	return eng, n, base, err
+}
+
+// newEngineFor builds an engine for policy spec on procs processors.
+func newEngineFor(spec string, procs int) (*Engine, error) {
+	sched, err := policy.New(spec, procs)
+	if err != nil {
+		return nil, err
+	}
+	return NewEngine(sched, procs, 0)
 }
 
 // snapshotDue reports whether a snapshot is due after the engine's last

@@ -1,6 +1,7 @@
 package simulate_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -143,4 +144,20 @@ func TestReportResults(t *testing.T) {
 		!slices.Equal(r.Header, []string{"policy: easy:depth=2", "h"}) || len(r.Outcomes) != 3 {
 		t.Fatalf("report run %+v", r)
 	}
+}
+
+// Several policies on one workload, in parallel, results in spec order.
+func ExampleBatch() {
+	jobs := backfillable() // 3 jobs on 2 processors; job 2 can backfill
+	res, err := simulate.Batch(jobs, "example", []string{"fcfs", "easy"}, simulate.Options{Procs: 2}, 2, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range res {
+		fmt.Printf("%s: mean wait %.0f s\n", r.Policy, r.Summary.All.MeanWait)
+	}
+	// Output:
+	// fcfs: mean wait 69 s
+	// easy: mean wait 33 s
 }

@@ -439,47 +439,84 @@ func (m *Multifactor) efctv(a *Assoc) float64 {
 	return a.usageEfctv
 }
 
-// fairTree computes Fair Tree's factor of every user: associations are
-// ranked depth first, siblings by decreasing level fair-share S/U (S the
-// shares over the siblings' total, U the usage over the siblings' total,
-// infinite for no usage; ties by name), and a user's factor is its rank
-// from the bottom over the number of users (users of equal level
-// fair-share among siblings share the higher rank).
+// fairTree computes Fair Tree's factor of every user, as Slurm's
+// fair_tree documentation describes it (Slurm 19.05+, PriorityFlags
+// without NO_FAIR_TREE). Every association gets a level fair-share
+// LF = S/U, where S is its shares over its siblings' (itself included)
+// and U its usage over its parent's (LF = +Inf without usage, 0 without
+// shares). From the root, each association's children are sorted by
+// decreasing LF (users before accounts of equal LF, then tree order) and
+// visited depth first; users are ranked in the order visited, from N (the
+// number of user associations) down, and a user's factor is rank/N.
+// Ties: sibling users of equal LF get the same rank; sibling accounts of
+// equal LF have their children merged into one list before descending;
+// and an account of the same LF as the user before it starts tied, so its
+// first user gets that user's rank. After a tie, the next user's rank is
+// the one it would have had without ties (the count of users visited).
 func (m *Multifactor) fairTree() {
-	var users []*Assoc
-	var walk func(a *Assoc)
-	walk = func(a *Assoc) {
-		kids := append([]*Assoc(nil), a.Children...)
-		var totUse float64
-		var totShares int64
-		for _, c := range kids {
-			totUse += c.usageRaw
-			totShares += c.Shares
-		}
-		lf := func(c *Assoc) float64 {
-			if totShares == 0 || c.Shares == 0 {
-				return 0
-			}
-			s := float64(c.Shares) / float64(totShares)
-			if totUse == 0 || c.usageRaw == 0 {
-				return math.Inf(1)
-			}
-			return s / (c.usageRaw / totUse)
-		}
-		sort.SliceStable(kids, func(x, y int) bool { return lf(kids[x]) > lf(kids[y]) })
-		for _, c := range kids {
-			if c.User != "" {
-				users = append(users, c)
-			} else {
-				walk(c)
-			}
+	n := 0
+	for _, a := range m.tree.Assocs() {
+		if a.User != "" {
+			n++
 		}
 	}
-	walk(m.tree.Root)
-	n := len(users)
-	for i, u := range users {
-		u.fsFactor = float64(n-i) / float64(n)
+	if n == 0 {
+		return
 	}
+	lf := func(a *Assoc) float64 {
+		if a.Shares == 0 || a.levelShares == 0 {
+			return 0
+		}
+		s := float64(a.Shares) / float64(a.levelShares)
+		if a.Parent == nil || a.Parent.usageRaw <= 0 || a.usageRaw <= 0 {
+			return math.Inf(1)
+		}
+		return s / (a.usageRaw / a.Parent.usageRaw)
+	}
+	rank, rnt := n, n // the current rank, and the rank without ties
+	var visit func(sibs []*Assoc, accountTied bool)
+	visit = func(sibs []*Assoc, accountTied bool) {
+		type entry struct {
+			a  *Assoc
+			lf float64
+		}
+		es := make([]entry, len(sibs))
+		for i, a := range sibs {
+			es[i] = entry{a, lf(a)}
+		}
+		sort.SliceStable(es, func(x, y int) bool {
+			if es[x].lf != es[y].lf {
+				return es[x].lf > es[y].lf
+			}
+			return es[x].a.User != "" && es[y].a.User == ""
+		})
+		for i := 0; i < len(es); i++ {
+			e := es[i]
+			tied := (i == 0 && accountTied) || (i > 0 && es[i-1].lf == e.lf)
+			if e.a.User != "" {
+				if !tied {
+					rank = rnt
+				}
+				e.a.fsFactor = float64(rank) / float64(n)
+				rnt--
+				continue
+			}
+			kids := e.a.Children
+			k := i + 1
+			for k < len(es) && es[k].a.User == "" && es[k].lf == e.lf {
+				k++
+			}
+			if k > i+1 {
+				kids = nil
+				for _, x := range es[i:k] {
+					kids = append(kids, x.a.Children...)
+				}
+			}
+			visit(kids, tied)
+			i = k - 1
+		}
+	}
+	visit(m.tree.Root.Children, false)
 }
 
 // set computes x's priority at t.

@@ -6,7 +6,9 @@
 // parameters after colons, each key=value with a non-empty key, no key
 // twice, surrounding spaces ignored. Values are typed by the helpers
 // (Int, Int64, Uint64, Float, Bool, Enum), which give errors of one shape
-// (Expected): "parameter k: expected …, found "v"".
+// (Expected): "parameter k: expected …, found "v"". Params, with the
+// same getters taking a default, is what every policy is built from
+// (policy.Params).
 package spec
 
 import (
@@ -141,4 +143,53 @@ func orList(vs []string) string {
 		return vs[0]
 	}
 	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
+}
+
+// Params are the parameters of a spec (Parse's args), read with typed
+// getters that take the default for an absent key: the one shape every
+// policy is built from (policy.Params).
+type Params map[string]string
+
+// Int returns parameter key as an int, def when absent. The special value
+// "all" (or "inf") maps to allValue.
+func (p Params) Int(key string, def, allValue int) (int, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	if v == "all" || v == "inf" {
+		return allValue, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, Expected(key, v, `an integer or "all"`)
+	}
+	return n, nil
+}
+
+// Float returns parameter key as a number in [lo, hi], def when absent.
+func (p Params) Float(key string, def, lo, hi float64) (float64, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	return Float(key, v, lo, hi)
+}
+
+// Bool returns parameter key (true or false), def when absent.
+func (p Params) Bool(key string, def bool) (bool, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	return Bool(key, v)
+}
+
+// Enum returns parameter key, one of values, def when absent.
+func (p Params) Enum(key, def string, values ...string) (string, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	return Enum(key, v, values...)
 }

@@ -68,3 +68,28 @@ func TestInt64Uint64Unknown(t *testing.T) {
 		t.Error("a known key reported unknown")
 	}
 }
+
+func TestParams(t *testing.T) {
+	p := Params{"depth": "all", "au": "0.5", "reserve": "false", "h": "edf", "bad": "x"}
+	if n, err := p.Int("depth", 1, 99); err != nil || n != 99 {
+		t.Errorf("Int all: %d %v", n, err)
+	}
+	if n, err := p.Int("missing", 7, 99); err != nil || n != 7 {
+		t.Errorf("Int default: %d %v", n, err)
+	}
+	if _, err := p.Int("bad", 1, 99); err == nil || err.Error() != `parameter bad: expected an integer or "all", found "x"` {
+		t.Errorf("Int bad: %v", err)
+	}
+	if x, err := p.Float("au", 1, 0, 1); err != nil || x != 0.5 {
+		t.Errorf("Float: %v %v", x, err)
+	}
+	if b, err := p.Bool("reserve", true); err != nil || b {
+		t.Errorf("Bool: %v %v", b, err)
+	}
+	if e, err := p.Enum("h", "ast", "ast", "edf"); err != nil || e != "edf" {
+		t.Errorf("Enum: %q %v", e, err)
+	}
+	if e, err := p.Enum("missing", "ast", "ast", "edf"); err != nil || e != "ast" {
+		t.Errorf("Enum default: %q %v", e, err)
+	}
+}

@@ -409,6 +409,7 @@ func waitJob(t *testing.T, c *service.Client, id int64, final bool, within time.
 // cgroup per job (where cgroup v2 is writable: skipped with the reason
 // elsewhere) and once with the session tracker (--cgroup off).
 func TestAttackJobs(t *testing.T) {
+	t.Parallel() // mostly waiting (a job's 8 s limit): overlaps with the CPU-bound parallel tests
 	if os.Geteuid() != 0 {
 		t.Skip("the job attacks need root: jobs run as other accounts (--run-as-map)")
 	}
@@ -541,6 +542,9 @@ func attackJobs(t *testing.T, cgroup string) {
 	os.Mkdir(subdir, 0o755)
 	os.Chmod(subdir, 0o755)
 	os.WriteFile(filepath.Join(subdir, "job.sh"), []byte("#!/bin/sh\necho from-the-submit-dir $(pwd)\n"), 0o755)
+	// explicitly: the process's umask may be serve's 077 (an in-process
+	// serve of another test sets it), and bob's account must run the script
+	os.Chmod(filepath.Join(subdir, "job.sh"), 0o755)
 	one, minute := 1, int64(60)
 	b8, err := bob.Submit(ctx, service.SubmitRequest{Procs: &one, Estimate: &minute, Command: "./job.sh", Workdir: subdir}) // id 9
 	if err != nil {

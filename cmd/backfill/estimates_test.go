@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/backfill-hpc/backfill/internal/longtest"
 )
 
 // results drops the comment lines (the header) of a CSV summary.
@@ -17,6 +19,7 @@ func results(out string) string {
 }
 
 func TestSimulateEstimateModels(t *testing.T) {
+	t.Parallel() // CPU-bound: overlaps with the waits of TestAttackJobs
 	sim := func(args ...string) string {
 		t.Helper()
 		out, err := run(t, append([]string{"simulate", "--format", "csv", "--policy", "easy,easy++"}, args...)...)
@@ -32,18 +35,22 @@ func TestSimulateEstimateModels(t *testing.T) {
 	if b := sim("--estimate", "factor:3", "--seed", "5", "--workers", "1"); a != b {
 		t.Fatal("same seed, different output")
 	}
-	if c := sim("--estimate", "factor:3", "--seed", "6"); results(a) == results(c) {
-		t.Fatal("seeds 5 and 6 give the same results")
-	}
-	// factor:1 is exact
-	if x, y := sim("--estimate", "exact"), sim("--estimate", "factor:1"); results(x) != results(y) {
-		t.Fatalf("factor:1 differs from exact:\n%s\n%s", results(x), results(y))
-	}
 	if m := sim("--estimate", "modal:atmax=40"); !strings.Contains(m, "maximum M = 53400 s") {
 		t.Fatalf("modal header:\n%s", m)
 	}
-	if d := sim("--estimate", "double"); results(d) == results(sim()) {
-		t.Fatal("double gives the user estimates' results")
+	// the models' own properties are package estimate's tests; through the
+	// CLI they run with BACKFILL_LONG=1 (five more runs of the whole trace)
+	if !longtest.Short() {
+		if c := sim("--estimate", "factor:3", "--seed", "6"); results(a) == results(c) {
+			t.Fatal("seeds 5 and 6 give the same results")
+		}
+		// factor:1 is exact
+		if x, y := sim("--estimate", "exact"), sim("--estimate", "factor:1"); results(x) != results(y) {
+			t.Fatalf("factor:1 differs from exact:\n%s\n%s", results(x), results(y))
+		}
+		if d := sim("--estimate", "double"); results(d) == results(sim()) {
+			t.Fatal("double gives the user estimates' results")
+		}
 	}
 	for _, bad := range [][]string{{"--estimate", "factor:0.5"}, {"--estimate", "bogus"}, {"--estimate", "modal:atmax=99"}} {
 		if _, err := run(t, append([]string{"simulate", "--policy", "easy"}, bad...)...); err == nil {
@@ -53,6 +60,7 @@ func TestSimulateEstimateModels(t *testing.T) {
 }
 
 func TestSimulateClassesAndPredictions(t *testing.T) {
+	t.Parallel() // CPU-bound: overlaps with the waits of TestAttackJobs
 	out, err := run(t, "simulate", "--policy", "easy,easy++", "--classes", "size:1,8,32", "--classes", "runtime:3600")
 	if err != nil {
 		t.Fatal(err)

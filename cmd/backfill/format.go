@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strconv"
 )
 
 // checkFormat accepts table (the default text), json or csv.
@@ -42,53 +40,6 @@ func writeCSV(w io.Writer, header []string, rows [][]string) error {
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// writeFlatCSV writes v (anything json.Marshal accepts) as key,value rows:
-// nested objects and arrays are flattened into dotted keys
-// (summary.jobs, distributions.0.sizes.2.count), in sorted key order.
-func writeFlatCSV(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	var tree any
-	if err := json.Unmarshal(b, &tree); err != nil {
-		return err
-	}
-	var rows [][]string
-	var walk func(prefix string, x any)
-	walk = func(prefix string, x any) {
-		join := func(k string) string {
-			if prefix == "" {
-				return k
-			}
-			return prefix + "." + k
-		}
-		switch t := x.(type) {
-		case map[string]any:
-			keys := make([]string, 0, len(t))
-			for k := range t {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(join(k), t[k])
-			}
-		case []any:
-			for i, e := range t {
-				walk(join(strconv.Itoa(i)), e)
-			}
-		case nil:
-			rows = append(rows, []string{prefix, ""})
-		case float64:
-			rows = append(rows, []string{prefix, strconv.FormatFloat(t, 'g', -1, 64)})
-		default:
-			rows = append(rows, []string{prefix, fmt.Sprint(t)})
-		}
-	}
-	walk("", tree)
-	return writeCSV(w, []string{"key", "value"}, rows)
 }
 
 // writeFile creates path and writes it through a buffer with fill; an

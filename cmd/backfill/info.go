@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/backfill-hpc/backfill/audit"
+	"github.com/backfill-hpc/backfill/internal/flatcsv"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/workload"
 )
@@ -79,7 +80,7 @@ func runInfo(cmd *cobra.Command, f *traceFlags, args []string, format string, co
 	case "json":
 		return writeJSON(w, out)
 	case "csv":
-		return writeFlatCSV(w, out)
+		return flatcsv.Write(w, out)
 	}
 	fmt.Fprintln(w)
 	return workload.WriteDistributions(w, ds)

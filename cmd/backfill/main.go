@@ -1,6 +1,9 @@
-// Command backfill simulates parallel-job scheduling policies (FCFS, EASY
-// and conservative backfilling, …) on Standard Workload Format traces and
-// reports the metrics the papers use. Run `backfill --help`.
+// Command backfill simulates and runs parallel-job schedulers.
+//
+// It replays Standard Workload Format traces under scheduling policies
+// (FCFS, EASY and conservative backfilling, …) and reports the metrics
+// the papers use; it also runs a policy as a live service. This package
+// holds only flags and wiring. Run `backfill --help`.
 package main
 
 import (

@@ -23,6 +23,7 @@ func run(t *testing.T, args ...string) (string, error) {
 }
 
 func TestSimulateDefaultTable(t *testing.T) {
+	t.Parallel() // CPU-bound: overlaps with the waits of TestAttackJobs
 	out, err := run(t, "simulate")
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +36,7 @@ func TestSimulateDefaultTable(t *testing.T) {
 }
 
 func TestSimulateDeterministicAcrossWorkers(t *testing.T) {
+	t.Parallel() // CPU-bound: overlaps with the waits of TestAttackJobs
 	a, err := run(t, "simulate", "--format", "csv", "--workers", "1", "--policy", "fcfs,easy,conservative,easy:depth=2")
 	if err != nil {
 		t.Fatal(err)
@@ -176,6 +178,7 @@ func TestReproduceSlackTwoMonths(t *testing.T) {
 // conservative killing, and is reported in the header; bad values and a
 // contradiction with --no-kill are errors.
 func TestSimulateOverrunExtend(t *testing.T) {
+	t.Parallel() // CPU-bound: overlaps with the waits of TestAttackJobs
 	out, err := run(t, "simulate", "--policy", "conservative,slack", "--procs", "128", "--overrun", "extend", "--format", "csv")
 	if err != nil {
 		t.Fatal(err)

@@ -37,6 +37,7 @@ func TestDefaultRunExplained(t *testing.T) {
 // TestMachineReadableFormats: info, check and bench speak JSON and CSV;
 // check lists a limited number of violations and a summary.
 func TestMachineReadableFormats(t *testing.T) {
+	t.Parallel() // CPU-bound: overlaps with the waits of TestAttackJobs
 	out, err := run(t, "info", "--format", "json")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 // simulate --out, then report and plot on the directory; and report
 // straight from a simulation.
 func TestReportAndPlotCLI(t *testing.T) {
+	t.Parallel() // CPU-bound: overlaps with the waits of TestAttackJobs
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	if _, err := run(t, "simulate", "--policy", "easy,easy:depth=3,conservative", "--out", out); err != nil {

@@ -136,7 +136,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	svc, err := service.Open(cfg)
+	svc, err := service.Start(cfg) // rebuilt in the background; the port answers 503 meanwhile
 	if err != nil {
 		return err
 	}
@@ -293,11 +293,28 @@ func serveUntilStopped(logger *slog.Logger, svc *service.Service, srv *http.Serv
 	case err := <-errc:
 		close(stop)
 		return err
+	case <-recoveryFailed(svc):
+		logger.Error("the state could not be rebuilt from the log; stopping", "err", svc.WaitReady())
+		close(stop)
+		srv.Close()
+		return svc.WaitReady()
 	}
 	close(stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(ctx)
+}
+
+// recoveryFailed is closed when the service's state could not be rebuilt
+// (never, once it is).
+func recoveryFailed(svc *service.Service) <-chan struct{} {
+	c := make(chan struct{})
+	go func() {
+		if svc.WaitReady() != nil {
+			close(c)
+		}
+	}()
+	return c
 }
 
 // registerLimits registers the flags of the service's limits, snapshots

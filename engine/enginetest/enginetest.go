@@ -1,5 +1,7 @@
-// Package enginetest has policies that break the scheduling protocol on
-// purpose, to test that the simulator and the live service refuse them.
+// Package enginetest has policies that break the scheduling protocol.
+//
+// They break it on purpose, to test that the simulator and the live
+// service refuse them.
 package enginetest
 
 import (

@@ -64,6 +64,35 @@ func (w *Window[T]) Grow(id int) bool {
 	return true
 }
 
+// Cover makes id held, below the window or above it, filling the IDs it
+// adds with fill. Below the window it moves the values up: O(window),
+// for rare uses (a service re-submitting jobs after a reconfiguration).
+func (w *Window[T]) Cover(id int, fill T) {
+	if id < 0 {
+		return
+	}
+	switch {
+	case id < w.base:
+		k := w.base - id
+		v := make([]T, k+len(w.v)-w.lo, max(k+len(w.v)-w.lo, cap(w.v)))
+		for i := 0; i < k; i++ {
+			v[i] = fill
+		}
+		copy(v[k:], w.v[w.lo:])
+		w.v, w.base, w.lo = v, id, 0
+	case id < w.base+w.lo:
+		lo := id - w.base
+		for i := lo; i < w.lo; i++ {
+			w.v[i] = fill
+		}
+		w.lo = lo
+	default:
+		for w.base+len(w.v) <= id {
+			w.v = append(w.v, fill)
+		}
+	}
+}
+
 // Trim drops the leading values for which done is true, up to the first
 // one for which it is false.
 func (w *Window[T]) Trim(done func(T) bool) {

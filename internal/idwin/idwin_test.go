@@ -68,3 +68,31 @@ func TestGrowAndEach(t *testing.T) {
 		t.Fatal("reset")
 	}
 }
+
+// TestCover: IDs below, inside the dropped prefix of, and above the window
+// become held with the fill value; the others keep theirs.
+func TestCover(t *testing.T) {
+	var w Window[int]
+	for i := 0; i < 200; i++ {
+		w.Append(1 + i%3) // 0: done
+	}
+	for i := 0; i < 150; i++ {
+		*w.At(i) = 0
+	}
+	w.Trim(func(x int) bool { return x == 0 })
+	if w.Base() != 150 {
+		t.Fatalf("base %d", w.Base())
+	}
+	w.Cover(140, 7) // inside the dropped prefix, or below a moved window
+	if w.Base() != 140 || w.Get(140) != 7 || w.Get(149) != 7 || w.Get(151) != 1+151%3 {
+		t.Fatalf("cover 140: base %d, %d %d %d", w.Base(), w.Get(140), w.Get(149), w.Get(151))
+	}
+	w.Cover(3, 9)
+	if w.Base() != 3 || w.Get(3) != 9 || w.Get(139) != 9 || w.Get(140) != 7 || w.Get(199) != 1+199%3 || w.Len() != 200 {
+		t.Fatalf("cover 3: base %d len %d", w.Base(), w.Len())
+	}
+	w.Cover(205, 5)
+	if w.Len() != 206 || w.Get(200) != 5 || w.Get(205) != 5 {
+		t.Fatalf("cover 205: len %d", w.Len())
+	}
+}

@@ -1,5 +1,6 @@
-// Package version is the tool's version string for provenance headers:
-// the release version, the VCS revision and the Go version.
+// Package version is the tool's version string for provenance headers.
+//
+// It holds the release version, the VCS revision and the Go version.
 package version
 
 import (

@@ -1,9 +1,6 @@
 package conservative
 
-import (
-	"github.com/backfill-hpc/backfill/job"
-	"github.com/backfill-hpc/backfill/policy"
-)
+import "github.com/backfill-hpc/backfill/policy"
 
 // orderParam is the queue order of the compressions: with any order but
 // fcfs, a compression removes every reservation and re-places the waiting
@@ -37,16 +34,4 @@ func (c *Policy) orderName() string {
 
 // replanOrdered removes every reservation and re-places the waiting jobs
 // in the queue order at now.
-func (c *Policy) replanOrdered(now int64) {
-	wait := c.book.Wait()
-	js := make([]*job.Request, len(wait))
-	for i, e := range wait {
-		js[i] = e.J
-	}
-	policy.SortWaiting(now, c.ord.O, js)
-	order := make([]*entry, len(js))
-	for i, j := range js {
-		order[i], _ = c.book.Get(j.ID)
-	}
-	c.book.Replan(now, order)
-}
+func (c *Policy) replanOrdered(now int64) { c.book.ReplanInOrder(now, c.ord.O) }

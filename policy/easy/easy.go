@@ -1,5 +1,6 @@
-// Package easy is EASY (aggressive) backfilling, and its generalization to
-// reservations for the first k waiting jobs.
+// Package easy is EASY (aggressive) backfilling.
+//
+// It also generalizes EASY to reservations for the first k waiting jobs.
 //
 // EASY, as Talby & Feitelson §3.1 and Feitelson's slides define it: jobs
 // start in arrival order while they fit; the first waiting job that does
@@ -125,7 +126,7 @@ func register(name, doc, order, pred string) {
 		Doc:  doc,
 		Params: []policy.Param{
 			{Name: "depth", Default: "1", Doc: "number of waiting jobs that get a reservation (1 = EASY, all = reservations for every waiting job, recomputed each pass)"},
-			{Name: "order", Default: order, Doc: "fcfs (arrival order), sjbf (backfill candidates shortest planned duration first), sjf (the whole queue shortest first, keeping EASY's reservation rule), or any registered order (backfill policies orders), e.g. multifactor"},
+			{Name: "order", Default: order, Doc: "fcfs (arrival order), sjbf (backfill candidates shortest planned duration first), sjf (the whole queue shortest first, keeping EASY's reservation rule), or any registered order (the queue orders of 'backfill policies'), e.g. multifactor"},
 			{Name: "predict", Default: pred, Doc: predict.PredictDoc},
 			{Name: "correct", Default: "estimate", Doc: predict.CorrectDoc},
 		},

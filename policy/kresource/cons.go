@@ -65,19 +65,7 @@ func (c *Conservative) Name() string {
 
 // replanOrdered removes every reservation and re-places the waiting jobs
 // in the queue order at now.
-func (c *Conservative) replanOrdered(now int64) {
-	wait := c.book.Wait()
-	js := make([]*job.Request, len(wait))
-	for i, e := range wait {
-		js[i] = e.J
-	}
-	policy.SortWaiting(now, c.ord.O, js)
-	order := make([]*reservation.Entry[[]int, struct{}], len(js))
-	for i, j := range js {
-		order[i], _ = c.book.Get(j.ID)
-	}
-	c.book.Replan(now, order)
-}
+func (c *Conservative) replanOrdered(now int64) { c.book.ReplanInOrder(now, c.ord.O) }
 
 // Profile is the policy's availability profile (for tests and tools).
 func (c *Conservative) Profile() *profile.Multi { return c.run.Prof }

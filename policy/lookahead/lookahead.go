@@ -86,10 +86,10 @@ func init() {
 		Name: "lookahead",
 		Doc:  "lookahead backfilling (LOS, Shmueli & Feitelson): each pass starts the set of waiting jobs that uses the most free processors (dynamic programming), keeping the first waiting job's reservation",
 		Params: []policy.Param{
-			{Name: "depth", Default: "50", Doc: "lookahead depth: jobs one DP considers at a time (all = the whole queue)"},
-			{Name: "reserve", Default: "true", Doc: "true: the first waiting job that cannot start gets a reservation (shadow time, extra processors) the chosen set must respect (Reservation_DP); false: the seed paper's plain DP, no reservation"},
-			{Name: "cs", Default: "5", Doc: "maximal skip count C: the first waiting job, once passed over this many times, starts as soon as it fits and is reserved when it does not (inf = never: no aging)"},
-			{Name: "order", Default: "fcfs", Doc: "queue order: fcfs (arrival), sjf (estimate, then arrival: the seed paper's), or any registered order (backfill policies orders)"},
+			{Name: "depth", Default: strconv.Itoa(Defaults.Depth), Doc: "lookahead depth: jobs one DP considers at a time (all = the whole queue)"},
+			{Name: "reserve", Default: strconv.FormatBool(Defaults.Reserve), Doc: "true: the first waiting job that cannot start gets a reservation (shadow time, extra processors) the chosen set must respect (Reservation_DP); false: the seed paper's plain DP, no reservation"},
+			{Name: "cs", Default: strconv.Itoa(Defaults.Cs), Doc: "maximal skip count C: the first waiting job, once passed over this many times, starts as soon as it fits and is reserved when it does not (inf = never: no aging)"},
+			{Name: "order", Default: "fcfs", Doc: "queue order: fcfs (arrival), sjf (estimate, then arrival: the seed paper's), or any registered order (the queue orders of 'backfill policies')"},
 		},
 		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
 			c := Defaults

@@ -1,5 +1,7 @@
-// Package multiqueue is multiple-queue backfilling (Lawson & Smirni 2002;
-// the seed paper, Rajaei & Dadfar 2006, §2).
+// Package multiqueue is multiple-queue backfilling (Lawson & Smirni).
+//
+// After Lawson & Smirni 2002 and the seed paper (Rajaei & Dadfar 2006,
+// §2).
 //
 // Jobs are classified by their estimate into Q queues (by default four:
 // e ≤ 100 s, ≤ 1,000 s, ≤ 10,000 s, longer). The processors are split into

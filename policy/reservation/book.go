@@ -371,6 +371,23 @@ func (b *Book[A, X]) Replan(now int64, order []*Entry[A, X]) {
 	b.Sort()
 }
 
+// ReplanInOrder is Replan in queue order o at now (ties by arrival): the
+// compression of a policy with a queue order other than arrival, where
+// the highest priority is re-placed first. Jobs may move later.
+func (b *Book[A, X]) ReplanInOrder(now int64, o policy.Order) {
+	order := slices.Clone(b.wait)
+	slices.SortFunc(order, func(x, y *Entry[A, X]) int {
+		switch {
+		case o.Less(now, x.J, y.J):
+			return -1
+		case o.Less(now, y.J, x.J):
+			return 1
+		}
+		return x.J.ID - y.J.ID
+	})
+	b.Replan(now, order)
+}
+
 // Planned is policy.Planner's: the current reservation of waiting job j.
 func (b *Book[A, X]) Planned(now int64, j *job.Request) (int64, bool) {
 	b.Settle(now)

@@ -144,10 +144,10 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 				}
 			}
 		}
-		if s.prm.Heuristic == All && len(D) <= MaxExhaustive {
+		if s.prm.Heuristic == All && s.prm.Order == nil && len(D) <= MaxExhaustive {
 			s.permutations(D, try)
 		} else {
-			try(s.heuristicOrder(D, x))
+			try(s.heuristicOrder(now, D, x))
 		}
 		for _, d := range D {
 			s.unhold(d, d.X.shifted)
@@ -240,10 +240,15 @@ func (s *Policy) permutations(D []*sjob, try func([]*sjob)) {
 }
 
 // heuristicOrder returns the delayed jobs D in the order the heuristic
-// compresses them (§4.6). D is in AST order already.
-func (s *Policy) heuristicOrder(D []*sjob, x *sjob) []*sjob {
+// compresses them (§4.6), or the queue order (parameter order) when one is
+// set. D is in AST order already.
+func (s *Policy) heuristicOrder(now int64, D []*sjob, x *sjob) []*sjob {
 	s.order = append(s.order[:0], D...)
 	o := s.order
+	if s.prm.Order != nil {
+		s.queueOrder(now, o)
+		return o
+	}
 	if s.prm.Heuristic == AST {
 		return o
 	}

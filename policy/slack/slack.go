@@ -94,6 +94,11 @@ type Params struct {
 	AWT float64
 	// Heuristic picks the permutation priced at each slot.
 	Heuristic Heuristic
+	// Order, when not nil, replaces Heuristic: the delayed jobs are
+	// compressed in the queue order at the current time (policy.Order,
+	// ties by arrival), e.g. sjf or Slurm's multifactor priority (parameter
+	// order). Nil: the paper's heuristics.
+	Order policy.Order
 }
 
 // DefaultParams are the paper's §5.2 settings: αu = αt = αp = αf = 1,
@@ -115,6 +120,7 @@ func init() {
 			{Name: "sf", Default: "3", Doc: "SF, slack factor: initial slack = (1−p)·SF·AWT"},
 			{Name: "awt", Default: "2401", Doc: "AWT, the system's average wait time in seconds (simulate accepts awt=auto: the mean wait of a conservative run)"},
 			{Name: "h", Default: "ast", Doc: "heuristic: ast, aat, du, dc or dp (§4.6); all = every permutation (§4.5's exact algorithm, up to 7 delayed jobs)"},
+			orderParam,
 		},
 		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
 			prm := d
@@ -141,6 +147,11 @@ func init() {
 				}
 				prm.Heuristic = h
 			}
+			o, err := parseOrder(procs, p)
+			if err != nil {
+				return nil, err
+			}
+			prm.Order = o
 			return New(procs, prm), nil
 		},
 	})
@@ -196,6 +207,9 @@ type Policy struct {
 	// book holds the waiting jobs and their slots
 	book *reservation.Book[int, sstate]
 	runP map[int]float64 // priority of each running job, for Extend
+	// ord is the queue order's plumbing (events to an observing order;
+	// order.go)
+	ord policy.Ordering
 
 	// scratch
 	order []*sjob
@@ -225,7 +239,7 @@ var (
 
 // New returns the slack-based scheduler for a machine of procs processors.
 func New(procs int, prm Params) *Policy {
-	s := &Policy{prm: prm, run: policy.NewRunning(procs), runP: make(map[int]float64)}
+	s := &Policy{prm: prm, run: policy.NewRunning(procs), runP: make(map[int]float64), ord: policy.NewOrdering(prm.Order)}
 	s.book = reservation.NewScalar[sstate]("slack", s.run)
 	s.book.Hooks.Release = func(now, _, _ int64) { s.reprice(now) }
 	return s
@@ -246,7 +260,9 @@ func (s *Policy) Name() string {
 	add("at", s.prm.At, d.At)
 	add("ap", s.prm.Ap, d.Ap)
 	add("af", s.prm.Af, d.Af)
-	if s.prm.Heuristic != d.Heuristic {
+	if s.prm.Order != nil {
+		name += ":order=" + s.prm.Order.Name()
+	} else if s.prm.Heuristic != d.Heuristic {
 		name += ":h=" + s.prm.Heuristic.String()
 	}
 	return name
@@ -317,6 +333,7 @@ func (s *Policy) unhold(x *sjob, at int64) { s.book.Unhold(x, at) }
 // Insert implements policy.Scheduler: insert(j) of §4.2.
 func (s *Policy) Insert(now int64, j *job.Request) {
 	s.book.Settle(now)
+	s.ord.Submitted(now, j)
 	s.Stats.Inserts++
 	x := newJob(j)
 	setPriority(x, 0.5, &s.prm)
@@ -348,6 +365,7 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 // the schedule does not depend on the order in which the ends of one
 // instant are reported.
 func (s *Policy) Remove(now int64, j *job.Request) {
+	s.ord.Ended(now, j)
 	if _, running, _ := s.book.Remove(now, j); running {
 		delete(s.runP, j.ID)
 	}
@@ -373,6 +391,8 @@ func (s *Policy) reprice(now int64) {
 // their slots, possibly later than their slack allows — a scheduler that
 // cannot kill cannot keep its promises (reservation.Book.Pass).
 func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
+	s.ord.Advance(now)
+	start = s.ord.Wrap(now, start)
 	s.book.Settle(now)
 	return s.book.Pass(now, func(x *sjob) {
 		s.runP[x.J.ID] = x.X.p

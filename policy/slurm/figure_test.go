@@ -31,7 +31,7 @@ func TestRecordingFigures(t *testing.T) {
 	prios.Y.Label.Text = "our priority"
 	var maxT float64
 	for _, name := range []string{"fs", "nofs"} {
-		r, c := runRecording(t, name, 0)
+		r, c := runRecording(t, name, RecordingEndLag)
 		pts := make(plotter.XYs, len(c.Ours))
 		for i := range c.Ours {
 			pts[i].X = float64(c.Real[i]-r.CtldStart) / 60

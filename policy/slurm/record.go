@@ -232,6 +232,13 @@ func (c *Comparison) Fraction() float64 {
 	return float64(c.Within) / float64(len(c.Ours))
 }
 
+// RecordingEndLag is the Options.EndLag the validation uses: the main pass
+// a job's end triggers runs in the next whole second (the node's
+// epilog-complete message arrives a fraction of a second after the end;
+// the recording shows both the same and the next second, and the next
+// matches more of Slurm's starts over both clusters).
+const RecordingEndLag = 1
+
 // Sched returns the slurm policy configured as the recording's cluster,
 // with the phases of its timers and the given end lag (Options.EndLag).
 // The association tree is read afresh from dir (the usage starts at 0).

@@ -5,11 +5,15 @@
 //
 // The main scheduler takes the waiting jobs in priority order and starts
 // each that fits now; in each partition it stops at the first job that
-// does not. It runs every sched_interval, and after a submission or a job
-// end once batch_sched_delay has passed since its last run (slurmctld's
-// background loop, which wakes every second; the recording shows job ends
-// served by it, not at once). Every bf_interval (when jobs wait), the backfill scheduler takes
-// them in priority order again, up to bf_max_job_test jobs (and
+// does not. slurmctld's background loop (once a second) runs it every
+// sched_interval and, after a submission, once batch_sched_delay has
+// passed since the loop's last run; a job's end runs it at once (the
+// node's epilog-complete message calls the scheduler directly), Options.
+// EndLag seconds later. The backfill agent sleeps bf_interval after a
+// cycle; when it wakes and nothing changed since (no submission, start,
+// end or priority calculation) it retries every second, so a cycle runs
+// at the first change. Each cycle takes the waiting jobs in priority
+// order again, up to bf_max_job_test jobs (and
 // bf_max_job_user per user): a job that fits now without touching the
 // reservations made so far in this cycle starts; one that does not gets a
 // reservation at its earliest such start, if within bf_window, rounded to
@@ -39,6 +43,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/profile"
 	"github.com/backfill-hpc/backfill/slurm"
 )
 
@@ -59,12 +64,18 @@ type Sched struct {
 	// recalculated, since the last backfill cycle (without a change a
 	// cycle would start nothing)
 	changed bool
-	parts   int            // partitions (a pass may stop once all are blocked)
-	limited bool           // some limit may hold a waiting job
-	dynamic bool           // an order other than multifactor that changes with time
-	suffix  []int          // the smallest job from each position of the queue on
-	longest []int64        // the longest estimate from each position on
-	prev    []*job.Request // scratch of sorted
+	parts   int              // partitions (a pass may stop once all are blocked)
+	limited bool             // some limit may hold a waiting job
+	dynamic bool             // an order other than multifactor that changes with time
+	cand    []bool           // the backfill cycle's candidates, by position
+	cands   []int            // their positions, those still possible
+	slack   int              // processors the top candidate has to spare (−1: unknown)
+	minFree []minFree        // prune's queries since the profile last changed
+	save    *profile.Profile // the profile before the cycle's first hold
+	snapped bool             // save holds this cycle's snapshot
+	after   []*job.Request   // the cycle's starts since the snapshot
+	longest []int64          // the longest estimate from each position on
+	prev    []*job.Request   // scratch of sorted
 	// scratch of a pass
 	blocked map[string]bool
 	started []int
@@ -76,16 +87,20 @@ type Sched struct {
 	// req is when the background loop first sees a pending request for
 	// the main scheduler (a submission: at once; a job end: at the loop's
 	// next wake, the next second), noReq for none
-	req    int64
-	endLag int64 // Options.EndLag
+	req int64
+	// endReq is when the end of a job triggers a main pass (slurmctld
+	// calls schedule() on the node's epilog-complete message, at once and
+	// outside the background loop's batch_sched_delay), noReq for none
+	endReq    int64
+	seenEpoch int   // the multifactor epoch Tick last saw
+	endLag    int64 // Options.EndLag
 	// the reservations of the current backfill cycle
 	blocks []block
-	holds  []hold
 	// holds no start-now decision can meet, not yet in the profile, and
 	// the earliest of their starts
 	deferred    []hold
 	minDeferred int64
-	noDefer     bool // tests: place every hold at once
+	noDefer     bool // tests: place every hold at once, test every job
 	// running jobs' planned ends and CPUs (single-node mode), for the
 	// select plugin's will-run estimate
 	ends   []runEnd
@@ -94,6 +109,12 @@ type Sched struct {
 }
 
 type block struct{ start, end int64 }
+
+// minFree is a query of prune: m processors free over [now, now+d).
+type minFree struct {
+	d int64
+	m int
+}
 
 type runEnd struct {
 	end  int64
@@ -155,9 +176,12 @@ type Options struct {
 	// default to 0, the trace's clock origin; they must not be later than
 	// the first submission.
 	Origin, BfStart int64
-	// EndLag is how many seconds after a job's end the main scheduler's
-	// background loop first sees it (0 or 1: the loop wakes once a second
-	// at a phase that drifts; the recordings show both).
+	// EndLag is how many whole seconds after a job's recorded end the
+	// main pass it triggers runs: slurmctld calls the scheduler when the
+	// node's epilog-complete message arrives, a fraction of a second after
+	// the end (0.2–0.9 s on the recording's machine), so in the same
+	// second or the next (0 or 1; the recordings show both, about
+	// equally often).
 	EndLag int64
 	// SchedStart is a periodic pass of the main scheduler (slurmctld's
 	// background loop; the next periodic ones fall sched_interval apart,
@@ -170,7 +194,7 @@ type Options struct {
 // t (nil: an empty one) on a machine of procs CPUs.
 func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
 	s := &Sched{c: c, procs: procs, run: policy.NewRunning(procs), rej: map[int]string{}, tested: map[string]int{},
-		blocked: map[string]bool{}, parts: max(1, len(c.Partitions)), req: noReq}
+		blocked: map[string]bool{}, parts: max(1, len(c.Partitions)), req: noReq, endReq: noReq}
 	s.mf = slurm.NewMultifactor(c, t, procs, o.Resolver, o.Origin)
 	if o.Order != nil {
 		s.ord = policy.NewOrdering(o.Order)
@@ -285,10 +309,10 @@ func (s *Sched) admitted(j *job.Request) (bool, string) {
 // Remove implements policy.Scheduler.
 func (s *Sched) Remove(now int64, j *job.Request) {
 	s.changed = true
-	s.req = min(s.req, now+s.endLag)
 	a, q := s.mf.Job(j)
 	in := s.mf.Info(j)
 	if _, running := s.run.Started(j); running {
+		s.endReq = min(s.endReq, now+s.endLag)
 		s.run.End(now, j)
 		for i, e := range s.ends {
 			if e.id == j.ID {
@@ -340,10 +364,18 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		s.changed = true
 		start(j)
 	}
-	// the timers keep their phase: the periodic pass falls at lastFull +
-	// k·sched_interval, the backfill cycle at lastBf + k·bf_interval
-	// (Slurm's backfill agent sleeps bf_interval after each cycle; jobs
-	// and their updates keep it cycling while jobs wait)
+	if e := s.mf.Epoch(); e != s.seenEpoch {
+		// a priority calculation updates every pending job (Slurm's
+		// last_job_update, which the backfill agent watches)
+		s.seenEpoch = e
+		if len(s.wait) > 0 {
+			s.changed = true
+		}
+	}
+	// slurmctld's background loop (once a second): the periodic pass
+	// every sched_interval (it keeps its phase: the loop wakes every
+	// second), and a submission's pass once batch_sched_delay has passed
+	// since the loop's last pass
 	main := false
 	if k := (now - s.lastFull) / s.c.SchedInterval; k > 0 {
 		s.lastFull += k * s.c.SchedInterval
@@ -358,22 +390,47 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		s.lastSched = now
 		s.req = noReq
 	}
+	// a job's end: the node's epilog-complete message calls the
+	// scheduler at once (proc_req.c), EndLag seconds after the end
+	if s.endReq <= now {
+		main = true
+		s.endReq = noReq
+	}
 	if main && len(s.wait) > 0 {
 		s.mainPass(now, launch)
 	}
-	if k := (now - s.lastBf) / s.c.BfInterval; k > 0 {
-		s.lastBf += k * s.c.BfInterval
-		if s.lastBf == now && len(s.wait) > 0 {
-			s.backfill(now, launch)
+	// the backfill agent sleeps bf_interval after a cycle, then retries
+	// every second while nothing changed (Slurm's _more_work: a job was
+	// submitted, started or ended, or priorities were recalculated); with
+	// no job waiting, the cycles keep their phase
+	retry := false
+	if now >= s.lastBf+s.c.BfInterval {
+		switch {
+		case len(s.wait) == 0:
+			s.lastBf += (now - s.lastBf) / s.c.BfInterval * s.c.BfInterval
+		default:
+			s.sorted(now) // sets changed when the order changed
+			if s.changed {
+				s.lastBf = now
+				s.backfill(now, launch)
+			} else {
+				retry = true
+			}
 		}
 	}
 	if len(s.wait) == 0 {
 		return policy.NoWake
 	}
 	wake := min(s.lastBf+s.c.BfInterval, s.lastFull+s.c.SchedInterval)
+	if retry {
+		// nothing changed: the next change is an event (which ticks) or
+		// a priority calculation
+		wake = min(s.lastFull+s.c.SchedInterval, max(s.mf.NextCalc(), now+1))
+	}
 	if s.req != noReq {
 		wake = min(wake, max(s.req, s.lastSched+s.c.BatchSchedDelay))
 	}
+	wake = min(wake, s.endReq)
 	return max(wake, now+1)
 }
 
@@ -449,38 +506,68 @@ func (s *Sched) mainPass(now int64, launch func(*job.Request)) {
 
 // backfill is one cycle of sched/backfill.
 func (s *Sched) backfill(now int64, launch func(*job.Request)) {
-	q := s.sorted(now) // sets changed when the order changed
-	if !s.changed {
-		return // the same state as the last cycle, which started nothing more
-	}
+	q := s.sorted(now)
 	s.changed = false
 	prof := s.run.Prof
 	res := s.c.BfResolution
 	s.blocks = s.blocks[:0]
-	s.holds = s.holds[:0]
 	clear(s.tested)
 	s.started = s.started[:0]
 	tested := 0
 	windowEnd := now + s.c.BfWindow
 	free := prof.FreeAt(now)
-	// the smallest job from each position on: once it exceeds the free
-	// processors, no later job can start in this cycle, and reservations
-	// only matter to later jobs
-	s.suffix = slices.Grow(s.suffix[:0], len(q))[:len(q)]
-	s.longest = slices.Grow(s.longest[:0], len(q)+1)[:len(q)+1]
-	small := int(^uint(0) >> 1)
+	// the candidates: the jobs the cycle will test that fit now beside
+	// the running jobs alone (the profile holds only them now, and their
+	// free processors only grow with time, so: that fit the free
+	// processors) — only they may start in this cycle, so the cycle ends
+	// after the last of them (none: it starts nothing), and a reservation
+	// matters only if it starts before the longest later candidate would
+	// end
+	s.cand = slices.Grow(s.cand[:0], len(q))[:len(q)]
+	s.cands = s.cands[:0]
+	s.slack = -1 // the top candidate's: not known yet
+	last := -1
+	for i, j := range q {
+		s.cand[i] = false
+		if tested >= s.c.BfMaxJobTest {
+			break
+		}
+		if !s.runnable(j) {
+			continue
+		}
+		if s.c.BfMaxJobUser > 0 {
+			u := s.mf.Info(j).User
+			if s.tested[u] >= s.c.BfMaxJobUser {
+				continue
+			}
+			s.tested[u]++
+		}
+		tested++
+		if j.Procs <= free {
+			s.cand[i] = true
+			s.cands = append(s.cands, i)
+			last = i
+		}
+	}
+	if s.noDefer {
+		last = len(q) - 1 // tests: no pruning
+	}
+	if last < 0 {
+		return
+	}
+	clear(s.tested)
+	tested = 0
+	s.longest = slices.Grow(s.longest[:0], last+2)[:last+2]
 	var long int64
-	s.longest[len(q)] = 0
-	for i := len(q) - 1; i >= 0; i-- {
-		small = min(small, q[i].Procs)
-		s.suffix[i] = small
-		if q[i].Procs <= free { // only a job that fits now may start now
+	s.longest[last+1] = 0
+	for i := last; i >= 0; i-- {
+		if s.cand[i] {
 			long = max(long, q[i].Estimate)
 		}
 		s.longest[i] = long
 	}
-	for i, j := range q {
-		if tested >= s.c.BfMaxJobTest || s.suffix[i] > free {
+	for i, j := range q[:last+1] {
+		if tested >= s.c.BfMaxJobTest {
 			break
 		}
 		if !s.runnable(j) {
@@ -500,19 +587,25 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 			// again (before the earliest deferred start the profile is
 			// the same with or without them, so a window that ends
 			// there needs none)
+			s.snapshot()
 			for _, h := range s.deferred {
 				if err := prof.Add(h.start, h.end, h.n); err != nil {
 					panic("slurm: " + err.Error()) // unreachable: they fitted when found
 				}
 			}
-			s.holds = append(s.holds, s.deferred...)
 			s.deferred = s.deferred[:0]
 			t = s.earliest(now, j, windowEnd)
 		}
 		if t == now {
 			launch(j)
+			if s.snapped {
+				s.after = append(s.after, j)
+			}
 			free -= j.Procs
 			s.started = append(s.started, i)
+			if free == 0 || !s.prune(now, i, q, now, j.Procs) {
+				break
+			}
 			continue
 		}
 		if t > windowEnd {
@@ -536,16 +629,98 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 			s.deferred = append(s.deferred, hold{t, e, j.Procs})
 			continue
 		}
+		s.snapshot()
 		if err := prof.Add(t, e, j.Procs); err != nil {
 			panic("slurm: " + err.Error()) // unreachable: it fits from t
 		}
-		s.holds = append(s.holds, hold{t, e, j.Procs})
+		if !s.prune(now, i, q, t, j.Procs) {
+			break
+		}
 	}
-	for _, h := range s.holds {
-		_ = prof.Remove(h.start, h.end, h.n)
+	if s.snapped {
+		// back to the running jobs: the snapshot, and the starts since
+		prof.CopyFrom(s.save)
+		for _, j := range s.after {
+			if err := prof.Add(now, now+j.Estimate, j.Procs); err != nil {
+				panic("slurm: " + err.Error()) // unreachable: it was started so
+			}
+		}
+		s.snapped = false
+		s.after = s.after[:0]
 	}
 	s.deferred = s.deferred[:0]
 	s.drop(s.started)
+}
+
+// snapshot saves the profile (the running jobs) before the cycle's first
+// hold: the cycle ends by copying it back (and adding the starts since)
+// instead of removing its holds one by one.
+func (s *Sched) snapshot() {
+	if s.snapped {
+		return
+	}
+	if s.save == nil {
+		s.save = profile.New(s.procs)
+	}
+	s.save.CopyFrom(s.run.Prof)
+	s.snapped = true
+}
+
+// prune drops from the top of the candidate stack those that no longer
+// fit now (holds and starts only take room, so one that does not fit now
+// never will in this cycle; the deferred holds start after every later
+// candidate would end) and reports whether a candidate after position i
+// remains. It is called after n processors were taken from t on (a hold,
+// or a start at now): the top candidate had slack processors to spare
+// over its run when last checked, so it still fits, without a query, when
+// the hold starts after its run ends or takes no more than the slack; the
+// ones under it are checked in full.
+func (s *Sched) prune(now int64, i int, q []*job.Request, t int64, n int) bool {
+	if s.noDefer {
+		return true
+	}
+	s.minFree = s.minFree[:0]
+	for first := true; len(s.cands) > 0; first = false {
+		k := s.cands[len(s.cands)-1]
+		if k <= i {
+			return false
+		}
+		d := q[k].Estimate
+		if first && s.slack >= 0 {
+			if t >= now+d {
+				return true
+			}
+			if n <= s.slack {
+				s.slack -= n
+				return true
+			}
+		}
+		// the free processors over [now, now+d) only shrink as d grows:
+		// a query of this call for a d' ≤ d that found fewer than the
+		// job needs rules it out, one for a d' ≥ d that found enough
+		// admits it
+		p, known := q[k].Procs, false
+		for _, c := range s.minFree {
+			if c.d <= d && c.m < p {
+				known = true
+				break
+			}
+			if c.d >= d && c.m >= p {
+				s.slack = c.m - p // at least
+				return true
+			}
+		}
+		if !known {
+			m := s.run.Prof.MinFree(now, now+d)
+			s.minFree = append(s.minFree, minFree{d, m})
+			if m >= p {
+				s.slack = m - p
+				return true
+			}
+		}
+		s.cands = s.cands[:len(s.cands)-1]
+	}
+	return false
 }
 
 // earliest is the earliest start ≥ now of j that fits the running jobs and

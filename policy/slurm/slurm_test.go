@@ -124,7 +124,8 @@ func TestRegistered(t *testing.T) {
 }
 
 // TestDeferredHoldsExact: deferring the holds no start-now decision can
-// meet (a speed-up) changes no schedule, on random workloads of one-CPU
+// meet, and ending a cycle at its last candidate (speed-ups), change no
+// schedule, on random workloads of one-CPU
 // nodes with Slurm's defaults and with a fair-share configuration.
 func TestDeferredHoldsExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(20, 11))
@@ -157,5 +158,35 @@ func TestDeferredHoldsExact(t *testing.T) {
 				t.Fatalf("workload %d (%+v): job %d starts at %d with deferred holds, %d without", k, spec, i, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
 			}
 		}
+	}
+}
+
+// TestTriggersByHand, worked from slurmctld 22.05's triggers (package
+// comment): ten 1-CPU nodes, arrival order, defaults but bf_interval 30.
+//
+// J0 (t=0, 10 CPUs, runtime 10), J1 (t=1, 10 CPUs, 10), J2 (t=12, 10
+// CPUs, 5), limits 100. The background loop's first pass at 3 starts J0.
+// J2's submission gets a pass at 12 (3 s after the last), where nothing
+// fits. J0's end at 13 triggers a pass at once (epilog complete), not
+// batch_sched_delay after the pass at 12: J1 starts at 13 + EndLag, and
+// J2 at J1's end + EndLag — 3 13 23 with EndLag 0, 3 14 25 with EndLag 1.
+//
+// The backfill agent: J0 (t=0, 8 CPUs, runtime and limit 1000), J1 (t=1,
+// 10 CPUs), J2 (t=75, 2 CPUs, 100). The cycle at 30 reserves J1 at 1003;
+// at 60 nothing changed, so the agent retries every second and runs at
+// J2's submission, 75, starting J2 (the main pass at 75 stops at J1).
+// A timer that kept its phase would start J2 at 90.
+func TestTriggersByHand(t *testing.T) {
+	js := jobsOf([][4]int64{{0, 10, 100, 10}, {1, 10, 100, 10}, {12, 10, 100, 5}})
+	c := slurm.DefaultConf()
+	c.BfInterval = 30
+	for lag, want := range []string{"3 13 23", "3 14 25"} {
+		if got := starts(t, New(10, c, nil, Options{EndLag: int64(lag)}), 10, js); got != want {
+			t.Errorf("EndLag %d: starts %s, want %s", lag, got, want)
+		}
+	}
+	js = jobsOf([][4]int64{{0, 8, 1000, 1000}, {1, 10, 1000, 1000}, {75, 2, 100, 100}})
+	if got := starts(t, New(10, c, nil, Options{}), 10, js); got != "3 1003 75" {
+		t.Errorf("backfill retry: starts %s, want 3 1003 75", got)
 	}
 }

@@ -31,7 +31,7 @@ const MarkFile = "state.mark"
 
 const (
 	markMagic   = "BFMK"
-	markVersion = 1
+	markVersion = 2 // 1: without JobID
 	slotSize    = 64
 )
 
@@ -45,7 +45,11 @@ type Mark struct {
 	Seq int64
 	// Time is when it was written (Unix seconds, wall clock).
 	Time int64
-	gen  uint64
+	// JobID is the highest job id acknowledged (submit records), so that
+	// ids are never given again after a loss is accepted. A mark of
+	// version 1 has none: its Seq bounds it (each submission is a record).
+	JobID int64
+	gen   uint64
 }
 
 type markFile struct {
@@ -63,19 +67,32 @@ func encodeSlot(m Mark) []byte {
 	binary.LittleEndian.PutUint64(b[24:32], uint64(m.Time))
 	id, _ := hex.DecodeString(m.Store)
 	copy(b[32:48], id)
-	binary.LittleEndian.PutUint32(b[48:52], crc32.ChecksumIEEE(b[0:48]))
+	binary.LittleEndian.PutUint64(b[48:56], uint64(m.JobID))
+	binary.LittleEndian.PutUint32(b[56:60], crc32.ChecksumIEEE(b[0:56]))
 	return b
 }
 
 func decodeSlot(b []byte) (Mark, bool) {
-	if len(b) < slotSize || string(b[0:4]) != markMagic || binary.LittleEndian.Uint32(b[4:8]) != markVersion {
+	if len(b) < slotSize || string(b[0:4]) != markMagic {
 		return Mark{}, false
 	}
-	if crc32.ChecksumIEEE(b[0:48]) != binary.LittleEndian.Uint32(b[48:52]) {
+	m := Mark{gen: binary.LittleEndian.Uint64(b[8:16]), Seq: int64(binary.LittleEndian.Uint64(b[16:24])),
+		Time: int64(binary.LittleEndian.Uint64(b[24:32])), Store: hex.EncodeToString(b[32:48])}
+	switch binary.LittleEndian.Uint32(b[4:8]) {
+	case 1:
+		if crc32.ChecksumIEEE(b[0:48]) != binary.LittleEndian.Uint32(b[48:52]) {
+			return Mark{}, false
+		}
+		m.JobID = m.Seq // each submission is one record: ids ≤ records
+	case markVersion:
+		if crc32.ChecksumIEEE(b[0:56]) != binary.LittleEndian.Uint32(b[56:60]) {
+			return Mark{}, false
+		}
+		m.JobID = int64(binary.LittleEndian.Uint64(b[48:56]))
+	default:
 		return Mark{}, false
 	}
-	return Mark{gen: binary.LittleEndian.Uint64(b[8:16]), Seq: int64(binary.LittleEndian.Uint64(b[16:24])),
-		Time: int64(binary.LittleEndian.Uint64(b[24:32])), Store: hex.EncodeToString(b[32:48])}, true
+	return m, true
 }
 
 // ReadMark reads the mark file at path. It reports os.ErrNotExist when
@@ -107,12 +124,14 @@ func openMark(path string, sync bool, cur Mark) (*markFile, error) {
 	return &markFile{f: f, sync: sync, cur: cur}, nil
 }
 
-// set writes seq as the new mark (into the slot not holding the current
-// one) and, in full sync mode, waits for it to be on disk.
-func (m *markFile) set(seq int64) error {
+// set writes seq as the new mark, with jobID if higher than the mark's
+// (into the slot not holding the current one) and, in full sync mode,
+// waits for it to be on disk.
+func (m *markFile) set(seq, jobID int64) error {
 	n := m.cur
 	n.gen++
 	n.Seq = seq
+	n.JobID = max(n.JobID, jobID)
 	n.Time = time.Now().Unix()
 	off := int64(n.gen%2) * slotSize
 	if _, err := m.f.WriteAt(encodeSlot(n), off); err != nil {

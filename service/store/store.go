@@ -29,6 +29,10 @@ type Record struct {
 	Kind string
 	T    int64
 	Data []byte
+	// Job is the id of the job a submit record creates (0 for other
+	// records): not stored in the log, it moves the high-water mark's
+	// JobID, so ids are never given twice, even after a loss.
+	Job int64
 }
 
 // User is an API user: an id, a name, the SHA-256 of its token, whether it is an
@@ -213,8 +217,12 @@ func OpenWith(dir string, o Options) (*Store, error) {
 	markPath := filepath.Join(dir, MarkFile)
 	if !in.HasMark || in.MarkErr != nil || mark.Store != id {
 		// a new mark (first start, or a loss accepted): no slot of an
-		// older one may outrank it
-		mark = Mark{Store: id}
+		// older one may outrank it; the ids acknowledged stay taken
+		mark = Mark{Store: id, JobID: in.Mark.JobID}
+		if in.MarkErr != nil {
+			// both slots damaged: the records bound the ids
+			mark.JobID = max(in.MaxSeq, in.Contiguous)
+		}
 		if err := os.Truncate(markPath, 0); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fail(err)
 		}
@@ -223,7 +231,7 @@ func OpenWith(dir string, o Options) (*Store, error) {
 		return fail(err)
 	}
 	if mark.gen == 0 || mark.Seq != s.last {
-		if err := s.mark.set(s.last); err != nil {
+		if err := s.mark.set(s.last, 0); err != nil {
 			return fail(err)
 		}
 	}
@@ -360,6 +368,11 @@ func (s *Store) Close() error {
 	return err
 }
 
+// JobFloor is the highest job id ever acknowledged, as the high-water
+// mark says: after a loss is accepted, the service gives the next job a
+// higher id than this, so that no id names two jobs.
+func (s *Store) JobFloor() int64 { return s.mark.cur.JobID }
+
 // Append writes records in one transaction, then moves the high-water mark
 // to the last one. The records must continue the log: consecutive
 // sequence numbers from LastSeq()+1.
@@ -398,7 +411,11 @@ func (s *Store) AppendArchive(recs []Record, arch []Archived) error {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	s.last = recs[len(recs)-1].Seq
-	return s.mark.set(s.last)
+	var job int64
+	for _, r := range recs {
+		job = max(job, r.Job)
+	}
+	return s.mark.set(s.last, job)
 }
 
 // Load calls fn for every record of the log in order (the records after

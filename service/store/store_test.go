@@ -69,7 +69,7 @@ func TestMarkSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	for seq := int64(1); seq <= 5; seq++ {
-		if err := m.set(seq * 10); err != nil {
+		if err := m.set(seq*10, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,7 +143,7 @@ func BenchmarkMarkSet(b *testing.B) {
 	}
 	defer m.close()
 	for i := 0; i < b.N; i++ {
-		if err := m.set(int64(i)); err != nil {
+		if err := m.set(int64(i), 0); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,5 +1,7 @@
-// Package trivial is the smallest complete policy: first-come
-// first-served in 40 lines, registered as "test-trivial".
+// Package trivial is the smallest complete policy.
+//
+// It is first-come first-served in 40 lines, registered as
+// "test-trivial".
 //
 // It exists to show (policytest.TestNewPolicyIsCovered) that adding a
 // policy takes one package and one registry line: the conformance suite

@@ -1,0 +1,189 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// reconfigScenario: conservative on 10 processors at 0: A (6 procs, 100 s)
+// runs; B (8, 50) is guaranteed 100, C (4, 200) 150 (B holds 8 of 10 in
+// [100, 150)), D (10, 10) 350 (after C).
+func reconfigScenario(t *testing.T, env *testEnv) {
+	t.Helper()
+	ctx := context.Background()
+	alice := env.user("alice")
+	must[JobView](t)(alice.Submit(ctx, SubmitRequest{Procs: ip(6), Estimate: i64(100)}))
+	env.clockTo(0)
+	for _, c := range []struct {
+		procs int
+		est   int64
+		g     int64
+	}{{8, 50, 100}, {4, 200, 150}, {10, 10, 350}} {
+		v := must[JobView](t)(alice.Submit(ctx, SubmitRequest{Procs: ip(c.procs), Estimate: i64(c.est)}))
+		if *v.GuaranteedStart != c.g {
+			t.Fatalf("job %d guaranteed %d, want %d", v.ID, *v.GuaranteedStart, c.g)
+		}
+	}
+}
+
+func reconfigure(t *testing.T, env *testEnv, body string) (*ReconfigReport, int, ErrorBody) {
+	t.Helper()
+	code, e := rawRequest(t, env, "POST", "/v1/reconfigure", "admin-secret", body)
+	if code != 200 {
+		return nil, code, e
+	}
+	var rep ReconfigReport
+	if err := env.admin.Do(context.Background(), "GET", "/v1/health", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	// the report is the last reconfigure record of the log
+	env.svc.mu.Lock()
+	err := env.svc.st.Load(func(r Record) error {
+		if r.Kind == KindReconfig {
+			rep = ReconfigReport{}
+			return json.Unmarshal(r.Data, &rep)
+		}
+		return nil
+	})
+	env.svc.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rep, code, e
+}
+
+// TestReconfigure changes a live service's machine and policy, worked by
+// hand from reconfigScenario, then checks that a restart — replaying the
+// reconfiguration records, or from a snapshot — continues with the same
+// decisions as a service never stopped.
+func TestReconfigure(t *testing.T) {
+	for _, snap := range []bool{false, true} {
+		t.Run(fmt.Sprintf("snapshots=%v", snap), func(t *testing.T) {
+			steps := func(env *testEnv, restart bool) string {
+				reconfigScenario(t, env)
+				env.clockTo(1)
+				// more processors: a fresh conservative on 12 with A held
+				// [0, 100): B at 100 (kept), C fits at 1 (≤ 150: kept),
+				// D at 201 (≤ 350: kept)
+				rep, code, e := reconfigure(t, env, `{"procs": 12}`)
+				if code != 200 || rep.Kept != 3 || len(rep.Replanned) != 0 || len(rep.Cancelled) != 0 || rep.Running != 1 || rep.Procs != 12 || rep.OldProcs != 10 {
+					t.Fatalf("grow to 12: %d %+v %+v", code, rep, e)
+				}
+				var s Schedule
+				must[struct{}](t)(struct{}{}, env.admin.Do(context.Background(), "GET", "/v1/schedule", nil, &s))
+				if len(s.Bars) != 4 || s.Procs != 12 || s.Bars[1].ID != 3 || s.Bars[1].Start != 1 || s.Bars[3].ID != 4 || s.Bars[3].Start != 201 {
+					t.Fatalf("schedule on 12: %+v", s)
+				}
+				if restart {
+					env.restart()
+				}
+				// fewer than the running jobs hold (A: 6): refused
+				if _, code, e := reconfigure(t, env, `{"procs": 5}`); code != 409 || !strings.Contains(e.Error, "drain") {
+					t.Fatalf("shrink below the running jobs: %d %+v", code, e)
+				}
+				// 8 processors: D (10) cannot run any more: cancelled; B at
+				// 100 (kept), C at 150 (kept)
+				rep, code, e = reconfigure(t, env, `{"procs": 8, "note": "nodes 9-12 down"}`)
+				if code != 200 || rep.Kept != 2 || len(rep.Cancelled) != 1 || rep.Cancelled[0].ID != 4 || !strings.Contains(rep.Cancelled[0].Reason, "8") {
+					t.Fatalf("shrink to 8: %d %+v %+v", code, rep, e)
+				}
+				if j := must[JobView](t)(env.admin.Job(context.Background(), 4)); j.State != Cancelled {
+					t.Fatalf("job 4 after the shrink: %+v", j)
+				}
+				if restart {
+					env.restart()
+				}
+				// EASY gives no guarantees: both withdrawn, re-planned
+				rep, code, e = reconfigure(t, env, `{"policy": "easy"}`)
+				if code != 200 || len(rep.Replanned) != 2 || rep.Replanned[0] != (Replanned{ID: 2, Old: 100, New: -1}) || rep.Replanned[1] != (Replanned{ID: 3, Old: 150, New: -1}) {
+					t.Fatalf("to easy: %d %+v %+v", code, rep, e)
+				}
+				// back to conservative: new guarantees, none to keep
+				if _, code, e = reconfigure(t, env, `{"policy": "conservative", "procs": 10}`); code != 200 {
+					t.Fatalf("back to conservative: %d %+v", code, e)
+				}
+				if restart {
+					env.restart()
+				}
+				runToEnd(t, env)
+				l := must[JobList](t)(env.admin.Jobs(context.Background(), "", ""))
+				b, _ := json.Marshal(l.Jobs)
+				return string(b)
+			}
+			mk := func() *testEnv {
+				env := newEnv(t, "conservative", 10)
+				if !snap {
+					env.cfg.SnapshotEvery = -1 // the restarts replay every record
+					env.restart()
+				}
+				return env
+			}
+			straight := steps(mk(), false)
+			restarted := steps(mk(), true)
+			if straight != restarted {
+				t.Fatalf("restarts changed the decisions:\n%s\n%s", straight, restarted)
+			}
+		})
+	}
+}
+
+// TestReconfigureAtRestart: restarting with other --procs or --policy than
+// the state's reconfigures the service by the same rule, once, recorded;
+// a machine smaller than what runs is refused with the way out.
+func TestReconfigureAtRestart(t *testing.T) {
+	env := newEnv(t, "conservative", 10)
+	reconfigScenario(t, env)
+	ctx := context.Background()
+	env.stop()
+	env.cfg.Procs = 5 // A holds 6
+	if _, err := Open(env.cfg); err == nil || !strings.Contains(err.Error(), "drain") || !strings.Contains(err.Error(), "--procs") {
+		t.Fatalf("restart on fewer processors than run: %v", err)
+	}
+	env.cfg.Procs = 8
+	env.start(env.clock.Now())
+	if h := must[Health](t)(health(env)); h.Procs != 8 || h.Policy != "conservative" {
+		t.Fatalf("after the restart on 8: %+v", h)
+	}
+	if j := must[JobView](t)(env.admin.Job(ctx, 4)); j.State != Cancelled || !strings.Contains(j.Reason, "reconfiguration") {
+		t.Fatalf("job 4 (10 processors) after the restart on 8: %+v", j)
+	}
+	if j := must[JobView](t)(env.admin.Job(ctx, 3)); *j.GuaranteedStart != 150 {
+		t.Fatalf("job 3 after the restart on 8: %+v", j)
+	}
+	// the same flags again: nothing more to change (the log after the
+	// shutdown snapshot holds no new reconfiguration)
+	n := countRecords(t, env, KindReconfig)
+	env.restart()
+	if m := countRecords(t, env, KindReconfig); n != 1 || m != 0 {
+		t.Fatalf("reconfigure records: %d, then %d after a restart with the same flags", n, m)
+	}
+	// a submission larger than the new machine is refused
+	if _, err := env.admin.Submit(ctx, SubmitRequest{Procs: ip(9), Estimate: i64(10)}); statusOf(err) != 400 {
+		t.Fatalf("9 processors on 8: %v", err)
+	}
+}
+
+func health(env *testEnv) (Health, error) {
+	var h Health
+	err := env.admin.Do(context.Background(), "GET", "/v1/health", nil, &h)
+	return h, err
+}
+
+func countRecords(t *testing.T, env *testEnv, kind string) int {
+	t.Helper()
+	n := 0
+	env.svc.mu.Lock()
+	defer env.svc.mu.Unlock()
+	if err := env.svc.st.Load(func(r Record) error {
+		if r.Kind == kind {
+			n++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
