@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	_ "github.com/backfill-hpc/backfill/policy/conservative"
 )
 
 // serviceShape is the state `backfill loadgen` builds in a live service
@@ -114,4 +116,59 @@ func quantileMs(ds []time.Duration, p int) float64 {
 	slices.Sort(ds)
 	k := (p*len(ds) + 99) / 100
 	return float64(ds[max(1, k)-1]) / 1e6
+}
+
+// BenchmarkFrontCancel measures the cancellation of the front of the queue
+// in the state of `backfill loadgen --drain oldest` (a long job holding the
+// whole machine, a queue of q jobs without deadlines): each step cancels
+// the oldest waiting job and submits a new one at the back; the time is
+// that of the cancellation and of the policy's reaction to it, which the
+// policy makes at its next call (the submission's Insert, timed with it:
+// p50-ms, p99-ms). Conservative backfilling beside QoPS: both compress
+// the schedule after a release (policy/reservation, Compress).
+func BenchmarkFrontCancel(b *testing.B) {
+	for _, spec := range []string{"conservative", "qops"} {
+		for _, q := range []int{1000, 10000} {
+			b.Run(fmt.Sprintf("%s/queue=%d", spec, q), func(b *testing.B) {
+				s, err := policy.New(spec, 1024)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r := rand.New(rand.NewPCG(1, uint64(q)))
+				id := 0
+				next := func() *job.Request {
+					n := 1 + r.IntN(128)
+					if r.IntN(10) == 0 {
+						n = 1 + r.IntN(1024)
+					}
+					j := &job.Request{ID: id, SWFID: int64(id + 1), Submit: 1, Procs: n, Estimate: int64(60 + r.IntN(36000))}
+					id++
+					return j
+				}
+				blocker := &job.Request{ID: id, SWFID: 1, Procs: 1024, Estimate: shapeBlocker}
+				id++
+				s.Insert(0, blocker)
+				s.Tick(0, func(*job.Request) {})
+				var fifo []*job.Request
+				for i := 0; i < q; i++ {
+					j := next()
+					s.Insert(1, j)
+					fifo = append(fifo, j)
+				}
+				var lat []time.Duration
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					j := next()
+					t0 := time.Now()
+					s.Remove(1, fifo[0])
+					s.Insert(1, j)
+					lat = append(lat, time.Since(t0))
+					fifo = append(fifo[1:], j)
+				}
+				b.StopTimer()
+				b.ReportMetric(quantileMs(lat, 50), "p50-ms")
+				b.ReportMetric(quantileMs(lat, 99), "p99-ms")
+			})
+		}
+	}
 }
