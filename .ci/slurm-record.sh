@@ -21,6 +21,8 @@
 # Output in OUT: sacct-{fs,nofs}.txt, sprio-{fs,nofs}.txt (lines
 # "<epoch>|<sprio -o fields>"), sshare-{fs,nofs}.txt, bfcycles-{fs,nofs}.txt
 # (epoch second of each backfill cycle, from slurmctld's log),
+# events-{fs,nofs}.log.gz (slurmctld's scheduling events with millisecond
+# timestamps, SlurmctldDebug=debug2),
 # slurm-{fs,nofs}.conf, shares.txt, meta.txt. Stops everything it started
 # (by pid files) on exit.
 set -euo pipefail
@@ -138,6 +140,7 @@ SlurmdPidFile=$d/slurmd.pid
 SlurmctldLogFile=$WORK/log/slurmctld-$1.log
 SlurmdLogFile=$WORK/log/slurmd-$1.log
 DebugFlags=Backfill
+SlurmctldDebug=debug2
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
@@ -278,5 +281,11 @@ for c in fs nofs; do
   # each backfill cycle's start, from the log's timestamps
   grep 'sched/backfill: _attempt_backfill: beginning' "$WORK/log/slurmctld-$c.log" \
     | sed -E 's/^\[([^]]*)\].*/\1/' | while read -r ts; do date -d "$ts" +%s; done > "$OUT/bfcycles-$c.txt" || true
+  # the scheduling events with slurmctld's millisecond timestamps: the main
+  # scheduler's passes (and those returning because a job is completing),
+  # its and the backfill's starts, job ends, epilog-complete messages,
+  # submissions, backfill cycles
+  grep -E 'Running job scheduler|still completing|sched: Allocate|_job_complete: .* done|_slurm_rpc_epilog_complete|_start_job|_attempt_backfill: beginning|_slurm_rpc_submit_batch_job' \
+    "$WORK/log/slurmctld-$c.log" | gzip -9n > "$OUT/events-$c.log.gz" || true
 done
 echo "slurm-record: done; results in $OUT"

@@ -147,6 +147,20 @@ func Traces(dir, only string) ([]string, error) {
 // error: ProgressPrefix, the jobs ended so far, a space, the jobs in all.
 const ProgressPrefix = "bench-progress "
 
+// ChildProgress is a child's progress reporter for Measure: it writes, at
+// most four times a second, the jobs ended so far of total as a
+// ProgressPrefix line on w (the child's standard error), which RunChild
+// reads.
+func ChildProgress(w io.Writer, total int) func(done int) {
+	last := time.Now()
+	return func(done int) {
+		if now := time.Now(); now.Sub(last) >= 250*time.Millisecond {
+			last = now
+			fmt.Fprintf(w, "%s%d %d\n", ProgressPrefix, done, total)
+		}
+	}
+}
+
 // RunChild runs exe with args, a child that prints one Line as JSON, and
 // adds the child's peak resident memory. The child's progress lines on
 // standard error (ProgressPrefix) go to progress, if not nil, as they come;

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"time"
 )
 
 func TestTableAlignsColumns(t *testing.T) {
@@ -36,5 +37,22 @@ func TestStatusOffTerminal(t *testing.T) {
 	s.Clear()
 	if buf.Len() != 0 {
 		t.Errorf("status wrote %q off a terminal within 30 s", buf.String())
+	}
+}
+
+// TestChildProgress: at most four lines a second, in the format RunChild
+// reads back.
+func TestChildProgress(t *testing.T) {
+	var buf bytes.Buffer
+	p := ChildProgress(&buf, 10)
+	p(1) // within 250 ms of the start: nothing
+	if buf.Len() != 0 {
+		t.Fatalf("wrote %q at once", buf.String())
+	}
+	time.Sleep(260 * time.Millisecond)
+	p(5)
+	p(6) // within 250 ms of the last line: nothing
+	if buf.String() != ProgressPrefix+"5 10\n" {
+		t.Fatalf("wrote %q", buf.String())
 	}
 }

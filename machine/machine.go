@@ -22,6 +22,12 @@
 // Nodes are numbered from 0 in file order; cores are numbered globally,
 // node i holding the cores [Offset(i), Offset(i)+Cores) — the ids in
 // allocated_resources. Policies schedule on the total core count P.
+//
+// Jobs may also ask for whole nodes, memory, GPUs and a partition
+// (Demand, read from an import's sidecar by ReadDemands and matched to
+// the jobs by Apply); an Allocator given them (SetDemands) places such a
+// job only where its nodes really are free, and Fits tells the simulator
+// when a job the policy started must wait for its nodes.
 package machine
 
 import (

@@ -164,6 +164,22 @@ func TestReconfigureAtRestart(t *testing.T) {
 	if _, err := env.admin.Submit(ctx, SubmitRequest{Procs: ip(9), Estimate: i64(10)}); statusOf(err) != 400 {
 		t.Fatalf("9 processors on 8: %v", err)
 	}
+	// a live change survives a restart with the same flags (a crash must
+	// not undo a drain) …
+	if _, code, e := reconfigure(t, env, `{"procs": 9}`); code != 200 {
+		t.Fatalf("to 9: %d %+v", code, e)
+	}
+	env.restart()
+	if h := must[Health](t)(health(env)); h.Procs != 9 {
+		t.Fatalf("restart with the flags of the previous start (8) after a live change to 9: %+v", h)
+	}
+	// … and changed flags win
+	env.stop()
+	env.cfg.Procs = 12
+	env.start(env.clock.Now())
+	if h := must[Health](t)(health(env)); h.Procs != 12 {
+		t.Fatalf("restart with --procs 12: %+v", h)
+	}
 }
 
 func health(env *testEnv) (Health, error) {
@@ -186,4 +202,65 @@ func countRecords(t *testing.T, env *testEnv, kind string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestReconfigureOtherPolicies: FCFS and slack-based backfilling take over
+// running jobs too (policy.Adopter); FCFS gives no guarantee (all three
+// re-planned to none, by hand), and a restart between the steps changes
+// no decision.
+func TestReconfigureOtherPolicies(t *testing.T) {
+	steps := func(env *testEnv, restart bool) string {
+		reconfigScenario(t, env)
+		env.clockTo(1)
+		rep, code, e := reconfigure(t, env, `{"policy": "fcfs"}`)
+		want := []Replanned{{2, 100, -1}, {3, 150, -1}, {4, 350, -1}}
+		if code != 200 || rep.Running != 1 || !slicesEqual(rep.Replanned, want) {
+			t.Fatalf("to fcfs: %d %+v %+v", code, rep, e)
+		}
+		// B (8) does not fit beside A (6 of 10) and blocks C (4)
+		if r := env.clockTo(2); len(r.Started) != 0 {
+			t.Fatalf("fcfs started %+v", r.Started)
+		}
+		if restart {
+			env.restart()
+		}
+		if _, code, e = reconfigure(t, env, `{"policy": "slack"}`); code != 200 {
+			t.Fatalf("to slack: %d %+v", code, e)
+		}
+		if restart {
+			env.restart()
+		}
+		runToEnd(t, env)
+		l := must[JobList](t)(env.admin.Jobs(context.Background(), "", ""))
+		for _, j := range l.Jobs {
+			if j.State != Completed && j.State != Timeout {
+				t.Fatalf("job %d ends %s", j.ID, j.State)
+			}
+		}
+		b, _ := json.Marshal(l.Jobs)
+		return string(b)
+	}
+	mk := func() *testEnv {
+		env := newEnv(t, "conservative", 10)
+		env.cfg.SnapshotEvery = -1
+		env.restart()
+		return env
+	}
+	// the restarts keep the flags (conservative on 10): the live changes
+	// stand
+	if a, b := steps(mk(), false), steps(mk(), true); a != b {
+		t.Fatalf("restarts changed the decisions:\n%s\n%s", a, b)
+	}
+}
+
+func slicesEqual[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -462,9 +462,37 @@ func (s *Service) recover(sched policy.Scheduler) error {
 		}
 		s.log.Error("job ids skipped after an accepted loss", "next", floor+1, "note", note)
 	}
-	// other flags than the state's: reconfigure (recorded in the log)
-	if eng.Policy() != sched.Name() || eng.procs != cfg.Procs {
-		note := fmt.Sprintf("restart with --policy %s --procs %d (was %s on %d processors)", sched.Name(), cfg.Procs, eng.Policy(), eng.procs)
+	if err := s.reconfigureAtStart(eng, sched.Name()); err != nil {
+		return err
+	}
+	// catch up to the present (limits and wake-ups during the downtime)
+	if now := s.clock.Now(); now > eng.cur {
+		if err := s.do(func(e *Engine) error { return e.Advance(now) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reconfigureAtStart applies --policy and --procs when they differ from
+// those of the previous start (the operator changed them): the service is
+// reconfigured to them (recorded in the log). Flags equal to the previous
+// start's keep the state's configuration, even where it was changed live
+// (POST /v1/reconfigure): a restart after a crash, with the same command
+// line, must not undo a drain.
+func (s *Service) reconfigureAtStart(eng *Engine, name string) error {
+	cfg := s.cfg
+	flags := name + "@" + strconv.Itoa(cfg.Procs)
+	last, ok, err := s.st.Meta("start_config")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		last = s.logSpec + "@" + strconv.Itoa(s.logProcs) // the creation's flags
+	}
+	state := eng.Policy() + "@" + strconv.Itoa(eng.procs)
+	if flags != last && flags != state {
+		note := fmt.Sprintf("restart with --policy %s --procs %d (was %s on %d processors)", name, cfg.Procs, eng.Policy(), eng.procs)
 		var rep *ReconfigReport
 		err := s.do(func(e *Engine) error {
 			var err error
@@ -473,15 +501,15 @@ func (s *Service) recover(sched policy.Scheduler) error {
 		})
 		if err != nil {
 			return fmt.Errorf("%s: the state's configuration is %s on %d processors; changing it to %s on %d: %w (start with the state's --policy and --procs, or drain first)",
-				cfg.StateDir, eng.Policy(), eng.procs, sched.Name(), cfg.Procs, err)
+				cfg.StateDir, eng.Policy(), eng.procs, name, cfg.Procs, err)
 		}
 		s.logReconfig(rep)
+	} else if flags != state {
+		s.log.Info("the state's configuration was changed live; kept (the flags are those of the previous start)",
+			"policy", eng.Policy(), "procs", eng.procs, "flags_policy", name, "flags_procs", cfg.Procs)
 	}
-	// catch up to the present (limits and wake-ups during the downtime)
-	if now := s.clock.Now(); now > eng.cur {
-		if err := s.do(func(e *Engine) error { return e.Advance(now) }); err != nil {
-			return err
-		}
+	if flags != last || !ok {
+		return s.st.SetMeta("start_config", flags)
 	}
 	return nil
 }

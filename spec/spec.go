@@ -5,7 +5,7 @@
 // (deadline.ParseSpec, parameters without a name): a name, then
 // parameters after colons, each key=value with a non-empty key, no key
 // twice, surrounding spaces ignored. Values are typed by the helpers
-// (Int, Int64, Uint64, Float, Bool, Enum), which give errors of one shape
+// (Int, Int64, Int64s, Uint64, Float, Bool, Switch, Enum), which give errors of one shape
 // (Expected): "parameter k: expected …, found "v"". Params, with the
 // same getters taking a default, is what every policy is built from
 // (policy.Params).
@@ -85,6 +85,20 @@ func Uint64(key, v string) (uint64, error) {
 	return n, nil
 }
 
+// Int64s parses v, the value of parameter key, as whole numbers of at
+// least lo separated by '/' (e.g. queue bounds 100/1000/10000).
+func Int64s(key, v string, lo int64) ([]int64, error) {
+	var out []int64
+	for _, f := range strings.Split(v, "/") {
+		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil || n < lo {
+			return nil, Expected(key, v, fmt.Sprintf("integers ≥ %d separated by '/'", lo))
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
 // Expected is the error of one shape for a bad value v of parameter key:
 // `parameter key: expected want, found "v"`.
 func Expected(key, v, want string) error {
@@ -125,6 +139,18 @@ func Bool(key, v string) (bool, error) {
 		return false, nil
 	}
 	return false, Expected(key, v, "true or false")
+}
+
+// Switch parses v, the value of parameter key, as on or off (also
+// true/false, yes/no, 1/0).
+func Switch(key, v string) (bool, error) {
+	switch v {
+	case "on", "true", "1", "yes":
+		return true, nil
+	case "off", "false", "0", "no":
+		return false, nil
+	}
+	return false, Expected(key, v, "on or off")
 }
 
 // Enum checks that v, the value of parameter key, is one of values.
@@ -183,6 +209,15 @@ func (p Params) Bool(key string, def bool) (bool, error) {
 		return def, nil
 	}
 	return Bool(key, v)
+}
+
+// Switch returns parameter key (on or off, see Switch), def when absent.
+func (p Params) Switch(key string, def bool) (bool, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	return Switch(key, v)
 }
 
 // Enum returns parameter key, one of values, def when absent.

@@ -93,3 +93,31 @@ func TestParams(t *testing.T) {
 		t.Errorf("Enum default: %q %v", e, err)
 	}
 }
+
+func TestSwitch(t *testing.T) {
+	for v, want := range map[string]bool{"on": true, "true": true, "1": true, "yes": true, "off": false, "false": false, "0": false, "no": false} {
+		if got, err := (Params{"f": v}).Switch("f", !want); err != nil || got != want {
+			t.Errorf("Switch(%q) = %v, %v", v, got, err)
+		}
+	}
+	if _, err := Switch("fullness", "maybe"); err == nil || err.Error() != `parameter fullness: expected on or off, found "maybe"` {
+		t.Errorf("bad: %v", err)
+	}
+	if got, err := (Params{}).Switch("f", true); err != nil || !got {
+		t.Errorf("default: %v %v", got, err)
+	}
+}
+
+func TestInt64s(t *testing.T) {
+	if v, err := Int64s("bounds", "100/ 1000/10000", 1); err != nil || len(v) != 3 || v[1] != 1000 {
+		t.Errorf("%v %v", v, err)
+	}
+	for _, bad := range []string{"", "0", "1//2", "x", "5/-1"} {
+		if _, err := Int64s("bounds", bad, 1); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if _, err := Int64s("procs", "4/x", 0); err == nil || err.Error() != `parameter procs: expected integers ≥ 0 separated by '/', found "4/x"` {
+		t.Errorf("error %v", err)
+	}
+}

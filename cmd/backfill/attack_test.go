@@ -486,8 +486,15 @@ func attackJobs(t *testing.T, cgroup string) {
 	p := startServe(t, state, []string{"BACKFILL_TOKEN=" + secret, "AWS_SECRET_ACCESS_KEY=" + secret, "BF_TEST_SECRET=" + secret},
 		"--procs", "8", "--executor", "local", "--job-dir", jobs, "--cgroup", cgroup,
 		"--run-as-map", "alice=61001:61001", "--run-as-map", "bob=61002:61002")
-	if cgroup == "auto" && !strings.Contains(p.log.String(), "one cgroup v2 per job") {
-		t.Fatalf("cgroups expected:\n%s", p.log.String())
+	if cgroup == "auto" {
+		// serve logs it before it writes its address, but the copy of its
+		// output into p.log may lag behind on a loaded machine
+		for i := 0; i < 250 && !strings.Contains(p.log.String(), "one cgroup v2 per job"); i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if !strings.Contains(p.log.String(), "one cgroup v2 per job") {
+			t.Fatalf("cgroups expected:\n%s", p.log.String())
+		}
 	}
 	alice, bob := p.user(t, "alice"), p.user(t, "bob")
 	ctx := context.Background()

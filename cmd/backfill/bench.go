@@ -74,15 +74,7 @@ func benchChild(cmd *cobra.Command, f *benchFlags) error {
 	if len(f.policies) == 1 {
 		spec = f.policies[0]
 	}
-	// progress for the parent, at most four times a second
-	errw := cmd.ErrOrStderr()
-	last := time.Now()
-	progress := func(done int) {
-		if now := time.Now(); now.Sub(last) >= 250*time.Millisecond {
-			last = now
-			fmt.Fprintf(errw, "%s%d %d\n", bench.ProgressPrefix, done, len(tr.Jobs))
-		}
-	}
+	progress := bench.ChildProgress(cmd.ErrOrStderr(), len(tr.Jobs)) // for the parent
 	line, err := bench.Measure(filepath.Base(f.trace), tr, time.Since(t0).Seconds(), spec, progress)
 	if err != nil {
 		return err

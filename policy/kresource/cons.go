@@ -20,7 +20,7 @@ import (
 // (a window fits in the vector iff it fits in every resource). Plans with
 // the estimates only (no predict parameter).
 //
-// With a queue order (parameter order, NewCons's o) other than arrival,
+// With a queue order (parameter order, Config.Prio) other than arrival,
 // a compression removes every reservation and re-places the waiting jobs
 // in that order, each at its earliest fit, as package conservative does;
 // a job may then move later, so no guarantee is reported.
@@ -41,9 +41,11 @@ var (
 )
 
 // NewCons returns FF-CONS for a machine of capacities caps (caps[0]
-// processors), compressing in queue order o (nil: arrival order, the
-// paper's).
-func NewCons(caps []int, o policy.Order) (*Conservative, error) {
+// processors), compressing in the queue order cfg.Prio (nil: arrival
+// order, the paper's); the other fields of cfg are the EASY variants'
+// and are ignored. It has NewEASY's shape.
+func NewCons(caps []int, cfg Config) (*Conservative, error) {
+	o := cfg.Prio
 	run, err := policy.NewRunningK(caps)
 	if err != nil {
 		return nil, err

@@ -29,7 +29,7 @@
 //
 // Every policy here takes a queue order (parameter order, any registered
 // policy.Order) in place of arrival order: the EASY variants start and
-// backfill in it (Config.Prio), ff-cons compresses in it (NewCons).
+// backfill in it, ff-cons compresses in it (Config.Prio).
 //
 // Every policy here works for any K ≥ 1 and is the same code for all K;
 // at K = 1, ff-easy gives exactly the schedule of package easy and ff-cons
@@ -69,7 +69,8 @@ func (h Heuristic) String() string {
 	return heuristicNames[h]
 }
 
-// Config selects an EASY variant.
+// Config selects an EASY variant (NewEASY), and ff-cons's order
+// (NewCons).
 type Config struct {
 	// Heuristic is the selection rule among backfill candidates.
 	Heuristic Heuristic
@@ -84,22 +85,9 @@ type Config struct {
 	// policy.Order, e.g. sjf or Slurm's multifactor); nil is arrival
 	// order, the paper's FCFS. Jobs start in that order while they fit,
 	// the first that does not gets the reservation, and the candidates
-	// are scanned (FF) or their score ties broken (BL, BB) in that order.
+	// are scanned (FF) or their score ties broken (BL, BB) in that order;
+	// ff-cons (NewCons) compresses in that order.
 	Prio policy.Order
-}
-
-func boolParam(p policy.Params, key string, def bool) (bool, error) {
-	v, ok := p[key]
-	if !ok {
-		return def, nil
-	}
-	switch v {
-	case "on", "true", "1", "yes":
-		return true, nil
-	case "off", "false", "0", "no":
-		return false, nil
-	}
-	return false, fmt.Errorf("parameter %s: expected on or off, found %q", key, v)
 }
 
 // register adds one policy under name, built for K resources by mk and,
@@ -118,8 +106,7 @@ func register(name, doc string, params []policy.Param, mk func(caps []int, p pol
 
 const fullnessDoc = "on: score = 1 + (balance − 1)·(1 − mean_i(U_i+R_i)), the imbalance relaxed by the fullness modifier (the paper); off: score = balance"
 
-// orderParam is the queue order of the EASY variants (Config.Prio) and of
-// ff-cons's compressions (NewCons).
+// orderParam is the queue order (Config.Prio) of every policy here.
 var orderParam = policy.OrderParam("fcfs")
 
 // easyOrder reads the order parameter: nil for arrival order.
@@ -155,7 +142,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			full, err := boolParam(p, "fullness", true)
+			full, err := p.Switch("fullness", true)
 			if err != nil {
 				return nil, err
 			}
@@ -171,7 +158,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			full, err := boolParam(p, "fullness", true)
+			full, err := p.Switch("fullness", true)
 			if err != nil {
 				return nil, err
 			}
@@ -183,6 +170,6 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return NewCons(caps, o)
+			return NewCons(caps, Config{Prio: o})
 		})
 }

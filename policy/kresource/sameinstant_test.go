@@ -28,7 +28,7 @@ func TestConsSameSecondEnd(t *testing.T) {
 				}
 			}
 			caps := []int{10, 10}[:k]
-			c, err := NewCons(caps, nil)
+			c, err := NewCons(caps, Config{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -55,6 +55,7 @@ import (
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/profile"
+	"github.com/backfill-hpc/backfill/spec"
 )
 
 // Order is the order of each queue.
@@ -100,22 +101,22 @@ func init() {
 		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
 			c := Config{Bounds: DefaultBounds}
 			if v, ok := p["bounds"]; ok {
-				c.Bounds = nil
-				for _, f := range strings.Split(v, "/") {
-					b, err := strconv.ParseInt(f, 10, 64)
-					if err != nil || b < 1 {
-						return nil, fmt.Errorf("multiqueue: bounds: expected positive seconds separated by '/', found %q", v)
-					}
-					c.Bounds = append(c.Bounds, b)
+				b, err := spec.Int64s("bounds", v, 1)
+				if err != nil {
+					return nil, fmt.Errorf("multiqueue: %w", err)
 				}
+				c.Bounds = b
 			}
 			if v, ok := p["procs"]; ok && v != "even" {
-				for _, f := range strings.Split(v, "/") {
-					n, err := strconv.Atoi(f)
-					if err != nil || n < 0 {
-						return nil, fmt.Errorf("multiqueue: procs: expected processor counts separated by '/', found %q", v)
+				ns, err := spec.Int64s("procs", v, 0)
+				if err != nil {
+					return nil, fmt.Errorf("multiqueue: %w", err)
+				}
+				for _, n := range ns {
+					if n > math.MaxInt32 {
+						return nil, fmt.Errorf("multiqueue: %w", spec.Expected("procs", v, "processor counts separated by '/'"))
 					}
-					c.Procs = append(c.Procs, n)
+					c.Procs = append(c.Procs, int(n))
 				}
 			}
 			switch p["order"] {

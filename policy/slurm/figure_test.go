@@ -12,10 +12,14 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
+// figureDir is the recording the figures show.
+const figureDir = "testdata/record"
+
 // TestRecordingFigures writes docs/img/slurm-starts.png (our start of
 // every job against Slurm's, fair-share on and off) and
 // docs/img/slurm-priorities.png (our priority against sprio's) when
-// BACKFILL_WRITE_FIGURES=1.
+// BACKFILL_WRITE_FIGURES=1, from the recording with slurmctld's events
+// (figureDir).
 func TestRecordingFigures(t *testing.T) {
 	if os.Getenv("BACKFILL_WRITE_FIGURES") != "1" {
 		t.Skip("BACKFILL_WRITE_FIGURES=1 writes the figures")
@@ -31,7 +35,7 @@ func TestRecordingFigures(t *testing.T) {
 	prios.Y.Label.Text = "our priority"
 	var maxT float64
 	for _, name := range []string{"fs", "nofs"} {
-		r, c := runRecording(t, name, RecordingEndLag)
+		r, c := runRecording(t, figureDir, name, RecordingEndLag, true)
 		pts := make(plotter.XYs, len(c.Ours))
 		for i := range c.Ours {
 			pts[i].X = float64(c.Real[i]-r.CtldStart) / 60
@@ -50,7 +54,7 @@ func TestRecordingFigures(t *testing.T) {
 		label := map[string]string{"fs": "fair-share on", "nofs": "fair-share off"}[name]
 		starts.Add(sc)
 		starts.Legend.Add(label, sc)
-		pc, err := r.ComparePriorities(recordDir())
+		pc, err := r.ComparePriorities(figureDir)
 		if err != nil {
 			t.Fatal(err)
 		}

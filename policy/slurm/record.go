@@ -2,12 +2,15 @@ package slurm
 
 import (
 	"bufio"
+	"compress/gzip"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/slurm"
@@ -40,6 +43,9 @@ type Recording struct {
 	BfCycles []int64
 	// Sprio are the samples of sprio, in file order.
 	Sprio []SprioSample
+	// Phases are the timers' sub-second phases from slurmctld's log
+	// (events-NAME.log.gz), nil when the recording has none.
+	Phases *Phases
 }
 
 // SprioSample is one line of a sprio sample: at T, job SlurmID had
@@ -146,6 +152,9 @@ func LoadRecording(dir, name string) (*Recording, error) {
 		first = min(first, s)
 	}
 	r.SchedStart = first - r.Conf.BatchSchedDelay
+	if r.Phases, err = readPhases(filepath.Join(dir, "events-"+name+".log.gz"), dir, name); err != nil {
+		return nil, err
+	}
 	err = eachLine(filepath.Join(dir, "sprio-"+name+".txt"), "|", 10, func(f []string) error {
 		var s SprioSample
 		var e [3]error
@@ -232,12 +241,10 @@ func (c *Comparison) Fraction() float64 {
 	return float64(c.Within) / float64(len(c.Ours))
 }
 
-// RecordingEndLag is the Options.EndLag the validation uses: the main pass
-// a job's end triggers runs in the next whole second (the node's
-// epilog-complete message arrives a fraction of a second after the end;
-// the recording shows both the same and the next second, and the next
-// matches more of Slurm's starts over both clusters).
-const RecordingEndLag = 1
+// RecordingEndLag is the Options.EndLag the validation uses when the
+// recording has no log to take the timers' phases from: the loop sees a
+// job's end in its own second.
+const RecordingEndLag = 0
 
 // Sched returns the slurm policy configured as the recording's cluster,
 // with the phases of its timers and the given end lag (Options.EndLag).
@@ -247,7 +254,7 @@ func (r *Recording) Sched(dir string, endLag int64) (*Sched, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(r.Conf.CPUs, r.Conf, tree, Options{Resolver: r.Resolver(), Origin: r.CalcOrigin(), BfStart: r.CtldStart, SchedStart: r.SchedStart, EndLag: endLag}), nil
+	return New(r.Conf.CPUs, r.Conf, tree, Options{Resolver: r.Resolver(), Origin: r.CalcOrigin(), BfStart: r.CtldStart, SchedStart: r.SchedStart, EndLag: endLag, Phases: r.Phases}), nil
 }
 
 // Compare compares the starts of our schedule (outcomes by job ID) with
@@ -370,4 +377,121 @@ func (r *Recording) ComparePriorities(dir string) (*PriorityComparison, error) {
 		}
 	}
 	return pc, nil
+}
+
+// readPhases reads the timers' phases from slurmctld's scheduling events
+// (path, gzipped; nil, nil when absent): the background loop's from its
+// main-scheduler passes ("Running job scheduler"; a pass that is not
+// within 0.05 s + 0.03 s per second since of the loop's drifting phase is
+// another trigger and skipped), the backfill cycles' from their starts,
+// the submissions' as the median fraction of the submission RPCs, and a
+// job's overhead as the median of end − start − its sleep (workload.csv)
+// over the jobs, with the log's millisecond times.
+func readPhases(path, dir, name string) (*Phases, error) {
+	fh, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	zr, err := gzip.NewReader(fh)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	sleep := map[string]float64{}
+	if err := eachLine(filepath.Join(dir, "workload.csv"), ",", 9, func(f []string) error {
+		v, err := strconv.ParseFloat(f[8], 64)
+		sleep[f[0]] = v
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	names := map[int64]string{}
+	if err := eachLine(filepath.Join(dir, "sacct-"+name+".txt"), "|", 2, func(f []string) error {
+		if id, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+			names[id] = f[1]
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	ph := &Phases{}
+	var subs, over []float64
+	start := map[int64]float64{}
+	jobID := func(line, key string) (int64, bool) {
+		i := strings.Index(line, key)
+		if i < 0 {
+			return 0, false
+		}
+		rest := line[i+len(key):]
+		j := strings.IndexFunc(rest, func(c rune) bool { return c < '0' || c > '9' })
+		if j < 0 {
+			j = len(rest)
+		}
+		id, err := strconv.ParseInt(rest[:j], 10, 64)
+		return id, err == nil
+	}
+	sc := bufio.NewScanner(zr)
+	line := 0
+	for sc.Scan() {
+		line++
+		t := sc.Text()
+		if len(t) < 25 || t[0] != '[' || t[24] != ']' {
+			continue
+		}
+		ts, err := time.Parse("2006-01-02T15:04:05.000", t[1:24])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+		}
+		sec := ts.Unix()
+		frac := float64(ts.Nanosecond()) / 1e9
+		at := float64(sec) + frac
+		switch {
+		case strings.Contains(t, "Running job scheduler"):
+			if n := len(ph.Loop.T); n > 0 {
+				prev := ph.Loop.At(ph.Loop.T[n-1])
+				d := frac - prev
+				d -= math.Round(d)
+				if math.Abs(d) > 0.05+0.03*float64(sec-ph.Loop.T[n-1]) {
+					continue // not the loop's wake-up
+				}
+			}
+			ph.Loop.Mark(sec, frac)
+		case strings.Contains(t, "_attempt_backfill: beginning"):
+			ph.Backfill.Mark(sec, frac)
+		case strings.Contains(t, "_slurm_rpc_submit_batch_job"):
+			subs = append(subs, frac)
+		case strings.Contains(t, "sched: Allocate JobId="):
+			if id, ok := jobID(t, "JobId="); ok {
+				start[id] = at
+			}
+		case strings.Contains(t, "_start_job: Started JobId="):
+			if id, ok := jobID(t, "JobId="); ok {
+				start[id] = at
+			}
+		case strings.Contains(t, "_job_complete: JobId=") && strings.HasSuffix(strings.TrimSpace(t), "done"):
+			if id, ok := jobID(t, "JobId="); ok {
+				if s0, ok := start[id]; ok {
+					if sl, ok := sleep[names[id]]; ok {
+						over = append(over, at-s0-sl)
+					}
+				}
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(ph.Loop.T) == 0 || len(subs) == 0 || len(over) == 0 {
+		return nil, fmt.Errorf("%s: no loop passes, submissions or job ends found", path)
+	}
+	median := func(x []float64) float64 {
+		sort.Float64s(x)
+		return x[len(x)/2]
+	}
+	ph.Submit = median(subs)
+	ph.Overhead = median(over)
+	return ph, nil
 }

@@ -6,10 +6,10 @@
 // The main scheduler takes the waiting jobs in priority order and starts
 // each that fits now; in each partition it stops at the first job that
 // does not. slurmctld's background loop (once a second) runs it every
-// sched_interval and, after a submission, once batch_sched_delay has
-// passed since the loop's last run; a job's end runs it at once (the
-// node's epilog-complete message calls the scheduler directly), Options.
-// EndLag seconds later. The backfill agent sleeps bf_interval after a
+// sched_interval and, after a submission or a job end, once
+// batch_sched_delay has passed since the loop's last run (Options.EndLag
+// or Options.Phases: in which second the loop first sees them). The
+// backfill agent sleeps bf_interval after a
 // cycle; when it wakes and nothing changed since (no submission, start,
 // end or priority calculation) it retries every second, so a cycle runs
 // at the first change. Each cycle takes the waiting jobs in priority
@@ -38,6 +38,7 @@ package slurm
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -87,13 +88,11 @@ type Sched struct {
 	// req is when the background loop first sees a pending request for
 	// the main scheduler (a submission: at once; a job end: at the loop's
 	// next wake, the next second), noReq for none
-	req int64
-	// endReq is when the end of a job triggers a main pass (slurmctld
-	// calls schedule() on the node's epilog-complete message, at once and
-	// outside the background loop's batch_sched_delay), noReq for none
-	endReq    int64
+	req       int64
 	seenEpoch int   // the multifactor epoch Tick last saw
 	endLag    int64 // Options.EndLag
+	ph        *Phases
+	frac      map[int]float64 // running jobs' start fractions (with ph)
 	// the reservations of the current backfill cycle
 	blocks []block
 	// holds no start-now decision can meet, not yet in the profile, and
@@ -176,13 +175,15 @@ type Options struct {
 	// default to 0, the trace's clock origin; they must not be later than
 	// the first submission.
 	Origin, BfStart int64
-	// EndLag is how many whole seconds after a job's recorded end the
-	// main pass it triggers runs: slurmctld calls the scheduler when the
-	// node's epilog-complete message arrives, a fraction of a second after
-	// the end (0.2–0.9 s on the recording's machine), so in the same
-	// second or the next (0 or 1; the recordings show both, about
-	// equally often).
+	// EndLag is how many whole seconds after a job's end slurmctld's
+	// background loop first sees it (0 or 1: the loop wakes once a second
+	// at a sub-second phase that drifts; the recordings show both).
+	// Ignored with Phases.
 	EndLag int64
+	// Phases, when set, are the sub-second phases of slurmctld's timers
+	// (from a recording's log), which decide in which second the loop
+	// first sees each submission and job end.
+	Phases *Phases
 	// SchedStart is a periodic pass of the main scheduler (slurmctld's
 	// background loop; the next periodic ones fall sched_interval apart,
 	// and batch submissions are scheduled batch_sched_delay after the last
@@ -194,7 +195,7 @@ type Options struct {
 // t (nil: an empty one) on a machine of procs CPUs.
 func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
 	s := &Sched{c: c, procs: procs, run: policy.NewRunning(procs), rej: map[int]string{}, tested: map[string]int{},
-		blocked: map[string]bool{}, parts: max(1, len(c.Partitions)), req: noReq, endReq: noReq}
+		blocked: map[string]bool{}, parts: max(1, len(c.Partitions)), req: noReq}
 	s.mf = slurm.NewMultifactor(c, t, procs, o.Resolver, o.Origin)
 	if o.Order != nil {
 		s.ord = policy.NewOrdering(o.Order)
@@ -206,6 +207,10 @@ func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
 	s.dynamic = s.ord.Dynamic && s.ord.O != policy.Order(s.mf)
 	s.lastBf, s.lastSched, s.lastFull = o.BfStart, o.BfStart, o.BfStart
 	s.endLag = o.EndLag
+	if o.Phases != nil {
+		s.ph = o.Phases
+		s.frac = map[int]float64{}
+	}
 	if o.SchedStart != 0 {
 		s.lastSched, s.lastFull = o.SchedStart, o.SchedStart
 	}
@@ -246,7 +251,11 @@ func (s *Sched) Name() string {
 
 // Insert implements policy.Scheduler.
 func (s *Sched) Insert(now int64, j *job.Request) {
-	s.req = min(s.req, now)
+	seen := now
+	if s.ph != nil && s.ph.Submit >= s.ph.Loop.At(now) {
+		seen++ // the loop woke before the submission in its second
+	}
+	s.req = min(s.req, seen)
 	if r := s.admit(j); r != "" {
 		s.rej[j.ID] = r
 		return
@@ -312,7 +321,20 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 	a, q := s.mf.Job(j)
 	in := s.mf.Info(j)
 	if _, running := s.run.Started(j); running {
-		s.endReq = min(s.endReq, now+s.endLag)
+		seen := now + s.endLag
+		if s.ph != nil {
+			// the end's fraction: the start's plus the launch and
+			// completion overhead; the loop sees it in this second if it
+			// wakes after it
+			fe := s.frac[j.ID] + s.ph.Overhead
+			fe -= math.Floor(fe)
+			delete(s.frac, j.ID)
+			seen = now
+			if fe >= s.ph.Loop.At(now) {
+				seen++
+			}
+		}
+		s.req = min(s.req, seen)
 		s.run.End(now, j)
 		for i, e := range s.ends {
 			if e.id == j.ID {
@@ -343,12 +365,17 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		if err := s.run.Extend(now); err != nil {
 			panic("slurm: " + err.Error()) // unreachable: no reservation is held between passes
 		}
+		s.changed = true // the running jobs' planned ends moved
 	}
 	s.mf.Advance(now)
 	if s.ord.O != policy.Order(s.mf) {
 		s.ord.Advance(now)
 	}
+	startFrac := 0.0 // the start's fraction of a second (with Phases)
 	launch := func(j *job.Request) {
+		if s.ph != nil {
+			s.frac[j.ID] = startFrac
+		}
 		if err := s.run.Start(now, j); err != nil {
 			panic("slurm: " + err.Error()) // unreachable: it fits
 		}
@@ -377,27 +404,39 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 	// second), and a submission's pass once batch_sched_delay has passed
 	// since the loop's last pass
 	main := false
+	// with Phases, the loop wakes in every second but those its drift
+	// skips (a wake-up takes a little more than a second)
+	wakes := s.ph == nil || !s.ph.Loop.Skips(now)
 	if k := (now - s.lastFull) / s.c.SchedInterval; k > 0 {
-		s.lastFull += k * s.c.SchedInterval
-		s.lastSched = max(s.lastSched, s.lastFull)
-		if s.lastFull == now {
-			main = true
-			s.req = noReq
+		if s.lastFull+k*s.c.SchedInterval == now && !wakes {
+			s.lastFull = now + 1 - s.c.SchedInterval // the periodic pass comes a second later
+		} else {
+			s.lastFull += k * s.c.SchedInterval
+			s.lastSched = max(s.lastSched, s.lastFull)
+			if s.lastFull == now {
+				main = true
+				s.req = noReq
+			}
 		}
 	}
-	if s.req <= now && now >= s.lastSched+s.c.BatchSchedDelay {
+	if wakes && s.req <= now && now >= s.lastSched+s.c.BatchSchedDelay {
 		main = true
 		s.lastSched = now
 		s.req = noReq
 	}
-	// a job's end: the node's epilog-complete message calls the
-	// scheduler at once (proc_req.c), EndLag seconds after the end
-	if s.endReq <= now {
-		main = true
-		s.endReq = noReq
+	runMain := func() {
+		if main && len(s.wait) > 0 {
+			if s.ph != nil {
+				startFrac = s.ph.Loop.At(now)
+			}
+			s.mainPass(now, launch)
+		}
 	}
-	if main && len(s.wait) > 0 {
-		s.mainPass(now, launch)
+	// with Phases, the earlier of the loop and the backfill agent in this
+	// second goes first
+	bfFirst := s.ph != nil && s.ph.Backfill.At(now) < s.ph.Loop.At(now)
+	if !bfFirst {
+		runMain()
 	}
 	// the backfill agent sleeps bf_interval after a cycle, then retries
 	// every second while nothing changed (Slurm's _more_work: a job was
@@ -412,11 +451,17 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 			s.sorted(now) // sets changed when the order changed
 			if s.changed {
 				s.lastBf = now
+				if s.ph != nil {
+					startFrac = s.ph.Backfill.At(now)
+				}
 				s.backfill(now, launch)
 			} else {
 				retry = true
 			}
 		}
+	}
+	if bfFirst {
+		runMain()
 	}
 	if len(s.wait) == 0 {
 		return policy.NoWake
@@ -430,7 +475,6 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 	if s.req != noReq {
 		wake = min(wake, max(s.req, s.lastSched+s.c.BatchSchedDelay))
 	}
-	wake = min(wake, s.endReq)
 	return max(wake, now+1)
 }
 
@@ -816,4 +860,74 @@ func (s *Sched) willRun(now int64, j *job.Request) int64 {
 		}
 	}
 	return noReq // never (larger than the node)
+}
+
+// Phases are the sub-second phases of slurmctld's timers, read from a
+// recording's log (Recording.Phases): Slurm's decisions are made at
+// fractional instants, and which second a submission or a job end is
+// first seen in decides which pass serves it.
+type Phases struct {
+	// Loop is the phase of the background loop's wake-ups (a fraction of
+	// a second, by second), Backfill that of the backfill cycles' starts.
+	Loop, Backfill Phase
+	// Overhead is the fraction of a second a job's end comes after its
+	// start plus its runtime's whole seconds (launch and completion; the
+	// sleep jobs run exact seconds).
+	Overhead float64
+	// Submit is the fraction of its second at which a job is submitted.
+	Submit float64
+}
+
+// Phase is a phase of a timer that drifts: marks of (second, fraction)
+// in increasing seconds; between two marks the fraction moves linearly
+// (the shorter way round the second), before the first and after the last
+// it stays.
+type Phase struct {
+	T []int64
+	F []float64 // unwrapped: F[i+1] − F[i] in (−0.5, 0.5]
+}
+
+// Mark adds a mark at second t (after the others) of fraction f.
+func (p *Phase) Mark(t int64, f float64) {
+	if n := len(p.F); n > 0 {
+		d := f - (p.F[n-1] - math.Floor(p.F[n-1]))
+		d -= math.Round(d)
+		f = p.F[n-1] + d
+	}
+	p.T = append(p.T, t)
+	p.F = append(p.F, f)
+}
+
+// Skips reports whether the timer skips second t: its drift carries the
+// fraction past a whole second between t−1 and t, so the wake-up after
+// the one in t−1 falls in t+1.
+func (p *Phase) Skips(t int64) bool {
+	return len(p.T) > 0 && math.Floor(p.at(t)) > math.Floor(p.at(t-1))
+}
+
+// At is the fraction at second t (0 without marks).
+func (p *Phase) At(t int64) float64 {
+	if len(p.T) == 0 {
+		return 0
+	}
+	f := p.at(t)
+	return f - math.Floor(f)
+}
+
+// at is the unwrapped phase at second t.
+func (p *Phase) at(t int64) float64 {
+	n := len(p.T)
+	var f float64
+	switch i, _ := slices.BinarySearch(p.T, t); {
+	case i == 0:
+		f = p.F[0]
+	case i == n:
+		f = p.F[n-1]
+	case p.T[i] == t:
+		f = p.F[i]
+	default:
+		a, b := p.T[i-1], p.T[i]
+		f = p.F[i-1] + (p.F[i]-p.F[i-1])*float64(t-a)/float64(b-a)
+	}
+	return f
 }

@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -167,9 +168,10 @@ func TestDeferredHoldsExact(t *testing.T) {
 // J0 (t=0, 10 CPUs, runtime 10), J1 (t=1, 10 CPUs, 10), J2 (t=12, 10
 // CPUs, 5), limits 100. The background loop's first pass at 3 starts J0.
 // J2's submission gets a pass at 12 (3 s after the last), where nothing
-// fits. J0's end at 13 triggers a pass at once (epilog complete), not
-// batch_sched_delay after the pass at 12: J1 starts at 13 + EndLag, and
-// J2 at J1's end + EndLag — 3 13 23 with EndLag 0, 3 14 25 with EndLag 1.
+// fits. J0's end at 13 is seen by the loop at 13 + EndLag, but its next
+// pass may only come batch_sched_delay after the one at 12: J1 starts at
+// 15; J1's end at 25 is served at 25 + EndLag (the last pass was at 15)
+// — 3 15 25 with EndLag 0, 3 15 26 with EndLag 1.
 //
 // The backfill agent: J0 (t=0, 8 CPUs, runtime and limit 1000), J1 (t=1,
 // 10 CPUs), J2 (t=75, 2 CPUs, 100). The cycle at 30 reserves J1 at 1003;
@@ -180,7 +182,7 @@ func TestTriggersByHand(t *testing.T) {
 	js := jobsOf([][4]int64{{0, 10, 100, 10}, {1, 10, 100, 10}, {12, 10, 100, 5}})
 	c := slurm.DefaultConf()
 	c.BfInterval = 30
-	for lag, want := range []string{"3 13 23", "3 14 25"} {
+	for lag, want := range []string{"3 15 25", "3 15 26"} {
 		if got := starts(t, New(10, c, nil, Options{EndLag: int64(lag)}), 10, js); got != want {
 			t.Errorf("EndLag %d: starts %s, want %s", lag, got, want)
 		}
@@ -188,5 +190,51 @@ func TestTriggersByHand(t *testing.T) {
 	js = jobsOf([][4]int64{{0, 8, 1000, 1000}, {1, 10, 1000, 1000}, {75, 2, 100, 100}})
 	if got := starts(t, New(10, c, nil, Options{}), 10, js); got != "3 1003 75" {
 		t.Errorf("backfill retry: starts %s, want 3 1003 75", got)
+	}
+}
+
+// TestPhase: a drifting phase between marks (0.9 at 10 s, 0.1 at 20 s:
+// it drifts +0.02 a second across the second's boundary), held before
+// the first mark and after the last; the second the drift skips.
+func TestPhase(t *testing.T) {
+	var p Phase
+	p.Mark(10, 0.9)
+	p.Mark(20, 0.1)
+	for _, c := range []struct {
+		t    int64
+		want float64
+	}{{5, 0.9}, {10, 0.9}, {12, 0.94}, {15, 0}, {18, 0.06}, {20, 0.1}, {25, 0.1}} {
+		if got := p.At(c.t); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("At(%d) = %.4f, want %.4f", c.t, got, c.want)
+		}
+	}
+	// the wake-up after 14.98 comes at 16.00: second 15 is skipped
+	for sec := int64(11); sec <= 25; sec++ {
+		if got := p.Skips(sec); got != (sec == 15) {
+			t.Errorf("Skips(%d) = %v", sec, got)
+		}
+	}
+}
+
+// TestPhasesByHand: with the loop waking at 0.5 s past every second, a
+// job started by the loop (fraction 0.5) with an overhead of 0.3 s ends at
+// 0.8 past its last second, after the loop's wake: the loop sees the end
+// a second later. J0 (t=0, 10 CPUs, runtime 10) starts at 3 (the first
+// pass); J1 (t=1, 10 CPUs) waits; J0 ends at 13, seen at 14: J1 starts
+// at 14. With an overhead of 0.2 the end (0.7) still comes after the
+// wake (0.5): 14; with 0.9 it wraps to 0.4, before it: 13.
+func TestPhasesByHand(t *testing.T) {
+	js := jobsOf([][4]int64{{0, 10, 100, 10}, {1, 10, 100, 10}})
+	c := slurm.DefaultConf()
+	for _, x := range []struct {
+		over float64
+		want string
+	}{{0.3, "3 14"}, {0.2, "3 14"}, {0.9, "3 13"}} {
+		ph := &Phases{Overhead: x.over, Submit: 0.1}
+		ph.Loop.Mark(0, 0.5)
+		ph.Backfill.Mark(0, 0.9)
+		if got := starts(t, New(10, c, nil, Options{Phases: ph}), 10, js); got != x.want {
+			t.Errorf("overhead %.1f: starts %s, want %s", x.over, got, x.want)
+		}
 	}
 }
