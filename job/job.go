@@ -92,6 +92,12 @@ type Outcome struct {
 	// Start and End are -1. Reason says why.
 	Rejected bool
 	Reason   string
+	// NodeWait is the time between the policy's start of the job and its
+	// launch on nodes: on a machine with node-level requests (package
+	// machine, docs/simulator.md) a job the policy starts on counts may
+	// have to wait until its nodes are free; Start is the launch. 0
+	// otherwise.
+	NodeWait int64
 }
 
 // Wait is the time from submission to start.

@@ -11,7 +11,9 @@ type Rule int
 
 // The selection rules. Each gives a started job of k cores k free cores
 // (jobs ask for cores and may span nodes, so any job that fits the free
-// core count can be placed: the policies' counts stay exact).
+// core count can be placed: the policies' counts stay exact). A job with
+// a Demand (SetDemands) is placed on nodes by the same rules, node by
+// node (see Demand).
 const (
 	// FirstFit takes free cores in node index order, lowest core first
 	// (each node's free cores before the next node's).
@@ -48,23 +50,32 @@ type Allocator struct {
 	m    *Machine
 	rule Rule
 	node []int32  // node of each core
-	free []int32  // free cores per node
 	core []uint64 // bit set: core free
-	wsum bitset   // words of core with a free core
-	// per node (BestFit only): free counts, nodes with a free core
+	wsum bitset   // words of core with a free core (not kept by BestFit: only firstFit and findRun read it)
+	sum  bool     // wsum is kept
+	// per node (BestFit only): the nodes bucketed by free count (a node's
+	// free count is the popcount of its cores' bits: freeOf)
 	perNode bool
-	avail   bitset
-	byF     []bitset // byF[f]: nodes with exactly f free cores (BestFit)
-	nfree   int
-	maxC    int // the largest node's cores
+	byF     []bitset // byF[f]: nodes with exactly f free cores, f ≥ 1 (BestFit; byF[0] stays empty: no search asks for full nodes)
+	// the bucket index over byF: cnt[f] nodes in byF[f], fset the f with
+	// cnt[f] > 0 (BestFit finds the fewest free ≥ k, or the most, at once)
+	cnt   []int
+	fset  bitset
+	nfree int
+	maxC  int // the largest node's cores
 	// sameEnd[n]: the last node of the run of equal-size nodes holding n
 	// (BestFit)
 	sameEnd []int32
+	// shift is log2 of the node size on a machine of equal nodes of a
+	// power-of-two size (node of core c = c >> shift), else -1
+	shift int
 
 	// allocations: job id → [start, end) into ivs (pairs lo, hi of core
 	// ids, inclusive)
 	first, last []int32
 	ivs         []int32
+	// ns is the node-level bookkeeping (SetDemands), nil without demands
+	ns *nodeState
 	// stats
 	Stats Stats
 }
@@ -85,15 +96,16 @@ type Stats struct {
 // below jobs (a capacity hint; larger ids grow the tables).
 func NewAllocator(m *Machine, rule Rule, jobs int) *Allocator {
 	P := m.Procs()
-	a := &Allocator{m: m, rule: rule, node: make([]int32, P), free: make([]int32, len(m.Nodes)),
-		core: make([]uint64, (P+63)/64), wsum: newBitset((P + 63) / 64), avail: newBitset(len(m.Nodes)), nfree: P,
-		maxC: m.MaxCores(), perNode: rule == BestFit}
-	for i, n := range m.Nodes {
-		a.free[i] = int32(n.Cores)
+	a := &Allocator{m: m, rule: rule, node: make([]int32, P),
+		core: make([]uint64, (P+63)/64), wsum: newBitset((P + 63) / 64), nfree: P, sum: rule != BestFit,
+		maxC: m.MaxCores(), perNode: rule == BestFit, shift: -1}
+	if c := m.MaxCores(); c&(c-1) == 0 && c*len(m.Nodes) == P {
+		a.shift = bits.TrailingZeros(uint(c))
+	}
+	for i := range m.Nodes {
 		for c := m.offset[i]; c < m.offset[i+1]; c++ {
 			a.node[c] = int32(i)
 		}
-		a.avail.set(i)
 	}
 	for c := 0; c < P; c++ {
 		a.core[c>>6] |= 1 << (c & 63)
@@ -102,25 +114,58 @@ func NewAllocator(m *Machine, rule Rule, jobs int) *Allocator {
 		a.wsum.set(w)
 	}
 	if rule == BestFit {
-		a.sameEnd = make([]int32, len(m.Nodes))
-		for n := len(m.Nodes) - 1; n >= 0; n-- {
-			a.sameEnd[n] = int32(n)
-			if n+1 < len(m.Nodes) && m.Nodes[n+1].Cores == m.Nodes[n].Cores {
-				a.sameEnd[n] = a.sameEnd[n+1]
-			}
-		}
+		a.runs()
 		a.byF = make([]bitset, m.MaxCores()+1)
 		for f := range a.byF {
 			a.byF[f] = newBitset(len(m.Nodes))
 		}
+		a.cnt = make([]int, m.MaxCores()+1)
+		a.fset = newBitset(m.MaxCores() + 1)
 		for i := range m.Nodes {
-			a.byF[a.free[i]].set(i)
+			a.byF[m.Nodes[i].Cores].set(i)
+			a.bucket(m.Nodes[i].Cores, 1)
 		}
 	}
 	a.first = make([]int32, 0, jobs)
 	a.last = make([]int32, 0, jobs)
-	a.ivs = make([]int32, 0, 2*jobs)
+	a.ivs = make([]int32, 0, 4*jobs) // most jobs hold one or two intervals
 	return a
+}
+
+// runs fills sameEnd (the per-node bookkeeping of BestFit and SetDemands).
+func (a *Allocator) runs() {
+	m := a.m
+	a.sameEnd = make([]int32, len(m.Nodes))
+	for n := len(m.Nodes) - 1; n >= 0; n-- {
+		a.sameEnd[n] = int32(n)
+		if n+1 < len(m.Nodes) && m.Nodes[n+1].Cores == m.Nodes[n].Cores {
+			a.sameEnd[n] = a.sameEnd[n+1]
+		}
+	}
+}
+
+// nodeOf is the node of core c.
+func (a *Allocator) nodeOf(c int) int {
+	if a.shift >= 0 {
+		return c >> a.shift
+	}
+	return int(a.node[c])
+}
+
+// off is the first core of node n (n = len(Nodes): the core count).
+func (a *Allocator) off(n int) int {
+	if a.shift >= 0 {
+		return n << a.shift
+	}
+	return a.m.offset[n]
+}
+
+// runEnd is the last node of the run of equal-size nodes holding n.
+func (a *Allocator) runEnd(n int) int {
+	if a.shift >= 0 {
+		return len(a.m.Nodes) - 1
+	}
+	return int(a.sameEnd[n])
 }
 
 // Free is the number of free cores.
@@ -141,20 +186,28 @@ func (a *Allocator) Place(id, k int) error {
 	}
 	a.first[id] = int32(len(a.ivs))
 	nodes0 := a.countNodesStart()
-	switch a.rule {
-	case Contiguous:
+	switch d := a.demand(id); {
+	case d.Set:
+		if err := a.placeNodes(id, k, d); err != nil {
+			a.first[id] = -1
+			return err
+		}
+	case a.rule == Contiguous:
 		if lo := a.findRun(k); lo >= 0 {
 			a.takeRange(lo, lo+k)
 			break
 		}
 		a.firstFit(k)
-	case BestFit:
+	case a.rule == BestFit:
 		a.bestFit(k)
 	default:
 		a.firstFit(k)
 	}
 	a.last[id] = int32(len(a.ivs))
 	a.nfree -= k
+	if a.ns != nil {
+		a.ns.memo = false
+	}
 	// stats
 	a.Stats.Jobs++
 	if a.last[id]-a.first[id] > 2 {
@@ -173,10 +226,10 @@ func (a *Allocator) Place(id, k int) error {
 func (a *Allocator) countNodesStart() int { return len(a.ivs) }
 
 func (a *Allocator) countNodesEnd(from int) int {
-	n, prev := 0, int32(-1)
+	n, prev := 0, -1
 	for i := from; i < len(a.ivs); i += 2 {
-		lo, hi := a.node[a.ivs[i]], a.node[a.ivs[i+1]]
-		n += int(hi - lo + 1)
+		lo, hi := a.nodeOf(int(a.ivs[i])), a.nodeOf(int(a.ivs[i+1]))
+		n += hi - lo + 1
 		if lo == prev {
 			n--
 		}
@@ -198,6 +251,7 @@ func (a *Allocator) Release(id int) error {
 		}
 		a.nfree += hi - lo + 1
 	}
+	a.releaseCharges(id)
 	// keep the intervals (Intervals still answers); mark released
 	a.first[id] = -1 - a.first[id]
 	return nil
@@ -208,63 +262,76 @@ func (a *Allocator) Release(id int) error {
 // the same size (held entirely, so free 0 before) in bulk.
 func (a *Allocator) releaseNodes(lo, hi int) {
 	for c := lo; c <= hi; {
-		n := int(a.node[c])
-		end := a.m.offset[n+1] - 1
-		if c != a.m.offset[n] || end > hi {
+		n := a.nodeOf(c)
+		end := a.off(n+1) - 1
+		if c != a.off(n) || end > hi {
 			end = min(end, hi)
-			a.setFree(n, a.free[n]+int32(end-c+1))
+			f := a.freeOf(n) // the bits are set already
+			a.setFree(n, f-(end-c+1), f)
 			c = end + 1
 			continue
 		}
 		// whole nodes n..m of n's size
 		size := a.m.Nodes[n].Cores
-		last := int(a.node[hi]) // the last node wholly inside ..hi
-		if a.m.offset[last+1]-1 != hi {
+		last := a.nodeOf(hi) // the last node wholly inside ..hi
+		if a.off(last+1)-1 != hi {
 			last--
 		}
-		m := min(int(a.sameEnd[n]), last)
-		for x := n; x <= m; x++ {
-			a.free[x] = int32(size)
-		}
-		a.byF[0].clearRange(n, m)
+		m := min(a.runEnd(n), last)
 		a.byF[size].setRange(n, m)
-		a.avail.setRange(n, m)
-		c = a.m.offset[m+1]
+		a.bucket(size, m-n+1)
+		c = a.off(m + 1)
 	}
 }
 
 // takeWhole takes the whole free nodes n..m (all of size f): cores, counts
 // and sets in bulk.
 func (a *Allocator) takeWhole(n, m, f, start int) {
-	lo, hi := a.m.offset[n], a.m.offset[m+1]-1
+	lo, hi := a.off(n), a.off(m+1)-1
 	a.clearBits(lo, hi)
 	if k := len(a.ivs); k > start && int(a.ivs[k-1]) == lo-1 {
 		a.ivs[k-1] = int32(hi)
 	} else {
 		a.ivs = append(a.ivs, int32(lo), int32(hi))
 	}
-	for x := n; x <= m; x++ {
-		a.free[x] = 0
-	}
 	a.byF[f].clearRange(n, m)
-	a.byF[0].setRange(n, m)
-	a.avail.clearRange(n, m)
+	a.bucket(f, -(m - n + 1))
 }
 
-// setBits marks the cores lo..hi (inclusive) free.
+// setBits marks the cores lo..hi (inclusive) free: the words inside the
+// range whole, the summary once.
 func (a *Allocator) setBits(lo, hi int) {
-	for w := lo >> 6; w <= hi>>6; w++ {
-		a.core[w] |= rangeMask(w, lo, hi)
-		a.wsum.set(w)
+	wl, wh := lo>>6, hi>>6
+	a.core[wl] |= rangeMask(wl, lo, hi)
+	if wh > wl {
+		for w := wl + 1; w < wh; w++ {
+			a.core[w] = ^uint64(0)
+		}
+		a.core[wh] |= rangeMask(wh, lo, hi)
+	}
+	if a.sum {
+		a.wsum.setRange(wl, wh)
 	}
 }
 
-// clearBits marks the cores lo..hi (inclusive) taken.
+// clearBits marks the cores lo..hi (inclusive) taken: the words inside the
+// range become empty, only the end words are tested.
 func (a *Allocator) clearBits(lo, hi int) {
-	for w := lo >> 6; w <= hi>>6; w++ {
-		a.core[w] &^= rangeMask(w, lo, hi)
-		if a.core[w] == 0 {
-			a.wsum.clear(w)
+	wl, wh := lo>>6, hi>>6
+	a.core[wl] &^= rangeMask(wl, lo, hi)
+	if a.core[wl] == 0 && a.sum {
+		a.wsum.clear(wl)
+	}
+	if wh > wl {
+		if wh > wl+1 {
+			clear(a.core[wl+1 : wh])
+			if a.sum {
+				a.wsum.clearRange(wl+1, wh-1)
+			}
+		}
+		a.core[wh] &^= rangeMask(wh, lo, hi)
+		if a.core[wh] == 0 && a.sum {
+			a.wsum.clear(wh)
 		}
 	}
 }
@@ -320,20 +387,41 @@ func FormatIntervals(iv [][2]int) string {
 	return string(b)
 }
 
-func (a *Allocator) setFree(n int, f int32) {
-	if !a.perNode {
+// setFree moves node n from bucket old to bucket f of byF (BestFit).
+func (a *Allocator) setFree(n, old, f int) {
+	if a.byF == nil || old == f {
 		return
 	}
-	if a.byF != nil {
-		a.byF[a.free[n]].clear(n)
-		a.byF[f].set(n)
+	if old > 0 {
+		a.byF[old].clear(n)
+		a.bucket(old, -1)
 	}
-	a.free[n] = f
 	if f > 0 {
-		a.avail.set(n)
-	} else {
-		a.avail.clear(n)
+		a.byF[f].set(n)
+		a.bucket(f, 1)
 	}
+}
+
+// bucket adds d nodes to the count of byF[f] (f ≥ 1), keeping fset.
+func (a *Allocator) bucket(f, d int) {
+	was := a.cnt[f]
+	a.cnt[f] += d
+	switch {
+	case was == 0 && a.cnt[f] > 0:
+		a.fset.set(f)
+	case was > 0 && a.cnt[f] == 0:
+		a.fset.clear(f)
+	}
+}
+
+// freeOf is the number of free cores of node n.
+func (a *Allocator) freeOf(n int) int {
+	lo, hi := a.off(n), a.off(n+1)-1
+	c := 0
+	for w := lo >> 6; w <= hi>>6; w++ {
+		c += bits.OnesCount64(a.core[w] & rangeMask(w, lo, hi))
+	}
+	return c
 }
 
 // appendCore adds core c to the job being placed, merging with the last
@@ -349,7 +437,11 @@ func (a *Allocator) appendCore(c int32, start int) {
 // takeNode takes up to k free cores of node n, lowest first; returns how
 // many.
 func (a *Allocator) takeNode(n, k, start int) int {
-	lo, hi := a.m.offset[n], a.m.offset[n+1]
+	old := 0
+	if a.byF != nil {
+		old = a.freeOf(n)
+	}
+	lo, hi := a.off(n), a.off(n+1)
 	got := 0
 	for w := lo >> 6; w <= (hi-1)>>6 && got < k; w++ {
 		word := a.core[w]
@@ -375,7 +467,7 @@ func (a *Allocator) takeNode(n, k, start int) int {
 				mask = (uint64(1)<<t - 1) << b
 			}
 			a.core[w] &^= mask
-			if a.core[w] == 0 {
+			if a.core[w] == 0 && a.sum {
 				a.wsum.clear(w)
 			}
 			word &^= mask
@@ -388,7 +480,7 @@ func (a *Allocator) takeNode(n, k, start int) int {
 			got += t
 		}
 	}
-	a.setFree(n, a.free[n]-int32(got))
+	a.setFree(n, old, old-got)
 	return got
 }
 
@@ -405,9 +497,10 @@ func (a *Allocator) firstFit(k int) {
 			c := w<<6 | b
 			if a.perNode {
 				for x := c; x < c+t; {
-					n := int(a.node[x])
-					end := min(c+t, a.m.offset[n+1])
-					a.setFree(n, a.free[n]-int32(end-x))
+					n := a.nodeOf(x)
+					end := min(c+t, a.off(n+1))
+					f := a.freeOf(n) // this run's bits are still set
+					a.setFree(n, f, f-(end-x))
 					x = end
 				}
 			}
@@ -434,10 +527,8 @@ func (a *Allocator) firstFit(k int) {
 
 // bestNode is the node with the fewest free cores >= k (lowest index), or -1.
 func (a *Allocator) bestNode(k int) int {
-	for f := k; f < len(a.byF); f++ {
-		if n := a.byF[f].next(0); n >= 0 {
-			return n
-		}
+	if f := a.fset.next(k); f >= 0 {
+		return a.byF[f].next(0)
 	}
 	return -1
 }
@@ -451,11 +542,8 @@ func (a *Allocator) bestFit(k int) {
 		}
 		// no node holds the rest: the nodes with the most free cores,
 		// lowest index first, while the rest exceeds f
-		for f := len(a.byF) - 1; f > 0; f-- {
+		for f := a.fset.prev(len(a.byF) - 1); f > 0; {
 			n := a.byF[f].next(0)
-			if n < 0 {
-				continue
-			}
 			if a.m.Nodes[n].Cores != f {
 				k -= a.takeNode(n, k, start)
 				break
@@ -464,7 +552,7 @@ func (a *Allocator) bestFit(k int) {
 			for n >= 0 && k > f && a.m.Nodes[n].Cores == f {
 				// n..m: free whole nodes of size f, as many as the rest
 				// needs while it exceeds f ((k-1)/f of them)
-				limit := min(int(a.sameEnd[n]), n+(k-1)/f-1)
+				limit := min(a.runEnd(n), n+(k-1)/f-1)
 				m := a.byF[f].runEnd(n, limit)
 				a.takeWhole(n, m, f, start)
 				k -= (m - n + 1) * f
@@ -551,9 +639,10 @@ func (a *Allocator) findRun(k int) int {
 func (a *Allocator) takeRange(lo, hi int) {
 	a.clearBits(lo, hi-1)
 	for c := lo; c < hi && a.perNode; {
-		n := int(a.node[c])
-		end := min(hi, a.m.offset[n+1])
-		a.setFree(n, a.free[n]-int32(end-c))
+		n := a.nodeOf(c)
+		end := min(hi, a.off(n+1))
+		f := a.freeOf(n) // the bits are cleared already
+		a.setFree(n, f+(end-c), f)
 		c = end
 	}
 	a.ivs = append(a.ivs, int32(lo), int32(hi-1))
@@ -603,6 +692,21 @@ func (s bitset) runEnd(i, limit int) int {
 		}
 	}
 	return m
+}
+
+// prev returns the largest member <= i, or -1 (a linear scan of the words:
+// for the small sets of the bucket index).
+func (s bitset) prev(i int) int {
+	for w := i >> 6; w >= 0; w-- {
+		word := s.w[w]
+		if w == i>>6 && i&63 != 63 {
+			word &= 1<<(i&63+1) - 1
+		}
+		if word != 0 {
+			return w<<6 | (63 - bits.LeadingZeros64(word))
+		}
+	}
+	return -1
 }
 
 // setRange adds lo..hi (inclusive).

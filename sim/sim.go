@@ -32,6 +32,14 @@
 // pass leaves jobs waiting on an idle machine without a wake-up; a policy
 // that breaks these rules makes Run fail with the engine's error.
 //
+// Node-level requests. With a Placer that is a constrained Fitter
+// (package machine with jobs' whole-node, memory, GPU and partition
+// requests), a job the policy starts on counts is launched only when its
+// nodes are free: it waits, in the order the policy started the jobs, and
+// is launched after the ends of a later instant (Outcome.NodeWait,
+// Result.NodeWaited, NodeWait, NodeIdle; docs/simulator.md). No start
+// bound is recorded then.
+//
 // A pass also happens at any time the policy asked to be woken at. Nothing
 // depends on map order or goroutines: the same input gives the same
 // schedule, byte for byte.
@@ -88,6 +96,19 @@ type Placer interface {
 	Release(id int) error
 }
 
+// Fitter is implemented by a Placer that may be unable to place a job
+// whose processor count fits the free processors (package machine with
+// node-level requests: whole nodes, memory, GPUs, partitions). When
+// Constrained, the simulator launches a job the policy started only once
+// Fits; until then the job waits for its nodes, in the order the policy
+// started the jobs (docs/simulator.md, "Node-level requests").
+type Fitter interface {
+	// Constrained reports whether Fits can be false when the count fits.
+	Constrained() bool
+	// Fits reports whether job id of procs processors can be placed now.
+	Fits(id, procs int) bool
+}
+
 // Result is a finished simulation.
 type Result struct {
 	Policy   string
@@ -105,6 +126,14 @@ type Result struct {
 	// Res are the capacities of the resources beyond the processors
 	// (Options.Res).
 	Res []int
+	// NodeWaited is the number of jobs that waited for their nodes after
+	// the policy started them (a constrained Fitter; Outcome.NodeWait),
+	// NodeWait the total of their waits in seconds, and NodeIdle the free
+	// processor-seconds while some started job waited for its nodes:
+	// capacity the counts said was usable and the nodes were not.
+	NodeWaited int
+	NodeWait   int64
+	NodeIdle   int64
 }
 
 // Run simulates jobs under sched. jobs must have IDs 0..len-1 in order and
@@ -132,11 +161,17 @@ func Run(jobs []job.Job, sched policy.Scheduler, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("sim: the placer has %d free processors; the machine has %d", opt.Placer.Free(), P)
 	}
 	// the engine checks that every job fits the machine
-	eng, err := engine.New(sched, engine.Config{Procs: P, Res: opt.Res, Guarantees: !opt.NoKill, Extend: opt.Extend && !opt.NoKill, Trace: jobs})
+	var fit Fitter
+	if f, ok := opt.Placer.(Fitter); ok && f.Constrained() {
+		fit = f
+	}
+	// a job that waits for its nodes starts after the bound the policy
+	// promised on counts: no promise is recorded then
+	eng, err := engine.New(sched, engine.Config{Procs: P, Res: opt.Res, Guarantees: !opt.NoKill && fit == nil, Extend: opt.Extend && !opt.NoKill, Trace: jobs})
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	r := &run{jobs: jobs, opt: opt, eng: eng,
+	r := &run{jobs: jobs, opt: opt, eng: eng, fit: fit,
 		res: &Result{Policy: sched.Name(), Procs: P, NoKill: opt.NoKill, Outcomes: make([]job.Outcome, len(jobs))}}
 	if opt.Res != nil {
 		r.res.Res = append([]int(nil), opt.Res...)
@@ -162,6 +197,17 @@ type run struct {
 	startFn func(*job.Request)
 	checks  []endItem // scratch: the kill checks of the instant
 	err     error     // a Placer's failure during a pass
+	// with a constrained Fitter: the jobs started by the policy and
+	// waiting for their nodes, in start order, and the previous instant
+	fit    Fitter
+	launch []launchItem
+	prev   int64
+}
+
+// launchItem is a job waiting for its nodes since t.
+type launchItem struct {
+	id int
+	t  int64
 }
 
 // loop processes the instants in order until no event is left.
@@ -177,10 +223,19 @@ func (r *run) loop() (*Result, error) {
 			t = r.ends[0].t
 		}
 		if t == policy.NoWake {
+			if len(r.launch) > 0 {
+				return nil, fmt.Errorf("sim: job %d waits for nodes that no end will free", r.jobs[r.launch[0].id].SWFID)
+			}
 			break
 		}
-		r.now = t
+		if len(r.launch) > 0 {
+			r.res.NodeIdle += int64(r.opt.Placer.Free()) * (t - r.prev)
+		}
+		r.now, r.prev = t, t
 		if err := r.endJobs(); err != nil {
+			return nil, err
+		}
+		if err := r.launchWaiting(); err != nil {
 			return nil, err
 		}
 		if err := r.submit(); err != nil {
@@ -302,6 +357,37 @@ func (r *run) submit() error {
 // (or, with Extend, the check at its estimate).
 func (r *run) start(q *job.Request) {
 	id := q.ID
+	if r.fit != nil && (len(r.launch) > 0 || !r.fit.Fits(id, r.jobs[id].Procs)) {
+		// its nodes are not free: it waits, after those waiting already
+		r.launch = append(r.launch, launchItem{id, r.now})
+		return
+	}
+	r.begin(id)
+}
+
+// launchWaiting launches the jobs waiting for their nodes, in order, while
+// the first of them fits.
+func (r *run) launchWaiting() error {
+	k := 0
+	for k < len(r.launch) && r.fit.Fits(r.launch[k].id, r.jobs[r.launch[k].id].Procs) {
+		it := r.launch[k]
+		o := &r.res.Outcomes[it.id]
+		o.NodeWait = r.now - it.t
+		r.res.NodeWaited++
+		r.res.NodeWait += o.NodeWait
+		r.begin(it.id)
+		k++
+	}
+	r.launch = r.launch[:copy(r.launch, r.launch[k:])]
+	if r.err != nil {
+		return fmt.Errorf("sim: at %d: %w", r.now, r.err)
+	}
+	return nil
+}
+
+// begin runs job id from now: its cores, and its end (or, with Extend,
+// the check at its estimate).
+func (r *run) begin(id int) {
 	j := &r.jobs[id]
 	o := &r.res.Outcomes[id]
 	o.Start = r.now

@@ -62,8 +62,14 @@ func AllocNotes(results []*Result) []string {
 		if idle.Waiting > 0 {
 			share = 100 * float64(idle.CoreSeconds) / (float64(idle.Waiting) * float64(r.Sim.Procs))
 		}
-		notes = append(notes, fmt.Sprintf("allocation: %s: %d jobs placed; %d span more nodes than they need (%d extra nodes); %d not one interval of core ids; while jobs waited (%d s) %.1f %% of the cores were idle (%d core-seconds)",
-			r.Policy, st.Jobs, st.Split, st.ExtraNodes, st.Scattered, idle.Waiting, share, idle.CoreSeconds))
+		note := fmt.Sprintf("allocation: %s: %d jobs placed; %d span more nodes than they need (%d extra nodes); %d not one interval of core ids; while jobs waited (%d s) %.1f %% of the cores were idle (%d core-seconds)",
+			r.Policy, st.Jobs, st.Split, st.ExtraNodes, st.Scattered, idle.Waiting, share, idle.CoreSeconds)
+		if r.Alloc.Constrained() {
+			f := metrics.NodeFragmentation(r.Sim.Outcomes, r.Sim.NodeIdle, idle.CoreSeconds)
+			note += fmt.Sprintf("; fragmentation: %d jobs waited for their nodes after the policy started them (%d s in all, %.1f s per job started); %d core-seconds free but unusable while they waited (%.1f %% of the idle core-seconds while jobs waited)",
+				f.Jobs, f.Wait, f.MeanWait, f.UnusableCoreSeconds, f.UnusableShare)
+		}
+		notes = append(notes, note)
 	}
 	return notes
 }

@@ -50,6 +50,10 @@ type Options struct {
 	// core is held twice, and the schedule is unchanged.
 	Machine *machine.Machine
 	Alloc   machine.Rule
+	// Demands are the jobs' node-level requests (by job ID, from
+	// machine.Apply), nil for none: with them a job the policy starts may
+	// wait for its nodes (docs/simulator.md, "Node-level requests").
+	Demands []machine.Demand
 }
 
 // Result is a finished, audited run.
@@ -83,6 +87,11 @@ func RunScheduler(jobs []job.Job, s policy.Scheduler, opt Options) (*Result, err
 			return nil, fmt.Errorf("the machine has %d cores but the run is for %d processors", opt.Machine.Procs(), opt.Procs)
 		}
 		alloc = machine.NewAllocator(opt.Machine, opt.Alloc, len(jobs))
+		if opt.Demands != nil {
+			if err := alloc.SetDemands(opt.Demands); err != nil {
+				return nil, err
+			}
+		}
 		so.Placer = alloc
 	}
 	res, err := sim.Run(jobs, s, so)
@@ -96,6 +105,11 @@ func RunScheduler(jobs []job.Job, s policy.Scheduler, opt Options) (*Result, err
 		}
 		if !rep.OK() {
 			return nil, fmt.Errorf("the schedule fails the audit (a bug in the policy or the engine):\n%s", rep.String())
+		}
+		if alloc != nil && alloc.Constrained() {
+			if bad := machine.AuditNodes(opt.Machine, res.Outcomes, opt.Demands, alloc.Intervals); bad != nil {
+				return nil, fmt.Errorf("the allocation fails the node audit (a bug in package machine or the engine):\n%s", strings.Join(bad, "\n"))
+			}
 		}
 	}
 	mo := opt.Metrics

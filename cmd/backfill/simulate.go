@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -41,6 +42,10 @@ type simulateFlags struct {
 	cpn     int
 	mach    *machine.Machine
 	rule    machine.Rule
+	// sidecar is the import sidecar of node-level requests; demands its
+	// requests by job ID
+	sidecar string
+	demands []machine.Demand
 }
 
 func newSimulate() *cobra.Command {
@@ -85,6 +90,7 @@ func newSimulate() *cobra.Command {
 	fl.BoolVar(&f.plainCSV, "plain-csv", false, "with --out: also write POLICY.plain.csv, the per-job CSV without its '#' provenance lines (for evalys and other readers that do not skip comments), and the provenance in POLICY.provenance.txt")
 	fl.BoolVar(&f.human, "human", false, "table format: durations as days, hours and minutes (4d 02h) instead of seconds")
 	fl.StringVar(&f.machine, "machine", "", "machine file (YAML: nodes × cores, memory, GPUs, partitions; docs/simulator.md): P = its core count, and every started job gets concrete core ids (allocated_resources in jobs.csv)")
+	fl.StringVar(&f.sidecar, "sidecar", "", "with --machine or --cores-per-node: the sidecar CSV of backfill import, whose node counts, exclusive (whole-node) jobs, memory, GPUs and partitions the allocation respects (docs/simulator.md); default: TRACE.sidecar.csv beside an imported TRACE.swf when present; \"none\": cores only")
 	fl.IntVar(&f.cpn, "cores-per-node", 0, "the uniform case without a machine file: nodes of this many cores (P, from --procs or the trace, must be a multiple)")
 	fl.StringVar(&f.alloc, "alloc", "firstfit", "with --machine, the core selection rule: firstfit (by node index), bestfit (fewest free cores that fit, as Slurm's cons_tres) or contiguous (one interval of core ids when possible)")
 	fl.StringArrayVar(&f.classes, "classes", nil, "also print per-class tables (table format), one per rule QUANTITY:B1,B2,… with QUANTITY runtime, size or estimate, e.g. size:1,8,64 (repeat the flag for several rules)")
@@ -165,7 +171,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 // simOptions are the options of every run of f on tr.
 func (f *simulateFlags) simOptions(tr *workload.Trace) simulate.Options {
 	return simulate.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend",
-		NoAudit: f.noAudit, Metrics: metrics.Options{Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain}, Machine: f.mach, Alloc: f.rule}
+		NoAudit: f.noAudit, Metrics: metrics.Options{Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain}, Machine: f.mach, Alloc: f.rule, Demands: f.demands}
 }
 
 // resolveAuto replaces awt=auto in f's policies (simulate.ResolveAuto) and
@@ -297,6 +303,9 @@ func prepareTrace(cmd *cobra.Command, f *simulateFlags, tr *workload.Trace) erro
 	if f.mach != nil {
 		tr.Rules = append(tr.Rules, fmt.Sprintf("machine: %s: %d nodes, %d cores; cores assigned by rule %s", f.machine, len(f.mach.Nodes), f.mach.Procs(), f.rule))
 	}
+	if err := applySidecar(f, tr); err != nil {
+		return err
+	}
 	if tr.MemCap > 0 && !cmd.Flags().Changed("policy") {
 		// the default policies schedule processors only
 		f.policies = []string{"fcfs", "ff-easy", "bb-easy", "ff-cons"}
@@ -327,4 +336,39 @@ func simulateAll(tr *workload.Trace, f *simulateFlags, opt simulate.Options) ([]
 	bar := progress.NewJobs(int64(len(tr.Jobs)*len(f.policies)), "simulating")
 	defer bar.Finish()
 	return simulate.Batch(tr.Jobs, tr.Name, f.policies, opt, f.workers, func(n int) { bar.Add(int64(n)) })
+}
+
+// applySidecar reads the node-level requests of --sidecar (or of the
+// sidecar beside an imported trace) and applies them to the trace's jobs.
+func applySidecar(f *simulateFlags, tr *workload.Trace) error {
+	path := f.sidecar
+	switch {
+	case path == "none":
+		return nil
+	case path != "" && f.mach == nil:
+		return fmt.Errorf("--sidecar needs --machine or --cores-per-node (node-level requests need nodes)")
+	case f.mach == nil:
+		return nil
+	case path == "":
+		base := strings.TrimSuffix(strings.TrimSuffix(f.trace, ".gz"), ".swf")
+		if f.trace == "" || base == strings.TrimSuffix(f.trace, ".gz") {
+			return nil
+		}
+		if _, err := os.Stat(base + ".sidecar.csv"); err != nil {
+			return nil
+		}
+		path = base + ".sidecar.csv"
+	}
+	dem, err := machine.ReadDemands(path)
+	if err != nil {
+		return err
+	}
+	ap, err := machine.Apply(f.mach, tr.Jobs, dem)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	f.demands = ap.Demands
+	tr.Rules = append(tr.Rules, fmt.Sprintf("node-level requests: %s: %d jobs (%d exclusive, %d sized to their whole nodes); a job the policy starts waits until its nodes are free (docs/simulator.md)",
+		path, ap.Jobs, ap.Exclusive, ap.Resized))
+	return nil
 }

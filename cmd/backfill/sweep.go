@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/backfill-hpc/backfill/experiment"
+	"github.com/backfill-hpc/backfill/internal/progress"
 )
 
 type sweepFlags struct {
@@ -164,7 +165,7 @@ func executeSweep(stderr io.Writer, spec *experiment.Spec, plan *experiment.Plan
 			fmt.Fprintf(stderr, "\ninterrupted: no new run starts; waiting for the %d run(s) in progress (Ctrl-C again to quit now; finished runs are kept)\n", n)
 		}
 	}()
-	disp := experiment.NewDisplay(stderr, f.progress)
+	disp := progress.NewSweep(stderr, f.progress)
 	rep, err := experiment.Execute(ctx, spec, plan, experiment.Options{
 		Out: out, Workers: f.workers, Shard: shard, Force: f.force, Audit: spec.Sim.Audit && !f.noAudit,
 		Version: toolVersion(),

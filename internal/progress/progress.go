@@ -1,8 +1,8 @@
 // Package progress shows the progress of long commands on standard error.
 //
-// On a terminal it draws a bar; off a terminal it prints nothing (Jobs)
-// or one line per finished cell (Cells), so that logs and CI output stay
-// clean.
+// On a terminal it draws a bar; off a terminal it prints nothing (Jobs),
+// one line per finished cell (Cells) or per finished run of a sweep
+// (Sweep), so that logs and CI output stay clean.
 package progress
 
 import (

@@ -354,6 +354,16 @@ func (s *sacctReader) record(b []byte, line int) error {
 		s.drop(DropDuplicate, jobID, line)
 		return nil
 	}
+	// a component after the first (123+1) repeated: keyed by its full id,
+	// so that its sizes are not added to the job twice; only the record is
+	// dropped (the job and its other components stay)
+	if comp > 0 && im.duplicate(string(id), j.Submit, j.Start) {
+		if err := im.dupErr(s.name, line, string(id)); err != nil {
+			return err
+		}
+		addAt(&im.Dropped, DropDuplicate, s.name, line)
+		return nil
+	}
 
 	// what happened
 	switch {

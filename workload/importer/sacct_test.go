@@ -442,3 +442,27 @@ func TestSacctTaskCap(t *testing.T) {
 		check(500000, maxTasks)
 	}
 }
+
+// TestSacctDuplicateComponent: a heterogeneous job component listed twice
+// (123+1 twice) is a duplicate like a whole record: an error naming the
+// second line in strict mode, a counted drop in lenient mode (its sizes
+// are not added twice to the job).
+func TestSacctDuplicateComponent(t *testing.T) {
+	c0 := "123+0|123|COMPLETED|2024-03-01T10:00:00|2024-03-01T10:00:00|2024-03-01T10:00:10|2024-03-01T10:01:10|00:01:00|00:05:00|alice|staff|physics|debug|normal|1|2|cpu=2,node=1|cpu=2,node=1"
+	c1 := "123+1|124|COMPLETED|2024-03-01T10:00:00|2024-03-01T10:00:00|2024-03-01T10:00:10|2024-03-01T10:01:10|00:01:00|00:05:00|alice|staff|physics|debug|normal|1|8|cpu=8,node=1|cpu=8,node=1"
+	in := c0 + "\n" + c1 + "\n" + c1 + "\n"
+	_, err := ReadSacct(strings.NewReader(in), "h.txt", Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "h.txt:3: JobID: 123+1: duplicate record") {
+		t.Errorf("strict: %v", err)
+	}
+	im, err := ReadSacct(strings.NewReader(in), "h.txt", Options{Lenient: true})
+	if err != nil || len(im.Jobs) != 1 || im.Dropped.Total() != 1 {
+		t.Fatalf("lenient: %v, %d jobs, dropped %v", err, len(im.Jobs), im.Dropped)
+	}
+	if im.Dropped[0].Reason != DropDuplicate || im.Dropped[0].Example != "h.txt:3" {
+		t.Errorf("dropped %+v", im.Dropped)
+	}
+	if j := im.Jobs[0]; j.ReqCPUs != 10 || j.AllocCPUs != 10 || j.Components != 2 || j.ReqNodes != 2 {
+		t.Errorf("job %+v: want 10 CPUs on 2 nodes in 2 components", j)
+	}
+}

@@ -1,4 +1,4 @@
-package experiment
+package progress
 
 import (
 	"fmt"
@@ -8,12 +8,14 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/backfill-hpc/backfill/experiment"
 )
 
-// Display shows an execution's progress (Options.OnEvent): a bar
+// Sweep shows a sweep's progress (experiment.Options.OnEvent): a bar
 // (done/total, failures, ETA) on a terminal, one log line per finished
 // run otherwise, or nothing. Event is not safe for concurrent calls.
-type Display struct {
+type Sweep struct {
 	w     io.Writer
 	bar   *progressbar.ProgressBar
 	log   bool
@@ -21,10 +23,10 @@ type Display struct {
 	start time.Time
 }
 
-// NewDisplay is the display on w in mode auto (a bar when w is a
+// NewSweep is the display on w in mode auto (a bar when w is a
 // terminal, log lines otherwise), bar, log or none.
-func NewDisplay(w io.Writer, mode string) *Display {
-	d := &Display{w: w, start: time.Now()}
+func NewSweep(w io.Writer, mode string) *Sweep {
+	d := &Sweep{w: w, start: time.Now()}
 	tty := false
 	if fh, ok := w.(*os.File); ok {
 		tty = term.IsTerminal(int(fh.Fd()))
@@ -46,8 +48,8 @@ func NewDisplay(w io.Writer, mode string) *Display {
 // LABEL CONFIG (1.2s, eta 8s)", with the error's first line when it
 // failed); in bar mode the bar, from the first start (the first runs may
 // be long).
-func (d *Display) Event(e Event) {
-	if d.none || (d.log && e.Kind != RunDone) {
+func (d *Sweep) Event(e experiment.Event) {
+	if d.none || (d.log && e.Kind != experiment.RunDone) {
 		return
 	}
 	if d.log {
@@ -62,7 +64,7 @@ func (d *Display) Event(e Event) {
 		}
 		fmt.Fprintf(d.w, "[%d/%d] %s %s %s %s (%.1fs%s)", e.Done, e.Total, status, e.Run.ID, e.Run.Label, e.Run.Config.Describe(), e.Elapsed.Seconds(), eta)
 		if e.Err != nil {
-			fmt.Fprintf(d.w, ": %s", FirstLine(e.Err.Error()))
+			fmt.Fprintf(d.w, ": %s", experiment.FirstLine(e.Err.Error()))
 		}
 		fmt.Fprintln(d.w)
 		return
@@ -85,30 +87,9 @@ func (d *Display) Event(e Event) {
 }
 
 // Finish ends the bar, if one was drawn.
-func (d *Display) Finish() {
+func (d *Sweep) Finish() {
 	if d.bar != nil {
 		_ = d.bar.Finish()
 		fmt.Fprintln(d.w)
 	}
-}
-
-// WriteDryRun lists the runs of plan's shard with their status in the
-// store at out ("todo" when not run), then how many are done.
-func WriteDryRun(w io.Writer, out string, plan *Plan, shard Shard) error {
-	st := Store{Dir: out}
-	done := 0
-	fmt.Fprintf(w, "%-5s  %-16s  %-6s  %-20s  %s\n", "#", "run", "status", "workload", "configuration")
-	for _, r := range plan.Shard(shard) {
-		status := st.Status(r.ID)
-		if status == StatusOK {
-			done++
-		}
-		if status == "" {
-			status = "todo"
-		}
-		fmt.Fprintf(w, "%-5d  %-16s  %-6s  %-20s  %s\n", r.Index, r.ID, status, r.Label, r.Config.Describe())
-	}
-	n := len(plan.Shard(shard))
-	_, err := fmt.Fprintf(w, "%d runs (shard %s), %d done, %d to do\n", n, shard, done, n-done)
-	return err
 }
