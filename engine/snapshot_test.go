@@ -79,7 +79,7 @@ func plan(e *engine.Engine, now int64) string {
 // cancellations; the reservation lists are compared in full after every
 // pass.
 func TestSnapshotRestoreSameDecisions(t *testing.T) {
-	specs := []string{"conservative", "easy", "easy:depth=3", "easy:order=sjbf", "easy:order=sjf", "fcfs", "slack", "slack:sf=0.5:h=ast"}
+	specs := []string{"conservative", "easy", "easy:depth=3", "easy:order=sjbf", "easy:order=sjf", "fcfs", "slack", "slack:sf=0.5:h=ast", "lookahead", "lookahead:reserve=false:order=sjf:depth=all:cs=3", "conservative:order=sjf", "slack:order=sjf", "multiqueue", "multiqueue:order=sjf:bounds=50/150"}
 	for _, spec := range specs {
 		for seed := uint64(1); seed <= 8; seed++ {
 			t.Run(fmt.Sprintf("%s/%d", spec, seed), func(t *testing.T) { snapshotRun(t, spec, seed) })
@@ -240,7 +240,7 @@ func snapshotRun(t *testing.T, spec string, seed uint64) {
 // Snapshot fail, so that the live service falls back to replaying its
 // whole log instead of restoring a partial state.
 func TestSnapshotRefused(t *testing.T) {
-	for _, spec := range []string{"conservative:predict=history-2", "conservative:order=sjf", "easy++", "easy:predict=history-2", "easy:order=multifactor", "slack:order=sjf"} {
+	for _, spec := range []string{"conservative:predict=history-2", "conservative:order=multifactor", "easy++", "easy:predict=history-2", "easy:order=multifactor", "slack:order=multifactor"} {
 		e := newEngine(t, spec, 8)
 		if _, err := e.Snapshot(); err == nil {
 			t.Errorf("%s: Snapshot succeeded", spec)

@@ -50,8 +50,8 @@ type Demand struct {
 // ReadDemands reads the sidecar CSV that `backfill import` writes beside
 // an SWF file (columns job_number, partition, req_nodes, alloc_nodes,
 // req_cpus, alloc_cpus, gpus, req_mem_kb; an optional exclusive column,
-// 1 or 0) and returns the demands by SWF job number. Errors name the file,
-// the line and the field.
+// 1 or 0, as the import writes it) and returns the demands by SWF job
+// number. Errors name the file, the line and the field.
 func ReadDemands(path string) (map[int64]Demand, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -203,24 +203,19 @@ func Apply(m *Machine, jobs []job.Job, dem map[int64]Demand) (*Applied, error) {
 // minCores is the smallest core count of the nodes eligible for partition
 // p; false when none is.
 func (m *Machine) minCores(p string) (int, bool) {
-	c := 0
-	for n := range m.Nodes {
-		if m.eligible(n, p) && (c == 0 || m.Nodes[n].Cores < c) {
-			c = m.Nodes[n].Cores
-		}
+	c, ok := m.cmin[p]
+	if !ok {
+		c = m.anyMin
 	}
 	return c, c > 0
 }
 
 // maxCores is the largest core count of the nodes eligible for p.
 func (m *Machine) maxCores(p string) int {
-	c := 0
-	for n := range m.Nodes {
-		if m.eligible(n, p) {
-			c = max(c, m.Nodes[n].Cores)
-		}
+	if c, ok := m.cmax[p]; ok {
+		return c
 	}
-	return c
+	return m.anyMax
 }
 
 // shape is a demand's per-node request for k cores: N nodes, per node at

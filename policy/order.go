@@ -219,6 +219,14 @@ func NewOrdering(o Order) Ordering {
 	return r
 }
 
+// Stateless reports whether the order is a function of the jobs alone
+// (arrival, or a fixed key without an observer): a policy's snapshot then
+// need not save anything of it.
+func (r Ordering) Stateless() bool { return r.obs == nil && !r.Dynamic }
+
+// StatelessOrder is NewOrdering(o).Stateless().
+func StatelessOrder(o Order) bool { return NewOrdering(o).Stateless() }
+
 // Submitted reports a submission to an observing order.
 func (r Ordering) Submitted(now int64, j *job.Request) {
 	if r.obs != nil {

@@ -70,7 +70,7 @@ func copyDir(t *testing.T, from string) string {
 // sqlExec changes the database behind the service's back.
 func sqlExec(t *testing.T, dir, q string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "state.db"))
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

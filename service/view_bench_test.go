@@ -75,3 +75,42 @@ func BenchmarkReadUnderHeldWrite(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPublish measures the read view's cost on the write path:
+// publishing after one submission at Q = 10,000 waiting (conservative:
+// the copied chunk and job, and the pass over the reservations).
+func BenchmarkPublish(b *testing.B) {
+	const queue = 10000
+	svc, err := Open(Config{Policy: "conservative", Procs: 128, StateDir: b.TempDir(), Sync: "normal", AdminToken: "admin-secret", Clock: NewManualClock(0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+	err = svc.do(func(e *Engine) error {
+		if _, err := e.Submit(0, SubmitInput{User: "admin", UID: 1, Procs: 128, Estimate: 1 << 40}); err != nil {
+			return err
+		}
+		if err := e.Flush(); err != nil {
+			return err
+		}
+		for i := 0; i < queue; i++ {
+			if _, err := e.Submit(1, SubmitInput{User: "admin", UID: 1, Procs: 1 + i%64, Estimate: int64(100 + i%1000)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc.mu.Lock()
+	defer svc.mu.Unlock()
+	e := svc.eng
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e.touch(e.jobs.Get(1 + i%queue)) // as a submission touches its job
+		e.planFresh = true
+		svc.views.lastCur = -1 // changed
+		svc.publishLocked(false)
+	}
+}

@@ -4,8 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/backfill-hpc/backfill/machine"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // TestImportSimulate is the done-when: import the committed sacct
@@ -85,5 +89,121 @@ print(n)
 	b, err := cmd.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(b)) != "10" {
 		t.Errorf("python csv check: %v\n%s", err, b)
+	}
+}
+
+// TestImportSimulateExclusive: a PBS log with a whole-node job, simulated
+// on 2 nodes of 4 cores with the sidecar beside the SWF file, worked by
+// hand. J1 (2 cores on 2 nodes, 0–100) holds core 0 of node 0 and core 4
+// of node 1; J2 (place=excl, 1 node of 4 cores) is submitted at 10: the
+// counts have 6 free cores, EASY starts it, but no node is wholly free
+// until J1 ends at 100: it runs 100–150. Fragmentation: 1 job, 90 s; 6
+// cores free while it waited: 540 core-seconds. With --sidecar none the
+// same trace is on cores only: J2 starts at 10.
+func TestImportSimulateExclusive(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "acct.log")
+	recs := "03/01/2024 12:20:00;E;1.pbs;user=ann queue=workq qtime=1709295600 start=1709295600 end=1709295700 Resource_List.ncpus=2 Resource_List.nodect=2 Resource_List.walltime=00:05:00 Exit_status=0\n" +
+		"03/01/2024 12:20:00;E;2.pbs;user=bob queue=workq qtime=1709295610 start=1709295610 end=1709295660 Resource_List.ncpus=4 Resource_List.nodect=1 Resource_List.place=excl Resource_List.walltime=00:05:00 Exit_status=0\n"
+	if err := os.WriteFile(log, []byte(recs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	swf := filepath.Join(dir, "site.swf")
+	if out, err := run(t, "import", "pbs", log, "-o", swf); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		sidecar, want, frag string
+	}{
+		{"", ",10,4,300,1,COMPLETED_SUCCESSFULLY,100,50,150,90,140,2.800000,0-3,", "fragmentation: 1 jobs waited for their nodes after the policy started them (90 s in all, 45.0 s per job started); 540 core-seconds free but unusable"},
+		{"none", ",10,4,300,1,COMPLETED_SUCCESSFULLY,10,50,60,0,50,1.000000,2-5,", ""},
+	} {
+		out := filepath.Join(dir, "out"+tc.sidecar)
+		args := []string{"simulate", "--trace", swf, "--cores-per-node", "4", "--procs", "8", "--policy", "easy", "-o", out, "--plain-csv"}
+		if tc.sidecar != "" {
+			args = append(args, "--sidecar", tc.sidecar)
+		}
+		res, err := run(t, args...)
+		if err != nil {
+			t.Fatalf("simulate: %v\n%s", err, res)
+		}
+		if tc.frag != "" && (!strings.Contains(res, tc.frag) || !strings.Contains(res, ": 2 jobs (1 exclusive, 0 sized to their whole nodes)")) {
+			t.Errorf("sidecar %q: header:\n%s", tc.sidecar, res)
+		}
+		if tc.frag == "" && strings.Contains(res, "fragmentation") {
+			t.Errorf("--sidecar none still reads node-level requests:\n%s", res)
+		}
+		data, err := os.ReadFile(filepath.Join(out, "easy.plain.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), tc.want) { // J2: submit, size, limit, …, start, run, end, wait, …, cores
+			t.Errorf("sidecar %q: want a row %q in\n%s", tc.sidecar, tc.want, data)
+		}
+	}
+}
+
+// TestHarnessNodes simulates the dump of the real Slurm harness
+// (.ci/sacct-groundtruth.sh: one node of 32 CPUs, 8 GiB, 4 GPUs,
+// partitions debug and long) on that node with its sidecar: the whole-node
+// jobs inferred from the counts are exactly the three submitted with
+// --exclusive (ground truth), and every policy's schedule passes the core
+// and node audits (GPUs and memory included).
+func TestHarnessNodes(t *testing.T) {
+	dir := t.TempDir()
+	swf, yaml := filepath.Join(dir, "h.swf"), filepath.Join(dir, "h.yaml")
+	if err := os.WriteFile(yaml, []byte("name: harness\nnodes:\n  - cores: 32\n    memory: 8192M\n    gpus: 4\n    partitions: [debug, long]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, "import", "slurm", "../../workload/importer/testdata/slurm-harness.sacct.txt", "-o", swf, "--machine", yaml); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	res, err := run(t, "simulate", "--trace", swf, "--machine", yaml, "--policy", "easy,conservative,fcfs")
+	if err != nil {
+		t.Fatalf("simulate: %v\n%s", err, res)
+	}
+	if !strings.Contains(res, "h.sidecar.csv: 266 jobs (3 exclusive, 3 sized to their whole nodes)") {
+		t.Errorf("header:\n%s", res)
+	}
+	// which jobs: those whose sidecar row says 1 CPU asked, 32 allocated
+	// on 1 node, against the submissions tagged exclusive
+	m, err := machine.Load(yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := workload.Load(swf, workload.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dem, err := machine.ReadDemands(filepath.Join(dir, "h.sidecar.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ap, err := machine.Apply(m, tr.Jobs, dem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side, _ := os.ReadFile(filepath.Join(dir, "h.sidecar.csv"))
+	slurmID := map[string]string{} // job_number → job_id
+	for _, line := range strings.Split(string(side), "\n")[1:] {
+		if f := strings.Split(line, ","); len(f) > 1 {
+			slurmID[f[0]] = f[1]
+		}
+	}
+	var got []string
+	for i, d := range ap.Demands {
+		if d.Exclusive {
+			got = append(got, slurmID[strconv.FormatInt(tr.Jobs[i].SWFID, 10)])
+		}
+	}
+	sub, _ := os.ReadFile("../../workload/importer/testdata/slurm-harness.submitted.tsv")
+	var want []string
+	for _, line := range strings.Split(string(sub), "\n") {
+		if f := strings.Split(line, "\t"); f[0] == "exclusive" {
+			want = append(want, f[1])
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") || len(want) != 3 {
+		t.Errorf("exclusive jobs %v, submitted with --exclusive %v", got, want)
 	}
 }

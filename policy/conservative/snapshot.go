@@ -33,7 +33,7 @@ func (c *Policy) snapshotable() error {
 	if c.plan.Params() != "" {
 		return fmt.Errorf("conservative: snapshot with predict=%s/correct=%s is not supported", c.plan.P.Name(), c.plan.C.Name())
 	}
-	if c.prio {
+	if c.prio && !c.ord.Stateless() {
 		return fmt.Errorf("conservative: snapshot with order %s is not supported", c.ord.O.Name())
 	}
 	return nil

@@ -157,7 +157,7 @@ func register(name, doc, order, pred string) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-			return NewConfig(procs, Config{Depth: d, Order: ord, Plan: plan, Prio: prio}), nil
+			return New(procs, Config{Depth: d, Order: ord, Plan: plan, Prio: prio}), nil
 		},
 	})
 }
@@ -210,13 +210,10 @@ var (
 	_ policy.Predicting = (*Policy)(nil)
 )
 
-// New returns EASY backfilling with reservation depth (1 = classic EASY).
-func New(procs, depth int) *Policy {
-	return NewConfig(procs, Config{Depth: depth})
-}
-
-// NewConfig returns the EASY variant c for a machine of procs processors.
-func NewConfig(procs int, c Config) *Policy {
+// New returns the EASY variant c for a machine of procs processors
+// (Config{Depth: 1} is classic EASY; a depth below 1 is 1), the shape of
+// lookahead.New and multiqueue.New.
+func New(procs int, c Config) *Policy {
 	if c.Depth < 1 {
 		c.Depth = 1
 	}

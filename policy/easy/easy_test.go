@@ -19,8 +19,8 @@ func TestCriteriaEqualProfileRoute(t *testing.T) {
 		spec.Jobs *= 2
 		jobs := testgen.Jobs(r, spec)
 		for _, noKill := range []bool{false, true} {
-			a := New(spec.Procs, 1)
-			b := New(spec.Procs, 1)
+			a := New(spec.Procs, Config{Depth: 1})
+			b := New(spec.Procs, Config{Depth: 1})
 			b.viaProfile = true
 			ra, err := sim.Run(jobs, a, sim.Options{Procs: spec.Procs, NoKill: noKill})
 			if err != nil {

@@ -28,8 +28,8 @@ func TestOrderedCriteriaEqualProfileRoute(t *testing.T) {
 		for _, noKill := range []bool{false, true} {
 			for _, order := range []Order{FCFS, SJBF, SJF} {
 				for pi, plan := range plans {
-					a := NewConfig(spec.Procs, Config{Depth: 1, Order: order, Plan: plan()})
-					b := NewConfig(spec.Procs, Config{Depth: 1, Order: order, Plan: plan()})
+					a := New(spec.Procs, Config{Depth: 1, Order: order, Plan: plan()})
+					b := New(spec.Procs, Config{Depth: 1, Order: order, Plan: plan()})
 					b.viaProfile = true
 					ra, err := sim.Run(jobs, a, sim.Options{Procs: spec.Procs, NoKill: noKill})
 					if err != nil {
@@ -63,7 +63,7 @@ func TestNames(t *testing.T) {
 		{Config{Depth: 2, Order: SJBF, Plan: PlusPlus().Plan}, "easy:depth=2:order=sjbf:predict=history-2"},
 		{Config{Depth: 1, Order: SJF, Plan: predict.NewPlan(predict.Estimate{}, predict.Step{})}, "easy:order=sjf:correct=step"},
 	} {
-		if got := NewConfig(8, c.cfg).Name(); got != c.want {
+		if got := New(8, c.cfg).Name(); got != c.want {
 			t.Errorf("Name() = %q, want %q", got, c.want)
 		}
 	}

@@ -28,7 +28,7 @@ func (e *Policy) snapshotable() error {
 	if e.plan.Params() != "" {
 		return fmt.Errorf("easy: snapshot with predict=%s/correct=%s is not supported", e.plan.P.Name(), e.plan.C.Name())
 	}
-	if e.prio != nil {
+	if e.prio != nil && !policy.StatelessOrder(e.prio) {
 		return fmt.Errorf("easy: snapshot with order %s is not supported", e.prio.Name())
 	}
 	return nil

@@ -117,7 +117,7 @@ func TestDepthOneIsEASY(t *testing.T) {
 		spec := testgen.Random(r)
 		jobs := testgen.Jobs(r, spec)
 		for _, noKill := range []bool{false, true} {
-			a, err := sim.Run(jobs, easy.New(spec.Procs, 1), sim.Options{Procs: spec.Procs, NoKill: noKill})
+			a, err := sim.Run(jobs, easy.New(spec.Procs, easy.Config{Depth: 1}), sim.Options{Procs: spec.Procs, NoKill: noKill})
 			if err != nil {
 				t.Fatal(err)
 			}

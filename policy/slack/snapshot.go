@@ -47,7 +47,7 @@ type waitEntry struct {
 // snapshotable reports why the configuration cannot be saved: a queue
 // order (order=) may keep state of its own (fair share).
 func (s *Policy) snapshotable() error {
-	if s.prm.Order != nil {
+	if s.prm.Order != nil && !policy.StatelessOrder(s.prm.Order) {
 		return fmt.Errorf("slack: snapshot with order %s is not supported", s.prm.Order.Name())
 	}
 	return nil

@@ -87,7 +87,7 @@ func Inspect(dir string) (*Inspection, error) {
 }
 
 func (in *Inspection) read() error {
-	db, err := sql.Open("sqlite", "file:"+in.DB+"?mode=ro&_pragma=busy_timeout(10000)")
+	db, err := sql.Open("sqlite3", "file:"+in.DB+"?mode=ro&_txlock=deferred&_pragma=busy_timeout(10000)")
 	if err != nil {
 		return err
 	}

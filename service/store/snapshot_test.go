@@ -82,7 +82,7 @@ func TestSnapshotsCompactAndFallBack(t *testing.T) {
 
 	// damage the latest snapshot: the previous one and its log serve
 	damage := func(seq int) {
-		db, _ := sql.Open("sqlite", "file:"+filepath.Join(dir, "state.db"))
+		db, _ := sql.Open("sqlite3", "file:"+filepath.Join(dir, "state.db"))
 		defer db.Close()
 		if _, err := db.Exec("UPDATE snapshots SET data = 'garbage' WHERE seq = ?", seq); err != nil {
 			t.Fatal(err)

@@ -1,7 +1,7 @@
 // Package store is the live service's durable state, in SQLite.
 //
 // It is the durable state of the live scheduler service: an
-// embedded SQLite database (the pure-Go driver modernc.org/sqlite) in WAL
+// embedded SQLite database (the pure-Go driver github.com/ncruces/go-sqlite3) in WAL
 // mode, holding the event log from which the service rebuilds its
 // policy's state after a restart, the users and their token hashes, and a
 // few settings (policy, machine size) that a restart must match.
@@ -20,7 +20,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	_ "github.com/ncruces/go-sqlite3/driver" // registers the "sqlite3" driver
 )
 
 // Record is one entry of the event log.
@@ -170,8 +170,8 @@ func OpenWith(dir string, o Options) (*Store, error) {
 	if err := ownerOnly(in.DB); err != nil {
 		return nil, err
 	}
-	dsn := "file:" + in.DB + "?_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite", dsn)
+	dsn := "file:" + in.DB + "?_txlock=deferred&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")&_pragma=foreign_keys(1)"
+	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", in.DB, err)
 	}
@@ -275,7 +275,7 @@ func OpenReadOnly(dir string) (*Store, *Inspection, error) {
 	if in.DBSize <= 0 || in.ReadErr != nil {
 		return nil, in, nil
 	}
-	db, err := sql.Open("sqlite", "file:"+in.DB+"?mode=ro&_pragma=busy_timeout(10000)")
+	db, err := sql.Open("sqlite3", "file:"+in.DB+"?mode=ro&_txlock=deferred&_pragma=busy_timeout(10000)")
 	if err != nil {
 		return nil, in, err
 	}

@@ -55,6 +55,10 @@ type Job struct {
 	// unknown. Queue is what SWF's queue field (15) numbers: Slurm's QOS,
 	// PBS's queue (PBS has no partitions).
 	User, Group, Account, Partition, Queue string
+	// Exclusive is true when the log says the job had its nodes to
+	// itself (PBS place=excl or exclhost, Torque naccesspolicy=singlejob);
+	// Slurm's sacct does not say it (simulate infers it from the counts).
+	Exclusive bool
 	// Components is the number of heterogeneous job components (1 for an
 	// ordinary job); Steps the number of job steps folded into the job.
 	Components, Steps int

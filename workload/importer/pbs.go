@@ -274,6 +274,16 @@ func pbsJob(im *Import, file string, line int, id string, msg []byte) error {
 			return err
 		}
 	}
+	// whole nodes: PBS Pro's place=excl, exclhost (alone or with
+	// pack/scatter/vscatter), Torque's naccesspolicy=singlejob
+	for _, p := range strings.Split(a["Resource_List.place"], ":") {
+		if p == "excl" || p == "exclhost" {
+			j.Exclusive = true
+		}
+	}
+	if a["Resource_List.naccesspolicy"] == "singlejob" {
+		j.Exclusive = true
+	}
 	if eh := a["exec_host"]; eh != "" {
 		c, n, err := parseExecHost(eh)
 		if err != nil {

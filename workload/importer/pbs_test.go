@@ -1,7 +1,10 @@
 package importer
 
 import (
+	"bytes"
+	"encoding/csv"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -137,5 +140,36 @@ func TestPBSDuplicate(t *testing.T) {
 	im, err = ReadPBS([]PBSInput{{"p.log", strings.NewReader(rec + "\n" + other + "\n")}}, Options{})
 	if err != nil || len(im.Jobs) != 2 {
 		t.Errorf("rerun: %v, %d jobs", err, len(im.Jobs))
+	}
+}
+
+// TestPBSExclusive: place=excl (alone or after pack/scatter), exclhost and
+// Torque's naccesspolicy=singlejob mark whole-node jobs; the sidecar's
+// exclusive column says so (1), and 0 for the others.
+func TestPBSExclusive(t *testing.T) {
+	base := "03/01/2024 12:20:00;E;%d.pbspro;user=dan queue=workq qtime=1709295600 start=1709295610 end=1709295620 Resource_List.ncpus=2 Exit_status=0"
+	var in strings.Builder
+	for i, extra := range []string{" Resource_List.place=scatter:excl", " Resource_List.place=exclhost", " Resource_List.naccesspolicy=singlejob",
+		" Resource_List.place=pack:shared", " Resource_List.place=free", ""} {
+		fmt.Fprintf(&in, base+extra+"\n", 300+i)
+	}
+	im, err := ReadPBS([]PBSInput{{"x.log", strings.NewReader(in.String())}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteSidecar(&b, im.Prepare()); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows[1:] {
+		got = append(got, r[1]+"="+r[len(r)-1])
+	}
+	if want := "300=1 301=1 302=1 303=0 304=0 305=0"; strings.Join(got, " ") != want || rows[0][len(rows[0])-1] != "exclusive" {
+		t.Errorf("exclusive column %q, want %s", got, want)
 	}
 }

@@ -134,14 +134,14 @@ var SidecarHeader = []string{
 	"job_number", "job_id", "state", "user", "group", "account", "partition", "queue",
 	"submit", "eligible", "start", "end", "time_limit",
 	"req_cpus", "alloc_cpus", "req_nodes", "alloc_nodes", "gpus", "req_mem_kb",
-	"components", "steps", "source",
+	"components", "steps", "source", "exclusive",
 }
 
 // WriteSidecar writes one CSV row per job, in SWF order (job_number is the
 // SWF job number): the original job id and state, the names, the Unix
 // times (-1 unknown), the time limit in seconds (-1 none), the counts
-// (-1 unknown), heterogeneous components and steps, and FILE:LINE of the
-// record.
+// (-1 unknown), heterogeneous components and steps, FILE:LINE of the
+// record, and exclusive (1 when the log says the job had whole nodes).
 func WriteSidecar(w io.Writer, o *Output) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	line := []byte(strings.Join(SidecarHeader, ",") + "\n")
@@ -164,7 +164,11 @@ func WriteSidecar(w io.Writer, o *Output) error {
 			line = append(append(line, ','), j.File...)
 			line = strconv.AppendInt(append(line, ':'), int64(j.Line), 10)
 		}
-		line = append(line, '\n')
+		if j.Exclusive {
+			line = append(line, ",1\n"...)
+		} else {
+			line = append(line, ",0\n"...)
+		}
 		if _, err := bw.Write(line); err != nil {
 			return err
 		}

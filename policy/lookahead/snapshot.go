@@ -1,0 +1,98 @@
+package lookahead
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+)
+
+var (
+	_ policy.Snapshotter = (*Policy)(nil)
+	_ policy.Adopter     = (*Policy)(nil)
+)
+
+// snapshot is the saved state of lookahead (version 1): the running jobs'
+// holds and the waiting jobs with their skip counts. The queue's order
+// follows from the set (arrival, or (estimate, ID) for sjf), and no
+// reservation is held between passes.
+type snapshot struct {
+	V    int                  `json:"v"`
+	Run  []policy.RunningHold `json:"run"`
+	Wait [][2]int             `json:"wait"` // job ID, skips; in ID order
+}
+
+// snapshotable reports why the configuration cannot be saved: a priority
+// order (order= other than arrival and sjf) may keep state of its own.
+func (l *Policy) snapshotable() error {
+	if l.c.Prio != nil && !policy.StatelessOrder(l.c.Prio) {
+		return fmt.Errorf("lookahead: snapshot with order %s is not supported", l.c.Prio.Name())
+	}
+	return nil
+}
+
+// Snapshot implements policy.Snapshotter.
+func (l *Policy) Snapshot() ([]byte, error) {
+	if err := l.snapshotable(); err != nil {
+		return nil, err
+	}
+	s := snapshot{V: 1, Run: l.run.Holds(), Wait: [][2]int{}}
+	for i := 0; i < l.q.End(); i++ {
+		if j := l.q.At(i); j != nil {
+			s.Wait = append(s.Wait, [2]int{j.ID, int(l.skips[j.ID])})
+		}
+	}
+	slices.SortFunc(s.Wait, func(a, b [2]int) int { return a[0] - b[0] })
+	return json.Marshal(s)
+}
+
+// Restore implements policy.Snapshotter.
+func (l *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Request) error {
+	if err := l.snapshotable(); err != nil {
+		return err
+	}
+	if l.run.Len() > 0 || l.q.Len() > 0 {
+		return errors.New("lookahead: restore into a policy that is not fresh")
+	}
+	var s snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("lookahead: snapshot: %w", err)
+	}
+	if s.V != 1 {
+		return fmt.Errorf("lookahead: snapshot version %d, expected 1", s.V)
+	}
+	if err := l.run.AdoptHolds("lookahead", s.Run, lookup); err != nil {
+		return err
+	}
+	last := -1
+	for _, w := range s.Wait {
+		j := lookup(w[0])
+		if j == nil {
+			return fmt.Errorf("lookahead: snapshot: unknown job %d", w[0])
+		}
+		if w[0] <= last || w[1] < 0 {
+			return errors.New("lookahead: snapshot: waiting jobs out of order or a negative skip count")
+		}
+		last = w[0]
+		l.Insert(now, j)
+		l.skips[j.ID] = int32(w[1])
+	}
+	l.run.Prof.Forget(now)
+	return nil
+}
+
+// Adopt implements policy.Adopter: the running jobs' holds go into the
+// profile (the shadow time is computed from them at every pass).
+func (l *Policy) Adopt(now int64, holds []policy.RunningHold, lookup func(id int) *job.Request) error {
+	if l.run.Len() > 0 || l.q.Len() > 0 {
+		return errors.New("lookahead: adopt into a policy that is not fresh")
+	}
+	if err := l.run.AdoptHolds("lookahead", holds, lookup); err != nil {
+		return err
+	}
+	l.run.Prof.Forget(now)
+	return nil
+}

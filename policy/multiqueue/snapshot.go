@@ -1,0 +1,127 @@
+package multiqueue
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+)
+
+var _ policy.Snapshotter = (*Policy)(nil)
+
+// snapshot is the saved state of the multiple-queue policy (version 1):
+// each running job's hold on the whole machine and the processors it
+// takes in each partition until the end of its hold, and the waiting jobs
+// (each in the queue of its class; the order follows from the set). The
+// partitions' profiles are the sums of the takes, rebuilt by Restore.
+type snapshot struct {
+	V    int        `json:"v"`
+	Run  []runEntry `json:"run"`
+	Wait []int      `json:"wait"` // job IDs in arrival order
+}
+
+type runEntry struct {
+	policy.RunningHold
+	HoldEnd int64   `json:"hold_end"` // end of the partitions' holds
+	Take    []int32 `json:"take"`
+}
+
+func (m *Policy) snapshotable() error {
+	if m.c.Prio != nil && !policy.StatelessOrder(m.c.Prio) {
+		return fmt.Errorf("multiqueue: snapshot with order %s is not supported", m.c.Prio.Name())
+	}
+	return nil
+}
+
+// Snapshot implements policy.Snapshotter.
+func (m *Policy) Snapshot() ([]byte, error) {
+	if err := m.snapshotable(); err != nil {
+		return nil, err
+	}
+	s := snapshot{V: 1, Run: []runEntry{}, Wait: []int{}}
+	for _, h := range m.run.Holds() {
+		r := m.runs[h.ID]
+		s.Run = append(s.Run, runEntry{RunningHold: h, HoldEnd: r.end, Take: r.take})
+	}
+	var wait []int
+	for _, q := range m.qs {
+		for i := 0; i < q.End(); i++ {
+			if j := q.At(i); j != nil {
+				wait = append(wait, j.ID)
+			}
+		}
+	}
+	slices.Sort(wait)
+	s.Wait = append(s.Wait, wait...)
+	return json.Marshal(s)
+}
+
+// Restore implements policy.Snapshotter.
+func (m *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Request) error {
+	if err := m.snapshotable(); err != nil {
+		return err
+	}
+	if m.run.Len() > 0 {
+		return errors.New("multiqueue: restore into a policy that is not fresh")
+	}
+	for _, q := range m.qs {
+		if q.Len() > 0 {
+			return errors.New("multiqueue: restore into a policy that is not fresh")
+		}
+	}
+	var s snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("multiqueue: snapshot: %w", err)
+	}
+	if s.V != 1 {
+		return fmt.Errorf("multiqueue: snapshot version %d, expected 1", s.V)
+	}
+	for _, r := range s.Run {
+		j := lookup(r.ID)
+		if j == nil {
+			return fmt.Errorf("multiqueue: snapshot: unknown job %d", r.ID)
+		}
+		if len(r.Take) != len(m.prof) {
+			return fmt.Errorf("multiqueue: snapshot: job %d takes from %d partitions, the policy has %d", r.ID, len(r.Take), len(m.prof))
+		}
+		if err := m.run.AdoptHolds("multiqueue", []policy.RunningHold{r.RunningHold}, lookup); err != nil {
+			return err
+		}
+		for j.ID >= len(m.runs) {
+			m.runs = append(m.runs, make([]running, max(64, len(m.runs)))...)
+		}
+		m.runs[j.ID] = running{end: r.HoldEnd, take: append([]int32(nil), r.Take...)}
+		q := m.Class(j.Estimate)
+		for p, t := range r.Take {
+			if t < 0 {
+				return fmt.Errorf("multiqueue: snapshot: job %d takes %d processors", r.ID, t)
+			}
+			if t == 0 {
+				continue
+			}
+			if r.HoldEnd > now {
+				if err := m.prof[p].Add(now, r.HoldEnd, int(t)); err != nil {
+					return fmt.Errorf("multiqueue: snapshot: job %d in partition %d: %w", r.ID, p, err)
+				}
+			}
+			m.held[p][q] += int(t)
+		}
+	}
+	last := -1
+	for _, id := range s.Wait {
+		j := lookup(id)
+		if j == nil {
+			return fmt.Errorf("multiqueue: snapshot: unknown job %d", id)
+		}
+		if id <= last {
+			return errors.New("multiqueue: snapshot: waiting jobs out of arrival order")
+		}
+		last = id
+		m.Insert(now, j)
+	}
+	m.run.Prof.Forget(now)
+	return nil
+}
