@@ -179,7 +179,9 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		for r < len(w) && w[r].Start == e.Start && w[r].Need == e.Need && w[r].Dur == e.Dur {
 			r++
 		}
-		if pm.Before(e.Start) < e.Need {
+		// a new start t < min(released, s) has n free at t itself; the
+		// bound never decreases along the list (released only grows)
+		if pm.Before(min(e.Start, released)) < e.Need {
 			i = r
 			continue
 		}
