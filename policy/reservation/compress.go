@@ -192,13 +192,13 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			continue
 		}
 		q := query[int]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
-		if memo && dominatedScalar(b.failed, q) {
-			i = r
-			continue
-		}
 		from := after
 		if memo {
-			from = max(from, foundBound(b.found, q))
+			from = max(from, foundBound(b.found, q), failBound(b.failed, q))
+			if from >= q.limit {
+				i = r // dominated: no search
+				continue
+			}
 		}
 		t := Infinity
 		if from < q.limit {
@@ -214,7 +214,6 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		if memo {
 			b.found = appendBounded(b.found, query[int]{n: e.Need, d: d, after: t})
 		}
-		b.failed = b.failed[:0]     // the profile changes
 		freed = min(freed, e.Start) // their old slots are released
 		released = max(released, e.Start+d)
 		k := moveRun(prof, w[i:r], t)
@@ -339,11 +338,22 @@ func moveRun[X any](prof *profile.Profile, run []*Entry[int, X], t int64) int {
 	return k
 }
 
-func dominatedScalar(failed []query[int], q query[int]) bool {
+// failBound is the latest end of a failed search remembered in this pass
+// for a job that q's dominates (no more processors, no longer duration, a
+// search from no later): q's job fits at no start before it. The argument
+// of dominated covers the starts of [f.after, f.limit), from q.after ≥
+// f.after on; and it survives the moves made since the failure: a job that
+// moved came later in the list, so the old slot it released starts at or
+// after the failed job's reservation, past the instant x that blocked each
+// start, and its new hold only lowers free counts. So the failures are kept
+// across moves here (Compress, for vectors, clears them), and a failure
+// with f.limit ≥ q.limit skips q's search altogether, as dominated does.
+func failBound(failed []query[int], q query[int]) int64 {
+	from := int64(math.MinInt64)
 	for _, f := range failed {
-		if f.n <= q.n && f.d <= q.d && f.after <= q.after && f.limit >= q.limit {
-			return true
+		if f.n <= q.n && f.d <= q.d && f.after <= q.after {
+			from = max(from, f.limit)
 		}
 	}
-	return false
+	return from
 }
