@@ -7,50 +7,40 @@ import (
 	"github.com/backfill-hpc/backfill/profile"
 )
 
-// Running tracks the running jobs of a reservation-based policy in an
-// availability profile: a job started at s with estimate e holds its
-// processors over [s, s+e). A job still running at the end of its hold
-// (possible only when jobs are not killed at their estimates) is an
-// overrun: Extend lengthens its hold to now+1, i.e. the policy assumes it
-// may end at any moment, which is the only assumption a scheduler that
-// cannot see the runtime can make.
-type Running struct {
-	Prof *profile.Profile
-	run  holds[int] // the holds; amt is the job's size
+// holdProfile is the profile a tracker holds its running jobs in: a
+// profile.Profile (amount: processors) or a profile.Multi (amount: a
+// requirement vector).
+type holdProfile[A any] interface {
+	Add(start, end int64, n A) error
+	Remove(start, end int64, n A) error
 }
 
-// NewRunning returns a tracker with an empty profile of procs processors.
-func NewRunning(procs int) *Running {
-	return &Running{Prof: profile.New(procs)}
+// tracker is what Running and RunningK share: the running jobs' holds in
+// the profile Prof, in a heap on their ends indexed by job ID (holds).
+type tracker[A any, P holdProfile[A]] struct {
+	Prof P
+	run  holds[A] // the holds; amt is the job's amount
 }
 
 // Len is the number of running jobs.
-func (r *Running) Len() int { return len(r.run.h) }
+func (r *tracker[A, P]) Len() int { return len(r.run.h) }
 
-// Start records that j started at now and holds its processors in the
-// profile until now+estimate.
-func (r *Running) Start(now int64, j *job.Request) error {
-	return r.StartFor(now, j, j.Estimate)
-}
-
-// StartFor records that j started at now and holds its processors in the
-// profile for dur seconds, until now+dur: a policy that plans with a
-// runtime prediction (package predict) passes the predicted duration.
-// Start(now, j) is StartFor(now, j, j.Estimate). dur must be ≥ 1.
-func (r *Running) StartFor(now int64, j *job.Request, dur int64) error {
+// startFor records that j started at now and holds amt in the profile for
+// dur seconds (≥ 1), until now+dur.
+func (r *tracker[A, P]) startFor(now int64, j *job.Request, amt A, dur int64) error {
 	if dur < 1 {
 		return fmt.Errorf("start of job %d at %d: planned duration %d is not positive", j.SWFID, now, dur)
 	}
 	end := now + dur
-	if err := r.Prof.Add(now, end, j.Procs); err != nil {
+	if err := r.Prof.Add(now, end, amt); err != nil {
 		return fmt.Errorf("start of job %d at %d: %w", j.SWFID, now, err)
 	}
-	r.run.push(hold[int]{end: end, id: j.ID, start: now, j: j, amt: j.Procs})
+	r.run.push(hold[A]{end: end, id: j.ID, start: now, j: j, amt: amt})
 	return nil
 }
 
 // Started reports the start time of j if it is running.
-func (r *Running) Started(j *job.Request) (start int64, running bool) {
+func (r *tracker[A, P]) Started(j *job.Request) (start int64, running bool) {
 	i, ok := r.run.at(j.ID)
 	if !ok {
 		return 0, false
@@ -59,7 +49,7 @@ func (r *Running) Started(j *job.Request) (start int64, running bool) {
 }
 
 // HoldEnd reports the end of running job j's hold in the profile.
-func (r *Running) HoldEnd(j *job.Request) (end int64, running bool) {
+func (r *tracker[A, P]) HoldEnd(j *job.Request) (end int64, running bool) {
 	i, ok := r.run.at(j.ID)
 	if !ok {
 		return 0, false
@@ -67,17 +57,26 @@ func (r *Running) HoldEnd(j *job.Request) (end int64, running bool) {
 	return r.run.h[i].end, true
 }
 
+// Hold reports the start of running job j and the end of its hold.
+func (r *tracker[A, P]) Hold(j *job.Request) (start, end int64, running bool) {
+	i, ok := r.run.at(j.ID)
+	if !ok {
+		return 0, 0, false
+	}
+	return r.run.h[i].start, r.run.h[i].end, true
+}
+
 // End records that running job j ended at now, releasing the rest of its
 // hold. It reports whether j was running, and whether it ended before the
 // end of its hold (an early end, which frees capacity in the future).
-func (r *Running) End(now int64, j *job.Request) (running, early bool) {
+func (r *tracker[A, P]) End(now int64, j *job.Request) (running, early bool) {
 	i, ok := r.run.at(j.ID)
 	if !ok {
 		return false, false
 	}
 	it := r.run.removeAt(i)
 	if it.end > now {
-		// cannot fail: the hold [now, end) is part of what Start added
+		// cannot fail: the hold [now, end) is part of what the start added
 		_ = r.Prof.Remove(now, it.end, it.amt)
 		return true, true
 	}
@@ -86,13 +85,13 @@ func (r *Running) End(now int64, j *job.Request) (running, early bool) {
 
 // Overrunning reports whether some running job has reached the end of its
 // hold at now.
-func (r *Running) Overrunning(now int64) bool {
+func (r *tracker[A, P]) Overrunning(now int64) bool {
 	return len(r.run.h) > 0 && r.run.h[0].end <= now
 }
 
 // Stale reports whether some running job's hold ended before now: a job
 // still running past the end of its hold, not extended by a pass since.
-func (r *Running) Stale(now int64) bool {
+func (r *tracker[A, P]) Stale(now int64) bool {
 	return len(r.run.h) > 0 && r.run.h[0].end < now
 }
 
@@ -103,20 +102,19 @@ func (r *Running) Stale(now int64) bool {
 // now; only the pass knows), nor the holds of jobs still within their
 // estimate (a policy with predictions corrects those at its pass). Its
 // cost is proportional to the number of holds that ended before now.
-func (r *Running) Overran(now int64) []*job.Request { return r.run.overran(now) }
+func (r *tracker[A, P]) Overran(now int64) []*job.Request { return r.run.overran(now) }
 
 // OverrunUntil reports whether some job running past its estimate holds
-// its processors until t exactly: a hold that Extend or CatchUp lengthened
-// to t (the job may end at any moment), not a hold that ends with the
-// job's estimate or prediction. A policy uses it to skip the pass at t
-// that would only extend such holds again (see package conservative,
-// Tick).
-func (r *Running) OverrunUntil(t int64) bool { return r.run.overrunUntil(t) }
+// until t exactly: a hold that Extend or CatchUp lengthened to t (the job
+// may end at any moment), not a hold that ends with the job's estimate or
+// prediction. A policy uses it to skip the pass at t that would only
+// extend such holds again (see package reservation, Book.Pass).
+func (r *tracker[A, P]) OverrunUntil(t int64) bool { return r.run.overrunUntil(t) }
 
 // CatchUp lengthens the holds of jobs (from Overran(now)) to now+1: Extend's
 // rule, the job may end at any moment, applied at now. The caller must
 // first make room; CatchUp returns an error if the profile has none.
-func (r *Running) CatchUp(now int64, jobs []*job.Request) error {
+func (r *tracker[A, P]) CatchUp(now int64, jobs []*job.Request) error {
 	for _, j := range jobs {
 		i, _ := r.run.at(j.ID)
 		it := r.run.h[i]
@@ -131,7 +129,7 @@ func (r *Running) CatchUp(now int64, jobs []*job.Request) error {
 // Extend lengthens the hold of every overrunning job to now+1. The caller
 // must first make room (remove reservations that start before now+1);
 // Extend returns an error if the profile has no room.
-func (r *Running) Extend(now int64) error {
+func (r *tracker[A, P]) Extend(now int64) error {
 	for len(r.run.h) > 0 && r.run.h[0].end <= now {
 		it := r.run.h[0]
 		if err := r.Prof.Add(it.end, now+1, it.amt); err != nil {
@@ -150,7 +148,7 @@ func (r *Running) Extend(now int64) error {
 // that outlived its prediction a corrected one. It returns the number of
 // holds lengthened. As for Extend, the caller must first make room;
 // ExtendWith returns an error if the profile has none.
-func (r *Running) ExtendWith(now int64, next func(j *job.Request, start, end int64) int64) (int, error) {
+func (r *tracker[A, P]) ExtendWith(now int64, next func(j *job.Request, start, end int64) int64) (int, error) {
 	n := 0
 	for len(r.run.h) > 0 && r.run.h[0].end <= now {
 		it := r.run.h[0]
@@ -173,7 +171,7 @@ func (r *Running) ExtendWith(now int64, next func(j *job.Request, start, end int
 // the same instant gets its own decision. The caller must first make room;
 // ExtendJob returns an error, changing nothing, if the profile has none or
 // j is not running with an ended hold.
-func (r *Running) ExtendJob(now int64, j *job.Request, end int64) error {
+func (r *tracker[A, P]) ExtendJob(now int64, j *job.Request, end int64) error {
 	i, ok := r.run.at(j.ID)
 	if !ok {
 		return fmt.Errorf("extending job %d: not running", j.SWFID)
@@ -187,4 +185,35 @@ func (r *Running) ExtendJob(now int64, j *job.Request, end int64) error {
 	}
 	r.run.lengthen(i, end)
 	return nil
+}
+
+// Running tracks the running jobs of a reservation-based policy in an
+// availability profile: a job started at s with estimate e holds its
+// processors over [s, s+e). A job still running at the end of its hold
+// (possible only when jobs are not killed at their estimates) is an
+// overrun: Extend lengthens its hold to now+1, i.e. the policy assumes it
+// may end at any moment, which is the only assumption a scheduler that
+// cannot see the runtime can make. Its methods are shared with RunningK
+// (the same code for processors and requirement vectors).
+type Running struct {
+	tracker[int, *profile.Profile]
+}
+
+// NewRunning returns a tracker with an empty profile of procs processors.
+func NewRunning(procs int) *Running {
+	return &Running{tracker[int, *profile.Profile]{Prof: profile.New(procs)}}
+}
+
+// Start records that j started at now and holds its processors in the
+// profile until now+estimate.
+func (r *Running) Start(now int64, j *job.Request) error {
+	return r.StartFor(now, j, j.Estimate)
+}
+
+// StartFor records that j started at now and holds its processors in the
+// profile for dur seconds, until now+dur: a policy that plans with a
+// runtime prediction (package predict) passes the predicted duration.
+// Start(now, j) is StartFor(now, j, j.Estimate). dur must be ≥ 1.
+func (r *Running) StartFor(now int64, j *job.Request, dur int64) error {
+	return r.startFor(now, j, j.Procs, dur)
 }

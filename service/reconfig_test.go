@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -263,4 +266,56 @@ func slicesEqual[T comparable](a, b []T) bool {
 		}
 	}
 	return true
+}
+
+// TestReconfigureCrash: the state directory copied while the service runs
+// (as a kill -9 leaves it: no shutdown snapshot, no checkpoint) right after
+// a reconfiguration opens with that reconfiguration applied — the same
+// policy, machine and jobs as the live service.
+func TestReconfigureCrash(t *testing.T) {
+	env := newEnv(t, "conservative", 10)
+	reconfigScenario(t, env)
+	env.clockTo(1)
+	ctx := context.Background()
+	jobsOf := func(c *Client) string {
+		l := must[JobList](t)(c.Jobs(ctx, "", ""))
+		for i := range l.Jobs {
+			l.Jobs[i].ReservedStart = nil // re-planned at the next pass (view.go)
+		}
+		b, _ := json.Marshal(l.Jobs)
+		return string(b)
+	}
+	for _, body := range []string{`{"procs": 8}`, `{"policy": "easy"}`, `{"policy": "slack", "procs": 12}`} {
+		rep, code, e := reconfigure(t, env, body)
+		if code != 200 {
+			t.Fatalf("%s: %d %+v", body, code, e)
+		}
+		dir := t.TempDir()
+		for _, f := range []string{"state.db", "state.db-wal", "state.db-shm", "state.mark"} {
+			b, err := os.ReadFile(filepath.Join(env.dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg := env.cfg
+		cfg.StateDir, cfg.Clock = dir, NewManualClock(0)
+		svc, err := Open(cfg)
+		if err != nil {
+			t.Fatalf("after %s, the crashed copy: %v", body, err)
+		}
+		srv := httptest.NewServer(svc.Handler())
+		c := NewClient(srv.URL, "admin-secret")
+		var h Health
+		if err := c.Do(ctx, "GET", "/v1/health", nil, &h); err != nil || h.Policy != rep.Policy || h.Procs != rep.Procs {
+			t.Fatalf("after %s, the crashed copy runs %s on %d (%v)", body, h.Policy, h.Procs, err)
+		}
+		if a, b := jobsOf(env.admin), jobsOf(c); a != b {
+			t.Fatalf("after %s, the crashed copy's jobs differ:\n%s\n%s", body, a, b)
+		}
+		srv.Close()
+		svc.Close()
+	}
 }

@@ -98,6 +98,9 @@ func TestNodesRandomWorkloads(t *testing.T) {
 					if !rep.OK() {
 						t.Fatalf("%s: %s", where, rep.String())
 					}
+					if bad := machine.AuditNodes(m, res.Outcomes, ap.Demands, a.Intervals); bad != nil {
+						t.Fatalf("%s: node audit: %v", where, bad)
+					}
 					waited := replayNodes(t, where, m, res.Outcomes, ap.Demands, a)
 					if waited != res.NodeWaited {
 						t.Fatalf("%s: %d jobs waited for nodes, the result says %d", where, waited, res.NodeWaited)

@@ -106,6 +106,11 @@ func RunScheduler(jobs []job.Job, s policy.Scheduler, opt Options) (*Result, err
 		if !rep.OK() {
 			return nil, fmt.Errorf("the schedule fails the audit (a bug in the policy or the engine):\n%s", rep.String())
 		}
+		if alloc != nil && alloc.Constrained() {
+			if bad := machine.AuditNodes(opt.Machine, res.Outcomes, opt.Demands, alloc.Intervals); bad != nil {
+				return nil, fmt.Errorf("the allocation fails the node audit (a bug in package machine or the engine):\n%s", strings.Join(bad, "\n"))
+			}
+		}
 	}
 	mo := opt.Metrics
 	mo.Procs = opt.Procs

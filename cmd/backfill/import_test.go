@@ -4,8 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/backfill-hpc/backfill/machine"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // TestImportSimulate is the done-when: import the committed sacct
@@ -136,5 +140,70 @@ func TestImportSimulateExclusive(t *testing.T) {
 		if !strings.Contains(string(data), tc.want) { // J2: submit, size, limit, …, start, run, end, wait, …, cores
 			t.Errorf("sidecar %q: want a row %q in\n%s", tc.sidecar, tc.want, data)
 		}
+	}
+}
+
+// TestHarnessNodes simulates the dump of the real Slurm harness
+// (.ci/sacct-groundtruth.sh: one node of 32 CPUs, 8 GiB, 4 GPUs,
+// partitions debug and long) on that node with its sidecar: the whole-node
+// jobs inferred from the counts are exactly the three submitted with
+// --exclusive (ground truth), and every policy's schedule passes the core
+// and node audits (GPUs and memory included).
+func TestHarnessNodes(t *testing.T) {
+	dir := t.TempDir()
+	swf, yaml := filepath.Join(dir, "h.swf"), filepath.Join(dir, "h.yaml")
+	if err := os.WriteFile(yaml, []byte("name: harness\nnodes:\n  - cores: 32\n    memory: 8192M\n    gpus: 4\n    partitions: [debug, long]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, "import", "slurm", "../../workload/importer/testdata/slurm-harness.sacct.txt", "-o", swf, "--machine", yaml); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	res, err := run(t, "simulate", "--trace", swf, "--machine", yaml, "--policy", "easy,conservative,fcfs")
+	if err != nil {
+		t.Fatalf("simulate: %v\n%s", err, res)
+	}
+	if !strings.Contains(res, "h.sidecar.csv: 266 jobs (3 exclusive, 3 sized to their whole nodes)") {
+		t.Errorf("header:\n%s", res)
+	}
+	// which jobs: those whose sidecar row says 1 CPU asked, 32 allocated
+	// on 1 node, against the submissions tagged exclusive
+	m, err := machine.Load(yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := workload.Load(swf, workload.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dem, err := machine.ReadDemands(filepath.Join(dir, "h.sidecar.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ap, err := machine.Apply(m, tr.Jobs, dem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side, _ := os.ReadFile(filepath.Join(dir, "h.sidecar.csv"))
+	slurmID := map[string]string{} // job_number → job_id
+	for _, line := range strings.Split(string(side), "\n")[1:] {
+		if f := strings.Split(line, ","); len(f) > 1 {
+			slurmID[f[0]] = f[1]
+		}
+	}
+	var got []string
+	for i, d := range ap.Demands {
+		if d.Exclusive {
+			got = append(got, slurmID[strconv.FormatInt(tr.Jobs[i].SWFID, 10)])
+		}
+	}
+	sub, _ := os.ReadFile("../../workload/importer/testdata/slurm-harness.submitted.tsv")
+	var want []string
+	for _, line := range strings.Split(string(sub), "\n") {
+		if f := strings.Split(line, "\t"); f[0] == "exclusive" {
+			want = append(want, f[1])
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") || len(want) != 3 {
+		t.Errorf("exclusive jobs %v, submitted with --exclusive %v", got, want)
 	}
 }

@@ -68,7 +68,10 @@ after a crash the service rebuilds its state from that log. A state directory
 that lost acknowledged records (a damaged or deleted WAL, an emptied database,
 a missing admin user) is refused with a message naming the files and the ways
 out; --check STATE verifies one offline, --accept-loss continues from what is
-left.
+left. The port opens at once; until the state is rebuilt requests get 503 with
+Retry-After (health: recovering). Other --policy or --procs than at the
+previous start reconfigure the service (running jobs kept, waiting jobs
+re-planned; see POST /v1/reconfigure in docs/service.md).
 
 At the first start an admin token is written to STATE/admin.token; create
 user tokens with 'backfill user add NAME'.`,

@@ -73,12 +73,15 @@ func (m *fitMemo) released(a int64) {
 
 // memoFit is x's earliest fit from now in the profile as it stands, its
 // search started where the memo allows.
-func (s *Policy) memoFit(now int64, x *djob) int64 {
+func (s *Policy) memoFit(now int64, x *djob) int64 { return s.memoFitAfter(now, x) }
+
+// memoFitAfter is memoFit for a search known to find nothing before after.
+func (s *Policy) memoFitAfter(after int64, x *djob) int64 {
 	e, n := x.J.Estimate, x.J.Procs
 	if e < 1 {
 		e = 1
 	}
-	t := s.run.Prof.EarliestFit(s.fm.bound(now, n, e), e, n)
+	t := s.run.Prof.EarliestFit(s.fm.bound(after, n, e), e, n)
 	s.fm.record(n, e, t)
 	return t
 }

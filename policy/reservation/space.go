@@ -134,9 +134,8 @@ func (v *vector) end(now int64, j *job.Request) (bool, bool) {
 func (v *vector) overrunning(now int64) bool       { return v.run.Overrunning(now) }
 func (v *vector) stale(now int64) bool             { return v.run.Stale(now) }
 func (v *vector) overran(now int64) []*job.Request { return v.run.Overran(now) }
-func (v *vector) catchUp(now int64, _ []*job.Request) error {
-	_, err := v.run.CatchUp(now)
-	return err
+func (v *vector) catchUp(now int64, jobs []*job.Request) error {
+	return v.run.CatchUp(now, jobs)
 }
 func (v *vector) overrunUntil(t int64) bool { return v.run.OverrunUntil(t) }
 func (v *vector) extend(now int64) error    { return v.run.Extend(now) }
