@@ -108,7 +108,7 @@ func BenchmarkPublish(b *testing.B) {
 	e := svc.eng
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		e.touch(e.jobs[1+i%queue]) // as a submission touches its job
+		e.touch(e.jobs.Get(1 + i%queue)) // as a submission touches its job
 		e.planFresh = true
 		svc.views.lastCur = -1 // changed
 		svc.publishLocked(false)
