@@ -205,6 +205,9 @@ func (a *Allocator) Place(id, k int) error {
 	}
 	a.last[id] = int32(len(a.ivs))
 	a.nfree -= k
+	if a.ns != nil {
+		a.ns.memo = false
+	}
 	// stats
 	a.Stats.Jobs++
 	if a.last[id]-a.first[id] > 2 {

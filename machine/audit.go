@@ -121,4 +121,3 @@ func AuditNodes(m *Machine, outs []job.Outcome, dem []Demand, cores func(id int)
 	}
 	return bad
 }
-

@@ -203,24 +203,19 @@ func Apply(m *Machine, jobs []job.Job, dem map[int64]Demand) (*Applied, error) {
 // minCores is the smallest core count of the nodes eligible for partition
 // p; false when none is.
 func (m *Machine) minCores(p string) (int, bool) {
-	c := 0
-	for n := range m.Nodes {
-		if m.eligible(n, p) && (c == 0 || m.Nodes[n].Cores < c) {
-			c = m.Nodes[n].Cores
-		}
+	c, ok := m.cmin[p]
+	if !ok {
+		c = m.anyMin
 	}
 	return c, c > 0
 }
 
 // maxCores is the largest core count of the nodes eligible for p.
 func (m *Machine) maxCores(p string) int {
-	c := 0
-	for n := range m.Nodes {
-		if m.eligible(n, p) {
-			c = max(c, m.Nodes[n].Cores)
-		}
+	if c, ok := m.cmax[p]; ok {
+		return c
 	}
-	return c
+	return m.anyMax
 }
 
 // shape is a demand's per-node request for k cores: N nodes, per node at

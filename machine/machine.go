@@ -55,6 +55,11 @@ type Machine struct {
 	Name   string
 	Nodes  []Node
 	offset []int // first core id of each node, plus the total at the end
+	// the smallest and largest node of each partition named by a node
+	// ("" for all nodes), and of the nodes without partitions (any other
+	// name); 0 when none
+	cmin, cmax     map[string]int
+	anyMin, anyMax int
 }
 
 // Procs is the total number of cores P.
@@ -88,6 +93,32 @@ func Uniform(n, c int) (*Machine, error) {
 const maxProcs = 1 << 26
 
 func (m *Machine) index() error {
+	m.cmin, m.cmax = map[string]int{}, map[string]int{}
+	note := func(p string, c int) {
+		if v := m.cmin[p]; v == 0 || c < v {
+			m.cmin[p] = c
+		}
+		m.cmax[p] = max(m.cmax[p], c)
+	}
+	for _, n := range m.Nodes {
+		note("", n.Cores)
+		for _, p := range n.Partitions {
+			note(p, n.Cores)
+		}
+		if len(n.Partitions) == 0 {
+			if m.anyMin == 0 || n.Cores < m.anyMin {
+				m.anyMin = n.Cores
+			}
+			m.anyMax = max(m.anyMax, n.Cores)
+		}
+	}
+	// nodes without partitions take every partition's jobs
+	for p := range m.cmin {
+		if m.anyMin > 0 {
+			m.cmin[p] = min(m.cmin[p], m.anyMin)
+			m.cmax[p] = max(m.cmax[p], m.anyMax)
+		}
+	}
 	m.offset = make([]int, len(m.Nodes)+1)
 	for i, n := range m.Nodes {
 		m.offset[i+1] = m.offset[i] + n.Cores

@@ -1,9 +1,6 @@
 package machine
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // charge is what a job holds on one node beyond its cores.
 type charge struct {
@@ -12,9 +9,6 @@ type charge struct {
 	mem  int64
 }
 
-// nodeFree is a node and its free cores.
-type nodeFree struct{ node, free int32 }
-
 // nodeState is the node-level bookkeeping of an Allocator with demands.
 type nodeState struct {
 	dem     []Demand // by job ID
@@ -22,7 +16,12 @@ type nodeState struct {
 	gpuFree []int
 	charges map[int][]charge // by job ID, while it runs
 	pick    []int32          // scratch: the nodes chosen
-	cand    []nodeFree       // scratch: the feasible nodes (BestFit)
+	// the last search's answer (choose), valid until the next Place or
+	// Release
+	memo     bool
+	memoK    int
+	memoD    Demand
+	memoPick []int32
 }
 
 // SetDemands makes the allocator place the jobs with a demand (by job ID;
@@ -67,41 +66,72 @@ func (a *Allocator) Fits(id, k int) bool {
 }
 
 // choose returns the nodes a job of demand d and k cores would take now,
-// in the rule's order, or nil.
+// in the rule's order, or nil. The answer is remembered until the next
+// Place or Release, so that Place after Fits does not search again.
 func (a *Allocator) choose(d Demand, k int) []int32 {
+	ns := a.ns
+	if ns.memo && ns.memoK == k && ns.memoD == d {
+		return ns.memoPick
+	}
+	pick := a.search(d, k)
+	ns.memo, ns.memoK, ns.memoD = true, k, d
+	ns.memoPick = append(ns.memoPick[:0], pick...)
+	if pick == nil {
+		ns.memoPick = nil
+	}
+	return ns.memoPick
+}
+
+// search is choose without the memo. Nodes without a free core are
+// skipped a word of cores at a time (firstfit, contiguous); bestfit walks
+// the buckets of nodes by free count from ⌈k/N⌉ up, each in index order.
+func (a *Allocator) search(d Demand, k int) []int32 {
 	s := a.m.shapeOf(d, k)
 	ns := a.ns
 	if s.n < 1 {
 		return nil
 	}
-	ok := func(n int) bool {
-		return a.m.eligible(n, d.Partition) && s.fitsNode(&a.m.Nodes[n], a.freeOf(n), ns.memFree[n], ns.gpuFree[n])
+	ok := func(n, free int) bool {
+		return a.m.eligible(n, d.Partition) && s.fitsNode(&a.m.Nodes[n], free, ns.memFree[n], ns.gpuFree[n])
 	}
 	ns.pick = ns.pick[:0]
-	switch a.rule {
-	case BestFit:
+	if a.rule == BestFit {
 		// the feasible nodes with the fewest free cores first (ties: the
 		// lowest index)
-		ns.cand = ns.cand[:0]
-		for n := range a.m.Nodes {
-			if ok(n) {
-				ns.cand = append(ns.cand, nodeFree{int32(n), int32(a.freeOf(n))})
+		for f := a.fset.next(s.cpn); f >= 0; f = a.fset.next(f + 1) {
+			for n := a.byF[f].next(0); n >= 0; n = a.byF[f].next(n + 1) {
+				if ok(n, f) {
+					if ns.pick = append(ns.pick, int32(n)); len(ns.pick) == s.n {
+						return ns.pick
+					}
+				}
 			}
 		}
-		if len(ns.cand) < s.n {
-			return nil
-		}
-		slices.SortStableFunc(ns.cand, func(x, y nodeFree) int { return int(x.free - y.free) })
-		for _, c := range ns.cand[:s.n] {
-			ns.pick = append(ns.pick, c.node)
-		}
-		return ns.pick
-	case Contiguous:
-		// the lowest run of N consecutive feasible nodes
+		return nil
+	}
+	// firstfit: the lowest feasible nodes; contiguous: the lowest run of N
+	// consecutive feasible nodes (else as firstfit)
+	for pass := 0; pass < 2; pass++ {
 		run := 0
-		for n := range a.m.Nodes {
-			if !ok(n) {
+		contiguous := a.rule == Contiguous && pass == 0
+		for n := 0; n < len(a.m.Nodes); n++ {
+			// skip to the node of the next core word with a free core
+			w := a.wsum.next(a.off(n) >> 6)
+			if w < 0 {
+				break
+			}
+			if nn := a.nodeOf(w << 6); nn > n {
+				n, run = nn, 0
+			}
+			f := a.freeOf(n)
+			if f == 0 || !ok(n, f) {
 				run = 0
+				continue
+			}
+			if !contiguous {
+				if ns.pick = append(ns.pick, int32(n)); len(ns.pick) == s.n {
+					return ns.pick
+				}
 				continue
 			}
 			if run++; run == s.n {
@@ -111,13 +141,10 @@ func (a *Allocator) choose(d Demand, k int) []int32 {
 				return ns.pick
 			}
 		}
-	}
-	for n := range a.m.Nodes {
-		if ok(n) {
-			if ns.pick = append(ns.pick, int32(n)); len(ns.pick) == s.n {
-				return ns.pick
-			}
+		if a.rule != Contiguous {
+			break
 		}
+		ns.pick = ns.pick[:0]
 	}
 	return nil
 }
@@ -153,6 +180,7 @@ func (a *Allocator) placeNodes(id, k int, d Demand) error {
 		ch = append(ch, cg)
 	}
 	a.ns.charges[id] = ch
+	a.ns.memo = false
 	a.sortLast(start)
 	return nil
 }
@@ -162,6 +190,7 @@ func (a *Allocator) releaseCharges(id int) {
 	if a.ns == nil {
 		return
 	}
+	a.ns.memo = false
 	for _, c := range a.ns.charges[id] {
 		a.ns.memFree[c.node] += c.mem
 		a.ns.gpuFree[c.node] += int(c.gpus)

@@ -32,6 +32,14 @@
 // pass leaves jobs waiting on an idle machine without a wake-up; a policy
 // that breaks these rules makes Run fail with the engine's error.
 //
+// Node-level requests. With a Placer that is a constrained Fitter
+// (package machine with jobs' whole-node, memory, GPU and partition
+// requests), a job the policy starts on counts is launched only when its
+// nodes are free: it waits, in the order the policy started the jobs, and
+// is launched after the ends of a later instant (Outcome.NodeWait,
+// Result.NodeWaited, NodeWait, NodeIdle; docs/simulator.md). No start
+// bound is recorded then.
+//
 // A pass also happens at any time the policy asked to be woken at. Nothing
 // depends on map order or goroutines: the same input gives the same
 // schedule, byte for byte.

@@ -44,14 +44,29 @@ func BenchmarkMachine(b *testing.B) {
 		if err != nil || m.Procs() != tr.Procs {
 			b.Fatalf("%v: machine of %d cores for P = %d", err, m.Procs(), tr.Procs)
 		}
-		for _, variant := range []string{"counts", "firstfit", "bestfit", "contiguous"} {
+		dem := make([]machine.Demand, len(tr.Jobs))
+		for i := range dem {
+			dem[i].Set = true
+		}
+		for _, variant := range []string{"counts", "firstfit", "bestfit", "contiguous", "firstfit+nodes", "bestfit+nodes"} {
+			if strings.HasSuffix(variant, "+nodes") && os.Getenv("BACKFILL_BENCH_NODES") == "" {
+				continue // node-level requests: BACKFILL_BENCH_NODES=1
+			}
 			b.Run(strings.SplitN(tc.name, "-", 2)[0]+"/easy/"+variant, func(b *testing.B) {
 				cpu0 := cpuSeconds()
 				for i := 0; i < b.N; i++ {
 					s, _ := policy.New("easy", tr.Procs)
 					opt := sim.Options{Procs: tr.Procs}
 					if variant != "counts" {
-						opt.Placer = machine.NewAllocator(m, machine.Rules[variant], len(tr.Jobs))
+						rule, nodes := strings.CutSuffix(variant, "+nodes")
+						a := machine.NewAllocator(m, machine.Rules[rule], len(tr.Jobs))
+						if nodes {
+							// every job asks for the fewest nodes that hold it
+							if err := a.SetDemands(dem); err != nil {
+								b.Fatal(err)
+							}
+						}
+						opt.Placer = a
 					}
 					if _, err := sim.Run(tr.Jobs, s, opt); err != nil {
 						b.Fatal(err)

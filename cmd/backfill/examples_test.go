@@ -20,7 +20,8 @@ import (
 // existing flags and acceptable arguments, and runs them, in order, in a
 // scratch directory where ../shared/traces and experiments/ resolve as in
 // the repository. Examples that need a running service or a placeholder
-// input are only parsed; long ones run with BACKFILL_LONG=1
+// input are only parsed; long ones (also plot and report, which
+// TestReportAndPlotCLI runs quickly) run with BACKFILL_LONG=1
 // (internal/longtest; the traces directory must exist, else they are
 // skipped), except the reproductions and bench (tens of minutes, covered
 // by their own long tests), which run with BACKFILL_EXAMPLES_ALL=1.
@@ -161,8 +162,13 @@ func parseOnly(e example) string {
 		}
 	case "results":
 		return "long" // reads the results of a sweep
+	case "plot", "report":
+		// drawing figures and HTML: TestReportAndPlotCLI runs both quickly
+		if !strings.Contains(line, "--help") {
+			return "long"
+		}
 	}
-	for _, slow := range []string{"../shared/traces", "slack", "depth=all", "qops", "easy++", "--deadlines"} {
+	for _, slow := range []string{"../shared/traces", "slack", "depth=all", "qops", "easy++", "--deadlines", "slurmconf="} {
 		if strings.Contains(line, slow) {
 			return "long"
 		}
