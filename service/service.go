@@ -452,7 +452,7 @@ func (s *Service) recover(sched policy.Scheduler) error {
 	s.publishLocked(true)
 	s.mu.Unlock()
 	w, r, _ := eng.Counts()
-	s.log.Info("state rebuilt", "records", n, "jobs", len(eng.jobs), "waiting", w, "running", r, "now", eng.cur, "took", time.Since(t0).String())
+	s.log.Info("state rebuilt", "records", n, "jobs", eng.jobs.Len(), "waiting", w, "running", r, "now", eng.cur, "took", time.Since(t0).String())
 	// the executor is reconciled in the background, before it is given
 	// any action: the port opens without waiting for the resource manager
 	running, waiting := s.toReconcile()
@@ -468,8 +468,8 @@ func (s *Service) recover(sched policy.Scheduler) error {
 	go s.committer()
 	go s.effector(running, waiting)
 	// after an accepted loss, the ids of the jobs lost stay taken
-	if floor := st.JobFloor(); floor > int64(len(eng.jobs)) {
-		note := fmt.Sprintf("ids %d to %d were acknowledged but lost (loss accepted); never given again", len(eng.jobs)+1, floor)
+	if floor := st.JobFloor(); floor > int64(eng.jobs.Len()) {
+		note := fmt.Sprintf("ids %d to %d were acknowledged but lost (loss accepted); never given again", eng.jobs.Len()+1, floor)
 		if err := s.do(func(e *Engine) error { return e.SkipIDs(floor+1, note) }); err != nil {
 			return err
 		}
@@ -827,7 +827,7 @@ func (s *Service) execJob(j *Job) executor.Job {
 
 // toReconcile lists the jobs the log says are running and waiting.
 func (s *Service) toReconcile() (running, waiting []executor.Job) {
-	for _, j := range s.eng.jobs {
+	for _, j := range s.eng.jobs.Slice() {
 		if j == nil {
 			continue // finished
 		}

@@ -118,7 +118,7 @@ func benchPublish(b *testing.B, spec string) {
 	e := svc.eng
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		e.touch(e.jobs[1+i%queue]) // as a submission touches its job
+		e.touch(e.jobs.Get(1 + i%queue)) // as a submission touches its job
 		e.planFresh = true
 		svc.views.lastCur = -1 // changed
 		svc.publishLocked(false)
