@@ -34,6 +34,9 @@ const (
 	// DefaultSnapshotInterval is the time after which a snapshot is
 	// taken if records were logged since the last one.
 	DefaultSnapshotInterval = 5 * time.Minute
+	// DefaultSnapshotCost is the engine time after which a snapshot is
+	// taken if records were logged since the last one.
+	DefaultSnapshotCost = time.Second
 )
 
 // engineSnapshot is the service engine's saved state (version 1).
@@ -236,7 +239,8 @@ func (s *Service) snapshotDue() bool {
 	if since <= 0 {
 		return false
 	}
-	return since >= int64(s.cfg.SnapshotEvery) || time.Since(s.snapTime) >= s.cfg.SnapshotInterval
+	return since >= int64(s.cfg.SnapshotEvery) || time.Since(s.snapTime) >= s.cfg.SnapshotInterval ||
+		(s.cfg.SnapshotCost > 0 && s.snapCost >= s.cfg.SnapshotCost)
 }
 
 // takeSnapshotLocked encodes the engine's state for the batch that ends
@@ -252,7 +256,7 @@ func (s *Service) takeSnapshotLocked() *store.Snapshot {
 		s.log.Info("no snapshots: restarts replay the whole log", "policy", s.eng.Policy(), "reason", err)
 		return nil
 	}
-	s.snapSeq, s.snapTime = s.eng.seq, time.Now()
+	s.snapSeq, s.snapTime, s.snapCost = s.eng.seq, time.Now(), 0
 	return &store.Snapshot{Seq: s.eng.seq, T: s.eng.cur, Data: data}
 }
 

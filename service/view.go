@@ -198,7 +198,11 @@ func (s *Service) publishLocked(full bool) {
 	case !changed:
 		nv.resv = old.resv
 	case e.plan != nil && e.Failed() == nil:
-		resv := make([]resvEntry, 0, w)
+		hint := 0 // the previous count: EASY lists a few, conservative all
+		if old != nil {
+			hint = len(old.resv)
+		}
+		resv := make([]resvEntry, 0, hint)
 		e.plan.Reservations(e.cur, func(r *job.Request, start int64) { resv = append(resv, resvEntry{id: r.ID, start: start}) })
 		nv.resv = resv
 	}

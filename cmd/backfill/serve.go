@@ -45,7 +45,7 @@ type serveFlags struct {
 	maxInFlight                                  int
 	maxExecBacklog                               int
 	snapshotEvery                                int
-	snapshotInterval                             time.Duration
+	snapshotInterval, snapshotCost               time.Duration
 	// limits
 	maxConns, maxConnsPerClient             int
 	headerTimeout, bodyTimeout, idleTimeout time.Duration
@@ -228,6 +228,9 @@ func checkServeLimits(f *serveFlags) error {
 	if f.maxInFlight == 0 || f.maxInFlight < -1 {
 		return fmt.Errorf("--max-in-flight %d: expected at least 1, or -1 for no limit", f.maxInFlight)
 	}
+	if f.snapshotCost == 0 {
+		return errors.New("--snapshot-cost 0: expected a duration, or a negative one for never (the default is 1s)")
+	}
 	if f.maxExecBacklog == 0 || f.maxExecBacklog < -1 {
 		return fmt.Errorf("--max-exec-backlog %d: expected at least 1, or -1 for no limit", f.maxExecBacklog)
 	}
@@ -239,7 +242,7 @@ func checkServeLimits(f *serveFlags) error {
 func serveConfig(f *serveFlags, logger *slog.Logger, runAsMap map[string]string) (service.Config, error) {
 	cfg := service.Config{Policy: f.policy, Procs: f.procs, StateDir: f.state, Executor: f.executor,
 		Sync: f.sync, MaxBody: f.maxBody, BodyTimeout: f.bodyTimeout, Logger: logger, AcceptLoss: f.acceptLoss, MaxInFlight: f.maxInFlight, MaxExecBacklog: f.maxExecBacklog,
-		SnapshotEvery: f.snapshotEvery, SnapshotInterval: f.snapshotInterval,
+		SnapshotEvery: f.snapshotEvery, SnapshotInterval: f.snapshotInterval, SnapshotCost: f.snapshotCost,
 		ExecOptions: executor.Options{SbatchArgs: f.sbatchArgs, JobRoot: f.jobDir, RunAs: f.runAs, RunAsMap: runAsMap,
 			Env: f.jobEnv, Cgroup: f.cgroup}}
 	switch f.clock {
@@ -327,6 +330,7 @@ func (f *serveFlags) registerLimits(fl *pflag.FlagSet) {
 	fl.IntVar(&f.maxExecBacklog, "max-exec-backlog", service.DefaultMaxExecBacklog, "executor actions waiting (a slow resource manager) beyond which submissions get 503 with Retry-After; -1 for no limit")
 	fl.IntVar(&f.snapshotEvery, "snapshot-every", service.DefaultSnapshotEvery, "save a snapshot of the state every N log records (and compact the log behind the previous one), so a restart replays only the records after it; -1 for never")
 	fl.DurationVar(&f.snapshotInterval, "snapshot-interval", service.DefaultSnapshotInterval, "save a snapshot after this time if records were logged since the last one")
+	fl.DurationVar(&f.snapshotCost, "snapshot-cost", service.DefaultSnapshotCost, "save a snapshot once the policy has spent this long deciding since the last one (a restart replays about that much); negative: never")
 	fl.StringVar(&f.check, "check", "", "verify the state directory `STATE` offline (files, high-water mark, log, snapshots, admin user, replay) and exit; changes nothing")
 	fl.BoolVar(&f.acceptLoss, "accept-loss", false, "start from what a damaged state directory still holds, giving up the acknowledged records it lost (logged; a copy of the damaged files is kept in STATE/damaged-TIME/); without it such a directory is refused")
 	fl.IntVar(&f.maxConns, "max-conns", 1024, "most connections held at once; beyond it a connection gets health or 503 within 1 s (keep well below the open-files limit)")
