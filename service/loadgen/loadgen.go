@@ -46,7 +46,8 @@ type Config struct {
 	Seed uint64
 	// Drain is how the queue is held at Q: newest, oldest or none.
 	Drain string
-	// DeadlineShare is the share of measured jobs with a deadline.
+	// DeadlineShare is the share of measured jobs with a deadline (only
+	// for policies with admission control: the others refuse deadlines).
 	DeadlineShare float64
 }
 
@@ -91,6 +92,7 @@ type run struct {
 	userToken  string
 	procs      int
 	blockerEnd int64
+	deadlines  bool // the policy has admission control (deadlines accepted)
 	rmu        sync.Mutex
 	rng        *rand.Rand
 	fmu        sync.Mutex
@@ -125,6 +127,10 @@ func Run(log io.Writer, cfg *Config, pol string, queue int) (Result, error) {
 	}
 	r.procs = h.Procs
 	res.Policy = h.Policy
+	switch strings.SplitN(h.Policy, ":", 2)[0] {
+	case "qops", "msb", "mrt":
+		r.deadlines = true
+	}
 	name := "load" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	u, err := admin.CreateUser(ctx, service.UserRequest{Name: name})
 	if err != nil {
@@ -206,7 +212,7 @@ func (r *run) job() service.SubmitRequest {
 	}
 	e := int64(60 + r.rng.IntN(36000))
 	req := service.SubmitRequest{Procs: &n, Estimate: &e}
-	if r.cfg.DeadlineShare > 0 && r.rng.Float64() < r.cfg.DeadlineShare {
+	if r.deadlines && r.cfg.DeadlineShare > 0 && r.rng.Float64() < r.cfg.DeadlineShare {
 		// after the long job, within about twice the queue's work
 		d := r.blockerEnd + e + int64(r.rng.Float64()*float64(4*e+int64(r.queue)*2000))
 		req.Deadline = &d
