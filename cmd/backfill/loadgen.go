@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/backfill-hpc/backfill/service/clientfmt"
 	"github.com/backfill-hpc/backfill/service/loadgen"
 )
 
@@ -94,7 +95,7 @@ func runLoadgen(cmd *cobra.Command, f *loadgenFlags) error {
 	}
 	w := cmd.OutOrStdout()
 	if f.asJSON {
-		return printJSON(w, results)
+		return clientfmt.JSON(w, results)
 	}
 	return loadgen.WriteTable(w, cfg, results)
 }
