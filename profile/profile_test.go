@@ -201,13 +201,17 @@ func checkAgainstModel(t *testing.T, ci int, seed uint64, steps, maxProcs, horiz
 			if got != want {
 				t.Fatalf("config %d seed %d: EarliestFitMoving(%d,%d,%d,%d)=%d want %d", ci, seed, after, dur, h.n, h.s, got, want)
 			}
-			if got < h.s {
+			if got < h.s && r.IntN(2) == 0 {
+				p.Move(h.s, got, dur, h.n) // the compression's unchecked move
+			} else if got < h.s {
 				if err := p.Remove(h.s, h.e, h.n); err != nil {
 					t.Fatalf("config %d seed %d: %v", ci, seed, err)
 				}
 				if err := p.Add(got, got+dur, h.n); err != nil {
 					t.Fatalf("config %d seed %d: %v", ci, seed, err)
 				}
+			}
+			if got < h.s {
 				for x := h.s; x < h.e; x++ {
 					m.free[x] += h.n
 				}
@@ -292,6 +296,9 @@ func TestPrefixMax(t *testing.T) {
 	for seed := uint64(1); seed <= 100; seed++ {
 		r := rand.New(rand.NewPCG(seed, 11))
 		p := New(8)
+		if seed%2 == 0 { // small blocks: walks and restarts across blocks
+			p.lim, p.fan = 4, 3
+		}
 		for k := 0; k < 20; k++ {
 			s := int64(r.IntN(200))
 			d := int64(1 + r.IntN(40))
@@ -305,6 +312,9 @@ func TestPrefixMax(t *testing.T) {
 		x := from
 		for k := 0; k < 30; k++ {
 			x += int64(r.IntN(20))
+			if r.IntN(4) == 0 { // restart the walk, already at x
+				pm = p.PrefixMaxAt(from, x)
+			}
 			if got, want := pm.Before(x), p.MaxFree(from, x); got != want {
 				t.Fatalf("seed %d: PrefixMax(%d).Before(%d)=%d, MaxFree=%d; steps %v", seed, from, x, got, want, p.Steps())
 			}
