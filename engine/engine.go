@@ -34,6 +34,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"github.com/backfill-hpc/backfill/internal/idwin"
 	"math"
 
 	"github.com/backfill-hpc/backfill/job"
@@ -113,9 +114,12 @@ type Engine struct {
 	procs, free  int
 	res, freeRes []int
 
-	trace []job.Job      // Config.Trace
-	reqs  []*job.Request // by job ID, without a trace; nil once done
-	state []uint8        // by job ID
+	trace []job.Job // Config.Trace
+	// jobs are the jobs' states by job ID (and without a trace their
+	// requests, nil once done), from the oldest job not done on: a job
+	// below the window is done (a long-running service keeps no memory per
+	// job ever submitted)
+	jobs idwin.Window[slot]
 
 	waiting, running int
 	now              int64
@@ -149,10 +153,6 @@ func New(sched policy.Scheduler, cfg Config) (*Engine, error) {
 			}
 		}
 		e.trace = cfg.Trace
-		e.state = make([]uint8, 0, len(cfg.Trace))
-	case cfg.Jobs > 0:
-		e.reqs = make([]*job.Request, 0, cfg.Jobs)
-		e.state = make([]uint8, 0, cfg.Jobs)
 	}
 	if cfg.Guarantees {
 		e.guar, _ = sched.(policy.Guarantor)
@@ -220,21 +220,38 @@ func (e *Engine) badTime(now int64) error {
 // job's request is not kept without a trace: any request with its ID is
 // taken for it).
 func (e *Engine) known(r *job.Request) bool {
-	if r == nil || r.ID < 0 || r.ID >= len(e.state) {
+	if r == nil || r.ID < 0 || r.ID >= e.jobs.Len() {
 		return false
 	}
 	if e.trace != nil {
 		return &e.trace[r.ID].Request == r
 	}
-	q := e.reqs[r.ID]
-	return q == r || (q == nil && e.state[r.ID] == stDone)
+	if !e.jobs.In(r.ID) {
+		return true // done, dropped from the window
+	}
+	q := e.jobs.At(r.ID)
+	return q.r == r || (q.r == nil && q.s == stDone)
 }
 
-// forget drops a done job's request (a long-running service).
-func (e *Engine) forget(id int) {
-	if e.trace == nil {
-		e.reqs[id] = nil
+// slot is a job's state and, without a trace, its request.
+type slot struct {
+	r *job.Request
+	s uint8
+}
+
+// state is job id's state (done below the window).
+func (e *Engine) state(id int) uint8 {
+	if !e.jobs.In(id) {
+		return stDone
 	}
+	return e.jobs.At(id).s
+}
+
+// forget drops done job id's request and the done jobs at the head of
+// the window.
+func (e *Engine) forget(id int) {
+	e.jobs.At(id).r = nil
+	e.jobs.Trim(func(x slot) bool { return x.s == stDone })
 }
 
 var errUnknown = errors.New("engine: unknown job")
@@ -266,8 +283,8 @@ func (e *Engine) Submit(now int64, r *job.Request) (Admission, error) {
 		return Admission{}, err
 	}
 	switch {
-	case r.ID != len(e.state):
-		return Admission{}, fmt.Errorf("engine: job %d submitted with ID %d, expected %d", r.SWFID, r.ID, len(e.state))
+	case r.ID != e.jobs.Len():
+		return Admission{}, fmt.Errorf("engine: job %d submitted with ID %d, expected %d", r.SWFID, r.ID, e.jobs.Len())
 	case e.trace != nil:
 		// the trace's jobs were checked by New
 		if r.ID >= len(e.trace) || &e.trace[r.ID].Request != r {
@@ -279,9 +296,10 @@ func (e *Engine) Submit(now int64, r *job.Request) (Admission, error) {
 		}
 	}
 	if e.trace == nil {
-		e.reqs = append(e.reqs, r)
+		e.jobs.Append(slot{r, stWaiting})
+	} else {
+		e.jobs.Append(slot{nil, stWaiting})
 	}
-	e.state = append(e.state, stWaiting)
 	return e.admit(now, r), nil
 }
 
@@ -293,7 +311,7 @@ func (e *Engine) admit(now int64, r *job.Request) Admission {
 	a := Admission{Admitted: true, Bound: -1}
 	if e.adm != nil {
 		if ok, reason := e.adm.Admitted(r); !ok {
-			e.state[r.ID] = stDone
+			e.jobs.At(r.ID).s = stDone
 			e.forget(r.ID)
 			e.waiting--
 			return Admission{Reason: reason, Bound: -1}
@@ -312,27 +330,35 @@ func (e *Engine) admit(now int64, r *job.Request) Admission {
 // done until Resubmit submits it again. The policy must be a
 // policy.Adopter when jobs run, and the running jobs must fit the machine.
 func (e *Engine) Adopt(now int64, jobs int, running []*job.Request, starts []int64) error {
-	if len(e.state) > 0 || e.now != math.MinInt64 {
+	if e.jobs.Len() > 0 || e.now != math.MinInt64 {
 		return errors.New("engine: adopt into an engine that is not fresh")
 	}
 	if e.trace != nil || jobs < 0 || len(running) != len(starts) {
 		return errors.New("engine: bad adoption")
 	}
-	reqs := make([]*job.Request, jobs)
-	state := make([]uint8, jobs)
+	// the window starts at the oldest running job (Resubmit covers the
+	// waiting ones below it)
+	base := jobs
+	for _, r := range running {
+		if r != nil && r.ID >= 0 {
+			base = min(base, r.ID)
+		}
+	}
+	reqs := make([]*job.Request, jobs-base)
+	state := make([]uint8, jobs-base)
 	for i := range state {
 		state[i] = stDone
 	}
 	free, freeRes := e.procs, append([]int(nil), e.res...)
 	holds := make([]policy.RunningHold, len(running))
 	for i, r := range running {
-		if r == nil || r.ID < 0 || r.ID >= jobs || state[r.ID] != stDone {
+		if r == nil || r.ID < base || r.ID >= jobs || state[r.ID-base] != stDone {
 			return fmt.Errorf("engine: adopt: running job out of range or listed twice")
 		}
 		if err := e.fits(r); err != nil {
 			return err
 		}
-		reqs[r.ID], state[r.ID] = r, stRunning
+		reqs[r.ID-base], state[r.ID-base] = r, stRunning
 		free -= r.Procs
 		for k, n := range r.Res {
 			freeRes[k] -= n
@@ -353,15 +379,18 @@ func (e *Engine) Adopt(now int64, jobs int, running []*job.Request, starts []int
 			return fmt.Errorf("policy %s cannot take over running jobs (no policy.Adopter)", e.name)
 		}
 		if err := ad.Adopt(now, holds, func(id int) *job.Request {
-			if id < 0 || id >= jobs || state[id] != stRunning {
+			if id < base || id >= jobs || state[id-base] != stRunning {
 				return nil
 			}
-			return reqs[id]
+			return reqs[id-base]
 		}); err != nil {
 			return err
 		}
 	}
-	e.reqs, e.state = reqs, state
+	e.jobs.Reset(base)
+	for i, st := range state {
+		e.jobs.Append(slot{reqs[i], st})
+	}
 	e.free, e.freeRes = free, freeRes
 	e.running = len(running)
 	e.now = now
@@ -374,13 +403,14 @@ func (e *Engine) Resubmit(now int64, r *job.Request) (Admission, error) {
 	if err := e.at(now); err != nil {
 		return Admission{}, err
 	}
-	if r == nil || r.ID < 0 || r.ID >= len(e.state) || e.state[r.ID] != stDone || e.reqs[r.ID] != nil {
+	if r == nil || r.ID < 0 || r.ID >= e.jobs.Len() || e.state(r.ID) != stDone || e.jobs.In(r.ID) && e.jobs.At(r.ID).r != nil {
 		return Admission{}, errors.New("engine: resubmit of a job that is not an adopted waiting job")
 	}
 	if err := e.fits(r); err != nil {
 		return Admission{}, err
 	}
-	e.reqs[r.ID], e.state[r.ID] = r, stWaiting
+	e.jobs.Cover(r.ID, slot{nil, stDone})
+	*e.jobs.At(r.ID) = slot{r, stWaiting}
 	return e.admit(now, r), nil
 }
 
@@ -393,12 +423,12 @@ func (e *Engine) Skip(n int) error {
 	if e.trace != nil {
 		return errors.New("engine: Skip with a trace")
 	}
-	if n < len(e.state) {
-		return fmt.Errorf("engine: skip to job ID %d, but %d jobs were submitted", n, len(e.state))
+	if n < e.jobs.Len() {
+		return fmt.Errorf("engine: skip to job ID %d, but %d jobs were submitted", n, e.jobs.Len())
 	}
-	for len(e.state) < n {
-		e.reqs = append(e.reqs, nil)
-		e.state = append(e.state, stDone)
+	if n > 0 {
+		e.jobs.Cover(n-1, slot{nil, stDone})
+		e.jobs.Trim(func(x slot) bool { return x.s == stDone })
 	}
 	return nil
 }
@@ -412,10 +442,10 @@ func (e *Engine) End(now int64, r *job.Request) (Prediction, error) {
 	if !e.known(r) {
 		return Prediction{}, errUnknown
 	}
-	if e.state[r.ID] != stRunning {
+	if e.state(r.ID) != stRunning {
 		return Prediction{}, fmt.Errorf("engine: job %d ended at %d but is not running", r.SWFID, now)
 	}
-	e.state[r.ID] = stDone
+	e.jobs.At(r.ID).s = stDone
 	e.forget(r.ID) // a finished job is not kept (a long-running service)
 	e.running--
 	e.free += r.Procs
@@ -439,10 +469,10 @@ func (e *Engine) Cancel(now int64, r *job.Request) error {
 	if !e.known(r) {
 		return errUnknown
 	}
-	if e.state[r.ID] != stWaiting {
+	if e.state(r.ID) != stWaiting {
 		return fmt.Errorf("engine: job %d cancelled at %d but is not waiting", r.SWFID, now)
 	}
-	e.state[r.ID] = stDone
+	e.jobs.At(r.ID).s = stDone
 	e.forget(r.ID)
 	e.waiting--
 	e.sched.Remove(now, r)
@@ -459,7 +489,7 @@ func (e *Engine) Extend(now int64, r *job.Request) (int64, error) {
 	if !e.known(r) {
 		return 0, errUnknown
 	}
-	if e.state[r.ID] != stRunning {
+	if e.state(r.ID) != stRunning {
 		return 0, fmt.Errorf("engine: extension asked at %d for job %d, which is not running", now, r.SWFID)
 	}
 	if e.ext == nil {
@@ -511,7 +541,7 @@ func (e *Engine) start(r *job.Request) {
 	case !e.known(r):
 		e.fail("started an unknown job at %d", e.now)
 		return
-	case e.state[r.ID] != stWaiting:
+	case e.state(r.ID) != stWaiting:
 		e.fail("started job %d at %d, which is not waiting", r.SWFID, e.now)
 		return
 	case r.Procs > e.free:
@@ -528,7 +558,7 @@ func (e *Engine) start(r *job.Request) {
 		e.freeRes[k] -= n
 	}
 	e.free -= r.Procs
-	e.state[r.ID] = stRunning
+	e.jobs.At(r.ID).s = stRunning
 	e.waiting--
 	e.running++
 	if e.onStart != nil {

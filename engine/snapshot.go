@@ -45,15 +45,15 @@ func (e *Engine) Snapshot() (State, error) {
 	if err != nil {
 		return State{}, err
 	}
-	st := State{Now: e.now, Passes: e.passes, Jobs: len(e.reqs), Policy: data, Waiting: []int{}, Running: []int{}}
-	for id, s := range e.state {
-		switch s {
+	st := State{Now: e.now, Passes: e.passes, Jobs: e.jobs.Len(), Policy: data, Waiting: []int{}, Running: []int{}}
+	e.jobs.Each(func(id int, x slot) {
+		switch x.s {
 		case stWaiting:
 			st.Waiting = append(st.Waiting, id)
 		case stRunning:
 			st.Running = append(st.Running, id)
 		}
-	}
+	})
 	return st, nil
 }
 
@@ -62,7 +62,7 @@ func (e *Engine) Snapshot() (State, error) {
 // (the very request the driver will pass to End or Cancel). Every job not
 // listed is done. The free capacity is recomputed from the running jobs.
 func (e *Engine) Restore(st State, lookup func(id int) *job.Request) error {
-	if len(e.reqs) > 0 || e.now != math.MinInt64 {
+	if e.jobs.Len() > 0 || e.now != math.MinInt64 {
 		return errors.New("engine: restore into an engine that is not fresh")
 	}
 	sn, ok := e.sched.(policy.Snapshotter)
@@ -72,8 +72,18 @@ func (e *Engine) Restore(st State, lookup func(id int) *job.Request) error {
 	if st.Jobs < 0 || len(st.Waiting)+len(st.Running) > st.Jobs {
 		return fmt.Errorf("engine: snapshot of %d jobs lists %d waiting and %d running", st.Jobs, len(st.Waiting), len(st.Running))
 	}
-	reqs := make([]*job.Request, st.Jobs, max(st.Jobs, cap(e.reqs)))
-	state := make([]uint8, st.Jobs, max(st.Jobs, cap(e.state)))
+	// the window starts at the oldest job listed (every job below it is
+	// done)
+	base := st.Jobs
+	for _, ids := range [][]int{st.Waiting, st.Running} {
+		for _, id := range ids {
+			if id >= 0 {
+				base = min(base, id)
+			}
+		}
+	}
+	reqs := make([]*job.Request, st.Jobs-base)
+	state := make([]uint8, st.Jobs-base)
 	for i := range state {
 		state[i] = stDone
 	}
@@ -81,14 +91,14 @@ func (e *Engine) Restore(st State, lookup func(id int) *job.Request) error {
 	freeRes := append([]int(nil), e.res...)
 	set := func(ids []int, s uint8) error {
 		for _, id := range ids {
-			if id < 0 || id >= st.Jobs || state[id] != stDone {
+			if id < 0 || id >= st.Jobs || state[id-base] != stDone {
 				return fmt.Errorf("engine: snapshot lists job %d twice or out of range", id)
 			}
 			r := lookup(id)
 			if r == nil || r.ID != id {
 				return fmt.Errorf("engine: snapshot: job %d is unknown", id)
 			}
-			reqs[id], state[id] = r, s
+			reqs[id-base], state[id-base] = r, s
 			if s == stRunning {
 				free -= r.Procs
 				for k, n := range r.Res {
@@ -116,14 +126,22 @@ func (e *Engine) Restore(st State, lookup func(id int) *job.Request) error {
 		}
 	}
 	if err := sn.Restore(st.Now, st.Policy, func(id int) *job.Request {
-		if id < 0 || id >= st.Jobs || state[id] == stDone {
+		if id < base || id >= st.Jobs || state[id-base] == stDone {
 			return nil
 		}
-		return reqs[id]
+		return reqs[id-base]
 	}); err != nil {
 		return err
 	}
-	e.reqs, e.state = reqs, state
+	e.jobs.Reset(base)
+	for i, s := range state {
+		r := reqs[i]
+		if e.trace != nil {
+			r = nil
+		}
+		e.jobs.Append(slot{r, s})
+	}
+	e.jobs.Trim(func(x slot) bool { return x.s == stDone })
 	e.free, e.freeRes = free, freeRes
 	e.waiting, e.running = len(st.Waiting), len(st.Running)
 	e.now, e.passes = st.Now, st.Passes

@@ -87,7 +87,10 @@ func (pl *Plan) grow(id int) {
 // Submit predicts the duration of j, submitted at now, records it and
 // returns it. Call it once per job, when the policy learns of the job.
 func (pl *Plan) Submit(now int64, j *job.Request) int64 {
-	if j.ID < 0 {
+	if _, exact := pl.P.(Estimate); exact || j.ID < 0 {
+		// the estimate, never corrected (extend: a job past its estimate
+		// may end at any moment): nothing to record, so that a
+		// long-running service keeps no memory per job ever submitted
 		return max(1, j.Estimate)
 	}
 	pl.grow(j.ID)

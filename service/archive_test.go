@@ -28,7 +28,7 @@ func TestFinishedJobsLeaveMemory(t *testing.T) {
 	env.clockTo(20)                                    // b1 ran 10..15: timeout
 	env.svc.mu.Lock()
 	for _, id := range []int64{a1.ID, a2.ID, b1.ID} {
-		if env.svc.eng.jobs[id-1] != nil {
+		if env.svc.eng.jobs.Get(int(id-1)) != nil {
 			t.Errorf("finished job %d still in memory", id)
 		}
 	}

@@ -87,6 +87,6 @@ func checkReplay(st *store.Store, in *store.Inspection, w io.Writer) error {
 		return err
 	}
 	wt, rn, _ := eng.Counts()
-	fmt.Fprintf(w, "  replayed %d records: %d jobs, %d waiting, %d running, now %d; policy %s on %d processors\n", n, len(eng.jobs), wt, rn, eng.cur, eng.Policy(), eng.procs)
+	fmt.Fprintf(w, "  replayed %d records: %d jobs, %d waiting, %d running, now %d; policy %s on %d processors\n", n, eng.jobs.Len(), wt, rn, eng.cur, eng.Policy(), eng.procs)
 	return nil
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/backfill-hpc/backfill/internal/idwin"
 	"math"
 	"slices"
 
@@ -197,7 +198,7 @@ type Engine struct {
 	// (for the service to archive in the same commit as its record) and
 	// Archived finds it again. Memory is thus bounded by the active jobs
 	// (plus 8 bytes per job ever).
-	jobs     []*Job
+	jobs     idwin.Window[*Job]
 	byKey    map[string]*Job
 	finished []*Job
 	// Archived, if set, finds a retired job by public id (or by owner and
@@ -266,15 +267,15 @@ func (e *Engine) Counts() (waiting, running, busy int) {
 
 // Jobs returns the jobs by internal ID, nil for the finished ones (do
 // not modify).
-func (e *Engine) Jobs() []*Job { return e.jobs }
+func (e *Engine) Jobs() []*Job { return e.jobs.Slice() }
 
 // Job returns the job with public id (from the archive if it finished),
 // or nil.
 func (e *Engine) Job(id int64) *Job {
-	if id < 1 || id > int64(len(e.jobs)) {
+	if id < 1 || id > int64(e.jobs.Len()) {
 		return nil
 	}
-	if j := e.jobs[id-1]; j != nil {
+	if j := e.jobs.Get(int(id - 1)); j != nil {
 		return j
 	}
 	if e.Archived != nil {
@@ -312,7 +313,8 @@ func (e *Engine) touch(j *Job) {
 // retire drops finished job j from memory (finished keeps it for the
 // archive until the service takes it).
 func (e *Engine) retire(j *Job) {
-	e.jobs[j.Req.ID] = nil
+	*e.jobs.At(j.Req.ID) = nil
+	e.jobs.Trim(func(j *Job) bool { return j == nil })
 	if j.Key != "" {
 		delete(e.byKey, j.owner()+"\x00"+j.Key)
 	}
@@ -430,7 +432,7 @@ func (e *Engine) pass() error {
 	}
 	var started []int64
 	wake, err := e.core.Pass(now, func(r *job.Request) {
-		j := e.jobs[r.ID]
+		j := e.jobs.Get(r.ID)
 		j.State, j.Start = Running, now
 		e.touch(j)
 		e.lims.push(limitItem{t: j.Limit(), id: r.ID})
@@ -464,7 +466,7 @@ func (e *Engine) killDue() error {
 	now := e.cur
 	for e.limMin() == now {
 		it := e.lims.pop()
-		j := e.jobs[it.id]
+		j := e.jobs.Get(it.id)
 		if j == nil || j.State != Running || j.Limit() != now {
 			continue // ended earlier; stale entry
 		}
@@ -528,7 +530,7 @@ func (e *Engine) Submit(t int64, in SubmitInput) (*Job, error) {
 	if in.Procs < 1 || in.Procs > e.procs || in.Estimate < 1 {
 		return nil, fmt.Errorf("job of %d processors with estimate %d on a machine of %d", in.Procs, in.Estimate, e.procs)
 	}
-	id := len(e.jobs)
+	id := e.jobs.Len()
 	j := &Job{
 		Req: job.Request{
 			ID: id, SWFID: int64(id) + 1, Submit: t, Procs: in.Procs, Estimate: in.Estimate,
@@ -561,7 +563,7 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 		return err
 	}
 	e.userIDs[j.owner()] = uid
-	e.jobs = append(e.jobs, j)
+	e.jobs.Append(j)
 	defer e.touch(j) // after the decision below
 	if j.Key != "" {
 		e.byKey[j.owner()+"\x00"+j.Key] = j
@@ -615,7 +617,7 @@ func (e *Engine) Reservations(fn func(j *Job, start int64)) {
 	if e.plan == nil {
 		return
 	}
-	e.plan.Reservations(e.cur, func(r *job.Request, s int64) { fn(e.jobs[r.ID], s) })
+	e.plan.Reservations(e.cur, func(r *job.Request, s int64) { fn(e.jobs.Get(r.ID), s) })
 }
 
 // End records at instant t that running job j ended by itself with exit
@@ -712,15 +714,14 @@ func (e *Engine) SkipIDs(next int64, note string) error {
 }
 
 func (e *Engine) skip(next int64) error {
-	if next <= int64(len(e.jobs)) {
-		return fmt.Errorf("next job id %d: ids up to %d are taken", next, len(e.jobs))
+	if next <= int64(e.jobs.Len()) {
+		return fmt.Errorf("next job id %d: ids up to %d are taken", next, e.jobs.Len())
 	}
 	if err := e.core.Skip(int(next - 1)); err != nil {
 		return err
 	}
-	for int64(len(e.jobs)) < next-1 {
-		e.jobs = append(e.jobs, nil)
-	}
+	e.jobs.Cover(int(next-2), nil)
+	e.jobs.Trim(func(j *Job) bool { return j == nil })
 	return nil
 }
 
@@ -760,13 +761,13 @@ func (e *Engine) Replay(r Record) error {
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return bad(err)
 		}
-		if d.ID != int64(len(e.jobs))+1 {
-			return bad(fmt.Errorf("job id %d, expected %d", d.ID, len(e.jobs)+1))
+		if d.ID != int64(e.jobs.Len())+1 {
+			return bad(fmt.Errorf("job id %d, expected %d", d.ID, e.jobs.Len()+1))
 		}
 		if d.Procs < 1 || d.Procs > e.procs || d.Estimate < 1 {
 			return bad(fmt.Errorf("job %d: %d processors, estimate %d, on a machine of %d", d.ID, d.Procs, d.Estimate, e.procs))
 		}
-		id := len(e.jobs)
+		id := e.jobs.Len()
 		j := &Job{
 			Req: job.Request{ID: id, SWFID: int64(id) + 1, Submit: r.T, Procs: d.Procs, Estimate: d.Estimate,
 				User: -1, Group: -1, Queue: -1, Partition: -1, UP: d.UP, PP: d.PP, Deadline: d.Deadline},
@@ -868,7 +869,7 @@ func (e *Engine) Replay(r Record) error {
 func (e *Engine) limMin() int64 {
 	for len(e.lims) > 0 {
 		it := e.lims[0]
-		if j := e.jobs[it.id]; j != nil && j.State == Running && j.Limit() == it.t {
+		if j := e.jobs.Get(it.id); j != nil && j.State == Running && j.Limit() == it.t {
 			return it.t
 		}
 		e.lims.pop()

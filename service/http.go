@@ -1220,7 +1220,7 @@ func (s *Service) deleteUser(w http.ResponseWriter, r *http.Request, admin store
 	var mine []int64
 	err := s.do(func(e *Engine) error {
 		note := fmt.Sprintf("owner %s (user id %d) deleted", gone.Name, gone.ID)
-		for _, j := range e.jobs {
+		for _, j := range e.jobs.Slice() {
 			if j == nil || j.State.Final() || !owns(gone, j) {
 				continue
 			}

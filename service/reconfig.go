@@ -114,7 +114,7 @@ func (e *Engine) reconfigure(spec string, procs int, note string, want *Reconfig
 	var running []*job.Request
 	var starts []int64
 	var waiting []*Job
-	for _, j := range e.jobs {
+	for _, j := range e.jobs.Slice() {
 		switch {
 		case j == nil:
 		case j.State == Running:
@@ -124,7 +124,7 @@ func (e *Engine) reconfigure(spec string, procs int, note string, want *Reconfig
 			waiting = append(waiting, j)
 		}
 	}
-	if err := core.Adopt(now, len(e.jobs), running, starts); err != nil {
+	if err := core.Adopt(now, e.jobs.Len(), running, starts); err != nil {
 		return nil, &apiError{409, err.Error()}
 	}
 	rep := &ReconfigReport{Time: now, Policy: sched.Name(), Procs: procs, OldPolicy: e.Policy(), OldProcs: e.procs,

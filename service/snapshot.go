@@ -34,6 +34,9 @@ const (
 	// DefaultSnapshotInterval is the time after which a snapshot is
 	// taken if records were logged since the last one.
 	DefaultSnapshotInterval = 5 * time.Minute
+	// DefaultSnapshotCost is the engine time after which a snapshot is
+	// taken if records were logged since the last one.
+	DefaultSnapshotCost = time.Second
 )
 
 // engineSnapshot is the service engine's saved state (version 1).
@@ -68,9 +71,9 @@ func (e *Engine) snapshot() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := engineSnapshot{V: 1, Policy: e.Policy(), Procs: e.procs, Core: core, Jobs: len(e.jobs), Cur: e.cur, Dirty: e.dirty, Wake: e.wake, Seq: e.seq, Pass: e.Passes,
+	s := engineSnapshot{V: 1, Policy: e.Policy(), Procs: e.procs, Core: core, Jobs: e.jobs.Len(), Cur: e.cur, Dirty: e.dirty, Wake: e.wake, Seq: e.seq, Pass: e.Passes,
 		Outstanding: e.outstanding, UserIDs: e.userIDs, Live: []*Job{}, Decisions: make([][4]int64, len(e.decisions))}
-	for _, j := range e.jobs {
+	for _, j := range e.jobs.Slice() {
 		if j != nil {
 			c := *j
 			c.Req.PP = finitePP(c.Req.PP) // restored from OverQuota
@@ -89,7 +92,7 @@ func (e *Engine) snapshot() ([]byte, error) {
 
 // restore sets a fresh engine to a snapshot's state.
 func (e *Engine) restore(data []byte) error {
-	if len(e.jobs) > 0 || e.seq != 0 {
+	if e.jobs.Len() > 0 || e.seq != 0 {
 		return fmt.Errorf("restore into an engine that is not fresh")
 	}
 	var s engineSnapshot
@@ -102,27 +105,36 @@ func (e *Engine) restore(data []byte) error {
 	if s.Jobs < 0 || s.Jobs < len(s.Live) || s.Jobs != s.Core.Jobs {
 		return fmt.Errorf("snapshot of %d jobs (core %d) with %d live", s.Jobs, s.Core.Jobs, len(s.Live))
 	}
-	jobs := make([]*Job, s.Jobs)
+	// the window of jobs starts at the oldest live one (every job before
+	// it is archived)
+	base := s.Jobs
 	for _, j := range s.Live {
-		if j == nil || j.Req.ID < 0 || j.Req.ID >= s.Jobs || jobs[j.Req.ID] != nil || (j.State != Waiting && j.State != Running) {
+		if j != nil && j.Req.ID >= 0 {
+			base = min(base, j.Req.ID)
+		}
+	}
+	jobs := make([]*Job, s.Jobs-base)
+	for _, j := range s.Live {
+		if j == nil || j.Req.ID < base || j.Req.ID >= s.Jobs || jobs[j.Req.ID-base] != nil || (j.State != Waiting && j.State != Running) {
 			return fmt.Errorf("snapshot: a live job is invalid or listed twice")
 		}
 		if j.OverQuota {
 			j.Req.PP = negInf
 		}
-		jobs[j.Req.ID] = j
+		jobs[j.Req.ID-base] = j
 	}
 	err := e.core.Restore(s.Core, func(id int) *job.Request {
-		if id < 0 || id >= len(jobs) || jobs[id] == nil {
+		if id < base || id >= s.Jobs || jobs[id-base] == nil {
 			return nil
 		}
-		return &jobs[id].Req
+		return &jobs[id-base].Req
 	})
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
-	e.jobs = jobs
+	e.jobs.Reset(base)
 	for _, j := range jobs {
+		e.jobs.Append(j)
 		if j == nil {
 			continue
 		}
@@ -227,7 +239,8 @@ func (s *Service) snapshotDue() bool {
 	if since <= 0 {
 		return false
 	}
-	return since >= int64(s.cfg.SnapshotEvery) || time.Since(s.snapTime) >= s.cfg.SnapshotInterval
+	return since >= int64(s.cfg.SnapshotEvery) || time.Since(s.snapTime) >= s.cfg.SnapshotInterval ||
+		(s.cfg.SnapshotCost > 0 && s.snapCost >= s.cfg.SnapshotCost)
 }
 
 // takeSnapshotLocked encodes the engine's state for the batch that ends
@@ -243,7 +256,7 @@ func (s *Service) takeSnapshotLocked() *store.Snapshot {
 		s.log.Info("no snapshots: restarts replay the whole log", "policy", s.eng.Policy(), "reason", err)
 		return nil
 	}
-	s.snapSeq, s.snapTime = s.eng.seq, time.Now()
+	s.snapSeq, s.snapTime, s.snapCost = s.eng.seq, time.Now(), 0
 	return &store.Snapshot{Seq: s.eng.seq, T: s.eng.cur, Data: data}
 }
 

@@ -33,6 +33,7 @@ const viewChunk = 256
 
 type chunk struct {
 	jobs [viewChunk]*Job // immutable copies, by internal ID; nil: none or archived
+	live int             // jobs not nil; a chunk of none is dropped (nil)
 }
 
 type resvEntry struct {
@@ -124,15 +125,15 @@ func (s *Service) publishLocked(full bool) {
 		old, full = nil, true
 	}
 	changed := full || old == nil || len(e.touched) > 0 || e.cur != s.views.lastCur ||
-		old.njobs != len(e.jobs) || old.passes != e.Passes || len(old.decisions) != len(e.decisions) ||
+		old.njobs != e.jobs.Len() || old.passes != e.Passes || len(old.decisions) != len(e.decisions) ||
 		old.procs != e.procs || old.policy != e.Policy()
 	if !changed && len(s.views.archive) == 0 {
 		return
 	}
 	w, r, b := e.Counts()
 	nv := &readView{status: "ok", now: e.cur, policy: e.Policy(), procs: e.procs, waiting: w, running: r, busy: b,
-		passes: e.Passes, njobs: len(e.jobs), decisions: e.decisions}
-	n := (len(e.jobs) + viewChunk - 1) / viewChunk
+		passes: e.Passes, njobs: e.jobs.Len(), decisions: e.decisions}
+	n := (e.jobs.Len() + viewChunk - 1) / viewChunk
 	copied := map[int]bool{}
 	set := func(id int, j *Job) {
 		ci := id / viewChunk
@@ -144,22 +145,36 @@ func (s *Service) publishLocked(full bool) {
 			nv.chunks[ci] = c
 			copied[ci] = true
 		}
-		nv.chunks[ci].jobs[id%viewChunk] = j
+		c := nv.chunks[ci]
+		if (c.jobs[id%viewChunk] != nil) != (j != nil) {
+			if j != nil {
+				c.live++
+			} else {
+				c.live--
+			}
+		}
+		c.jobs[id%viewChunk] = j
+		if c.live == 0 {
+			// every job of the chunk archived: memory stays bounded by the
+			// jobs not finished (set copies a fresh chunk if one comes back)
+			nv.chunks[ci] = nil
+			delete(copied, ci)
+		}
 	}
 	if full || old == nil {
 		nv.chunks = make([]*chunk, n)
-		for id, j := range e.jobs {
+		e.jobs.Each(func(id int, j *Job) {
 			if j != nil {
 				c := *j
 				set(id, &c)
 			}
-		}
+		})
 	} else {
 		nv.chunks = make([]*chunk, n)
 		copy(nv.chunks, old.chunks)
 		for _, id := range s.views.archive {
 			// archived: readers find it in the archive from now on
-			if id < len(e.jobs) && e.jobs[id] == nil {
+			if e.jobs.Get(id) == nil {
 				set(id, nil)
 			}
 		}
@@ -183,7 +198,11 @@ func (s *Service) publishLocked(full bool) {
 	case !changed:
 		nv.resv = old.resv
 	case e.plan != nil && e.Failed() == nil:
-		resv := make([]resvEntry, 0, w)
+		hint := 0 // the previous count: EASY lists a few, conservative all
+		if old != nil {
+			hint = len(old.resv)
+		}
+		resv := make([]resvEntry, 0, hint)
 		e.plan.Reservations(e.cur, func(r *job.Request, start int64) { resv = append(resv, resvEntry{id: r.ID, start: start}) })
 		nv.resv = resv
 	}

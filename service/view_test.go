@@ -197,3 +197,27 @@ func TestCleanShutdownSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotByCost: with SnapshotCost, a snapshot is saved once the
+// policy has spent that long deciding, whatever the number of records (so
+// that a restart replays about that much of a slow policy's work).
+func TestSnapshotByCost(t *testing.T) {
+	env := newEnv(t, "conservative", 10)
+	env.cfg.SnapshotEvery, env.cfg.SnapshotInterval, env.cfg.SnapshotCost = 1<<30, 1<<40, time.Nanosecond
+	env.restart()
+	ctx := context.Background()
+	before, _, _ := env.svc.st.LatestSnapshot()
+	must[JobView](t)(env.admin.Submit(ctx, SubmitRequest{Procs: ip(2), Estimate: i64(10)}))
+	snap, ok, err := env.svc.st.LatestSnapshot()
+	if err != nil || !ok || snap.Seq <= before.Seq {
+		t.Fatalf("no snapshot after a submission that cost more than SnapshotCost: %v %v (before: %d, now: %d)", ok, err, before.Seq, snap.Seq)
+	}
+	// and none by cost when it is off
+	env.cfg.SnapshotCost = -1
+	env.restart()
+	before, _, _ = env.svc.st.LatestSnapshot()
+	must[JobView](t)(env.admin.Submit(ctx, SubmitRequest{Procs: ip(2), Estimate: i64(10)}))
+	if snap, _, _ := env.svc.st.LatestSnapshot(); snap.Seq != before.Seq {
+		t.Fatalf("a snapshot by cost with SnapshotCost < 0")
+	}
+}

@@ -300,3 +300,26 @@ func TestWriteRefusesInconsistentColumns(t *testing.T) {
 		}
 	}
 }
+
+// DELTA_BINARY_PACKED, worked by hand from the format's specification:
+// 7, 5, 3, 1, 2, 3, 4, 5 has deltas −2, −2, −2, 1, 1, 1, 1; with the
+// minimum delta −2 they are 0, 0, 0, 3, 3, 3, 3, bit width 2, packed
+// LSB first into 0xC0 0x3F then zeros (a miniblock of 32 values is 8
+// bytes). Header: block size 128, 4 miniblocks, 8 values, first value 7
+// (zigzag 14); the block: minimum delta (zigzag 3), the 4 widths, the one
+// miniblock that holds values.
+func TestDeltaBinaryPackedByHand(t *testing.T) {
+	b := []byte{0x80, 0x01, 4, 8, 14, 3, 2, 0, 0, 0, 0xC0, 0x3F, 0, 0, 0, 0, 0, 0, 'x'}
+	got, n, err := deltaBinaryPacked(b, 8)
+	if err != nil || n != 18 || !reflect.DeepEqual(got, []int64{7, 5, 3, 1, 2, 3, 4, 5}) {
+		t.Errorf("got %v, %d bytes, %v", got, n, err)
+	}
+	// 1…5: every delta is the minimum 1, bit width 0, no miniblock bytes
+	got, n, err = deltaBinaryPacked([]byte{0x80, 0x01, 4, 5, 2, 2, 0, 0, 0, 0}, 5)
+	if err != nil || n != 10 || !reflect.DeepEqual(got, []int64{1, 2, 3, 4, 5}) {
+		t.Errorf("got %v, %d bytes, %v", got, n, err)
+	}
+	if _, _, err := deltaBinaryPacked(b, 7); err == nil {
+		t.Errorf("more values than the page holds are accepted")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -104,6 +105,13 @@ func (st *benchState) probe() *job.Request {
 // the state as it was before it; with b set, the benchmark timer runs
 // during the decision only.
 func decide(s *Policy, st *benchState, b *testing.B) (time.Duration, bool) {
+	d, _, ok := decideCPU(s, st, b)
+	return d, ok
+}
+
+// decideCPU is decide, also returning the decision's CPU time on its
+// thread (threadCPU).
+func decideCPU(s *Policy, st *benchState, b *testing.B) (time.Duration, time.Duration, bool) {
 	old := make([]int64, len(s.book.Wait()))
 	for i, x := range s.book.Wait() {
 		old[i] = x.Start
@@ -113,10 +121,10 @@ func decide(s *Policy, st *benchState, b *testing.B) (time.Duration, bool) {
 	if b != nil {
 		b.StartTimer()
 	}
-	t0 := time.Now()
+	t0, c0 := time.Now(), threadCPU()
 	s.Insert(0, j)
 	ok, _ := s.Admitted(j)
-	d := time.Since(t0)
+	d, c := time.Since(t0), threadCPU()-c0
 	if b != nil {
 		b.StopTimer()
 	}
@@ -134,7 +142,7 @@ func decide(s *Policy, st *benchState, b *testing.B) (time.Duration, bool) {
 		}
 		s.book.SetWait(ids)
 	}
-	return d, ok
+	return d, c, ok
 }
 
 // BenchmarkAdmission measures the admission decision latency of QoPS, MSB
@@ -147,13 +155,16 @@ func BenchmarkAdmission(b *testing.B) {
 		for _, n := range []int{100, 1000, 10000} {
 			b.Run(fmt.Sprintf("%s/queue=%d", kind, n), func(b *testing.B) {
 				s, st := newBenchSched(b, kind, n, 1)
-				var lat []time.Duration
+				var lat, cpu []time.Duration
 				admitted := 0
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
 				b.ResetTimer()
 				b.StopTimer()
 				for i := 0; i < b.N; i++ {
-					d, ok := decide(s, st, b)
+					d, c, ok := decideCPU(s, st, b)
 					lat = append(lat, d)
+					cpu = append(cpu, c)
 					if ok {
 						admitted++
 					}
@@ -165,6 +176,8 @@ func BenchmarkAdmission(b *testing.B) {
 				}
 				b.ReportMetric(q(50), "p50-ms")
 				b.ReportMetric(q(99), "p99-ms")
+				b.ReportMetric(quantileMs(cpu, 50), "cpu-p50-ms")
+				b.ReportMetric(quantileMs(cpu, 99), "cpu-p99-ms")
 				b.ReportMetric(float64(admitted)/float64(b.N), "admitted")
 			})
 		}

@@ -459,7 +459,11 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	s.last, s.lastOK, s.lastReason = j, false, ""
 	var ok bool
 	reason := ""
-	s.fm.reset(true)
+	if s.kind == "qops" {
+		s.fm.reset(memoCapQoPS)
+	} else {
+		s.fm.reset(memoCap)
+	}
 	switch {
 	case x.X.d < now+j.Estimate:
 		reason = fmt.Sprintf("deadline %d is before submission + estimate (%d)", x.X.d, now+j.Estimate)
@@ -470,7 +474,7 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	default:
 		ok = s.mrt(now, x)
 	}
-	s.fm.reset(false)
+	s.fm.reset(0)
 	if !ok && j.Deadline <= 0 && s.prm.ND == Admit {
 		// a job without a deadline: at the end of the schedule, moving nobody
 		x.Start = s.fit(now, x)

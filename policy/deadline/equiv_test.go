@@ -148,7 +148,7 @@ func equivRun(t *testing.T, spec string, seed uint64) {
 func setRef(s *Policy) {
 	f := map[string]func(int64, *djob) bool{"qops": s.refQops, "msb": s.refMsb, "mrt": s.refMrt}[s.kind]
 	s.refAdmit = func(now int64, x *djob) bool {
-		s.fm.reset(false)
+		s.fm.reset(0)
 		return f(now, x)
 	}
 }

@@ -14,7 +14,7 @@ func TestFitMemo(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		procs := 1 + r.IntN(16)
 		s := mustNew(t, "qops", procs, Defaults("qops"))
-		s.fm.reset(true)
+		s.fm.reset(memoCap)
 		var held []*djob
 		now := int64(r.IntN(5))
 		for step := 0; step < 300; step++ {

@@ -21,6 +21,11 @@ import "slices"
 // not yet placed: the earliest fit of each is cached, and since an
 // extension only takes capacity away, a cached fit that still fits is
 // still the earliest; only the others are searched again, from there.
+// A cached fit whose window does not meet the extension's hold is not
+// even tested (the profile did not change there), and a discarded
+// extension restores only the cached fits it changed: an extension costs
+// O(N) comparisons plus a fit test per job whose window meets it, where it
+// cost O(N) fit tests and an O(N) copy.
 func (s *Policy) mrt(now int64, x *djob) bool {
 	W := s.book.Wait()
 	s.release(W)
@@ -28,19 +33,33 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 	tl = append(tl, x)
 	s.sortHeuristic(tl)
 	n := len(tl)
-	if cap(s.fits) < 2*n {
-		s.fits = make([]int64, 2*n)
+	if cap(s.fits) < n {
+		s.fits = make([]int64, n)
 	}
-	fits, saved := s.fits[:n], s.fits[n:2*n]
+	fits := s.fits[:n]
+	est := make([]int64, n) // the estimates, beside the fits (the scan's hot loop)
+	for u, w := range tl {
+		est[u] = w.J.Estimate
+	}
 	used := make([]bool, n)
 	stack := make([]int, 0, n) // indexes into tl of the placed jobs, in order
+	lo := 0                    // every job of tl[:lo] is placed
+	type undo struct {
+		u   int
+		fit int64
+	}
+	var log []undo // the cached fits an extension changed, to discard it
 
 	// refresh brings the cached fits of the unplaced jobs up to date after
-	// capacity was taken; fresh recomputes them all from now.
-	refresh := func(fresh bool) bool {
+	// capacity was taken over [a, b) (the extension's hold); fresh
+	// recomputes them all from now. A cached fit whose window does not
+	// meet [a, b) still fits, and still meets its deadline: only the
+	// others are tested.
+	refresh := func(fresh bool, a, b int64) bool {
 		ok := true
-		for u := range tl {
-			if used[u] {
+		log = log[:0]
+		for u := lo; u < n; u++ {
+			if used[u] || !fresh && (fits[u] >= b || fits[u]+est[u] <= a) {
 				continue
 			}
 			w := tl[u]
@@ -48,6 +67,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 				fits[u] = s.fit(now, w)
 			} else if !s.run.Prof.Fits(fits[u], w.J.Estimate, w.J.Procs) {
 				s.Stats.Placements++
+				log = append(log, undo{u, fits[u]})
 				fits[u] = s.run.Prof.EarliestFit(fits[u], w.J.Estimate, w.J.Procs)
 			}
 			if fits[u]+w.J.Estimate > w.X.d {
@@ -68,7 +88,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		s.tl = tl[:0]
 		return false
 	}
-	if !refresh(true) {
+	if !refresh(true, 0, 0) {
 		return fail() // some job cannot meet its deadline even alone
 	}
 	c := 0 // next candidate index into tl at the current level
@@ -90,7 +110,8 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 			stack = stack[:len(stack)-1]
 			s.unhold(tl[last], tl[last].Start)
 			used[last] = false
-			refresh(true) // capacity came back: recompute from scratch
+			lo = min(lo, last)
+			refresh(true, 0, 0) // capacity came back: recompute from scratch
 			c = last + 1
 			continue
 		}
@@ -99,16 +120,21 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		w.Start = t
 		s.hold(w, t)
 		used[c] = true
-		copy(saved, fits)
-		if t+w.J.Estimate <= w.X.d && refresh(false) {
+		for lo < n && used[lo] {
+			lo++
+		}
+		if t+w.J.Estimate <= w.X.d && refresh(false, t, t+w.J.Estimate) {
 			stack = append(stack, c)
-			c = 0
+			c = lo
 			continue
 		}
 		// not strongly feasible: discard the extension, try the next job
 		s.unhold(w, t)
 		used[c] = false
-		copy(fits, saved)
+		lo = min(lo, c)
+		for _, l := range log {
+			fits[l.u] = l.fit
+		}
 		backtracks++
 		s.Stats.Backtracks++
 		if backtracks > s.prm.Backtrack {

@@ -58,12 +58,17 @@ func (s *Policy) msb(now int64, x *djob) bool {
 	// re-placed at cand[...]
 	cand := make([]int64, N)
 	refTx, refReach := int64(-1), 0
+	lastTx := now // x's fit at the last position
 	for i := 0; i <= N; i++ {
 		for ; held < i; held++ {
 			order[held].Start = order[held].X.old
 			s.hold(order[held], order[held].Start)
 		}
-		tx := s.fit(now, x)
+		// x's fit only gets later as i grows (the profile before x is held
+		// gains order[i-1]'s hold): its search starts at the last one
+		s.Stats.Placements++
+		tx := s.memoFitAfter(lastTx, x)
+		lastTx = tx
 		if tx+e > x.X.d {
 			break // x misses its deadline here and at every later position
 		}

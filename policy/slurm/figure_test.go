@@ -13,7 +13,7 @@ import (
 )
 
 // figureDir is the recording the figures show.
-const figureDir = "testdata/record"
+const figureDir = "testdata/record2"
 
 // TestRecordingFigures writes docs/img/slurm-starts.png (our start of
 // every job against Slurm's, fair-share on and off) and

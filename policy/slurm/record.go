@@ -152,7 +152,7 @@ func LoadRecording(dir, name string) (*Recording, error) {
 		first = min(first, s)
 	}
 	r.SchedStart = first - r.Conf.BatchSchedDelay
-	if r.Phases, err = readPhases(filepath.Join(dir, "events-"+name+".log.gz"), dir, name); err != nil {
+	if r.Phases, err = readPhases(filepath.Join(dir, "events-"+name+".log.gz"), dir, name, byID); err != nil {
 		return nil, err
 	}
 	err = eachLine(filepath.Join(dir, "sprio-"+name+".txt"), "|", 10, func(f []string) error {
@@ -384,10 +384,11 @@ func (r *Recording) ComparePriorities(dir string) (*PriorityComparison, error) {
 // main-scheduler passes ("Running job scheduler"; a pass that is not
 // within 0.05 s + 0.03 s per second since of the loop's drifting phase is
 // another trigger and skipped), the backfill cycles' from their starts,
-// the submissions' as the median fraction of the submission RPCs, and a
-// job's overhead as the median of end − start − its sleep (workload.csv)
-// over the jobs, with the log's millisecond times.
-func readPhases(path, dir, name string) (*Phases, error) {
+// each job's submission fraction from its submission RPC, and each job's
+// overhead as end − start − its sleep (workload.csv) — the job's runtime
+// to the millisecond — with the medians as defaults for jobs the log
+// lacks (byID maps Slurm's job ids to the recording's).
+func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 	fh, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -417,7 +418,7 @@ func readPhases(path, dir, name string) (*Phases, error) {
 	}); err != nil {
 		return nil, err
 	}
-	ph := &Phases{}
+	ph := &Phases{Submits: map[int]float64{}, Overheads: map[int]float64{}}
 	var subs, over []float64
 	start := map[int64]float64{}
 	jobID := func(line, key string) (int64, bool) {
@@ -463,6 +464,11 @@ func readPhases(path, dir, name string) (*Phases, error) {
 			ph.Backfill.Mark(sec, frac)
 		case strings.Contains(t, "_slurm_rpc_submit_batch_job"):
 			subs = append(subs, frac)
+			if id, ok := jobID(t, "JobId="); ok {
+				if i, ok := byID[id]; ok {
+					ph.Submits[i] = frac
+				}
+			}
 		case strings.Contains(t, "sched: Allocate JobId="):
 			if id, ok := jobID(t, "JobId="); ok {
 				start[id] = at
@@ -476,6 +482,9 @@ func readPhases(path, dir, name string) (*Phases, error) {
 				if s0, ok := start[id]; ok {
 					if sl, ok := sleep[names[id]]; ok {
 						over = append(over, at-s0-sl)
+						if i, ok := byID[id]; ok {
+							ph.Overheads[i] = at - s0 - sl
+						}
 					}
 				}
 			}

@@ -252,7 +252,7 @@ func (s *Sched) Name() string {
 // Insert implements policy.Scheduler.
 func (s *Sched) Insert(now int64, j *job.Request) {
 	seen := now
-	if s.ph != nil && s.ph.Submit >= s.ph.Loop.At(now) {
+	if s.ph != nil && s.ph.submit(j.ID) >= s.ph.Loop.At(now) {
 		seen++ // the loop woke before the submission in its second
 	}
 	s.req = min(s.req, seen)
@@ -326,7 +326,7 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 			// the end's fraction: the start's plus the launch and
 			// completion overhead; the loop sees it in this second if it
 			// wakes after it
-			fe := s.frac[j.ID] + s.ph.Overhead
+			fe := s.frac[j.ID] + s.ph.overhead(j.ID)
 			fe -= math.Floor(fe)
 			delete(s.frac, j.ID)
 			seen = now
@@ -534,7 +534,7 @@ func (s *Sched) mainPass(now int64, launch func(*job.Request)) {
 			break
 		}
 		part := s.mf.Partition(j).Name
-		if s.blocked[part] || !s.runnable(j) {
+		if s.blocked[part] || !s.runnable(j) || s.hidden(j, now, false) {
 			continue
 		}
 		if j.Procs <= free {
@@ -576,7 +576,7 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 		if tested >= s.c.BfMaxJobTest {
 			break
 		}
-		if !s.runnable(j) {
+		if !s.runnable(j) || s.hidden(j, now, true) {
 			continue
 		}
 		if s.c.BfMaxJobUser > 0 {
@@ -614,7 +614,7 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 		if tested >= s.c.BfMaxJobTest {
 			break
 		}
-		if !s.runnable(j) {
+		if !s.runnable(j) || s.hidden(j, now, true) {
 			continue
 		}
 		if s.c.BfMaxJobUser > 0 {
@@ -694,6 +694,20 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 	}
 	s.deferred = s.deferred[:0]
 	s.drop(s.started)
+}
+
+// hidden reports whether j, submitted in this second, came after this
+// second's pass of the loop or (backfill) the backfill agent (with
+// Phases; never without).
+func (s *Sched) hidden(j *job.Request, now int64, backfill bool) bool {
+	if s.ph == nil || j.Submit != now {
+		return false
+	}
+	p := &s.ph.Loop
+	if backfill {
+		p = &s.ph.Backfill
+	}
+	return s.ph.submit(j.ID) >= p.At(now)
 }
 
 // snapshot saves the profile (the running jobs) before the cycle's first
@@ -872,10 +886,28 @@ type Phases struct {
 	Loop, Backfill Phase
 	// Overhead is the fraction of a second a job's end comes after its
 	// start plus its runtime's whole seconds (launch and completion; the
-	// sleep jobs run exact seconds).
-	Overhead float64
-	// Submit is the fraction of its second at which a job is submitted.
-	Submit float64
+	// sleep jobs run exact seconds); Overheads, by job ID, replace it for
+	// the jobs they list (a recording's jobs, measured).
+	Overhead  float64
+	Overheads map[int]float64
+	// Submit is the fraction of its second at which a job is submitted;
+	// Submits, by job ID, replace it for the jobs they list.
+	Submit  float64
+	Submits map[int]float64
+}
+
+func (p *Phases) submit(id int) float64 {
+	if f, ok := p.Submits[id]; ok {
+		return f
+	}
+	return p.Submit
+}
+
+func (p *Phases) overhead(id int) float64 {
+	if f, ok := p.Overheads[id]; ok {
+		return f
+	}
+	return p.Overhead
 }
 
 // Phase is a phase of a timer that drifts: marks of (second, fraction)

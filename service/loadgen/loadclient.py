@@ -160,10 +160,13 @@ def measure(args, policy):
         rng = random.Random(args.seed)
         rlock = threading.Lock()
 
+        # deadlines only for the policies with admission control
+        share = args.deadline_share if policy.split(":")[0] in ("qops", "msb", "mrt") else 0
+
         def job(deadlines=True):
             with rlock:
                 return rand_job(rng, args.procs, args.queue, blocker_end,
-                                args.deadline_share if deadlines else 0)
+                                share if deadlines else 0)
 
         ids = []
         idlock = threading.Lock()
@@ -237,7 +240,8 @@ def main():
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--duration", type=float, default=10)
     ap.add_argument("--front", type=int, default=200)
-    ap.add_argument("--deadline-share", type=float, default=0)
+    ap.add_argument("--deadline-share", type=float, default=0,
+                    help="share of the measured jobs with a deadline (qops, msb, mrt only)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     print("# loadclient.py: %d clients, %g s, queue %d, procs %d, deadline share %g" %

@@ -18,10 +18,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/backfill-hpc/backfill/service"
@@ -46,7 +48,8 @@ type Config struct {
 	Seed uint64
 	// Drain is how the queue is held at Q: newest, oldest or none.
 	Drain string
-	// DeadlineShare is the share of measured jobs with a deadline.
+	// DeadlineShare is the share of measured jobs with a deadline (only
+	// for policies with admission control: the others refuse deadlines).
 	DeadlineShare float64
 }
 
@@ -91,6 +94,7 @@ type run struct {
 	userToken  string
 	procs      int
 	blockerEnd int64
+	deadlines  bool // the policy has admission control (deadlines accepted)
 	rmu        sync.Mutex
 	rng        *rand.Rand
 	fmu        sync.Mutex
@@ -125,6 +129,10 @@ func Run(log io.Writer, cfg *Config, pol string, queue int) (Result, error) {
 	}
 	r.procs = h.Procs
 	res.Policy = h.Policy
+	switch strings.SplitN(h.Policy, ":", 2)[0] {
+	case "qops", "msb", "mrt":
+		r.deadlines = true
+	}
 	name := "load" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	u, err := admin.CreateUser(ctx, service.UserRequest{Name: name})
 	if err != nil {
@@ -206,7 +214,7 @@ func (r *run) job() service.SubmitRequest {
 	}
 	e := int64(60 + r.rng.IntN(36000))
 	req := service.SubmitRequest{Procs: &n, Estimate: &e}
-	if r.cfg.DeadlineShare > 0 && r.rng.Float64() < r.cfg.DeadlineShare {
+	if r.deadlines && r.cfg.DeadlineShare > 0 && r.rng.Float64() < r.cfg.DeadlineShare {
 		// after the long job, within about twice the queue's work
 		d := r.blockerEnd + e + int64(r.rng.Float64()*float64(4*e+int64(r.queue)*2000))
 		req.Deadline = &d
@@ -407,4 +415,53 @@ func parallel(k, n int, f func(w, i int) error) error {
 	}
 	wg.Wait()
 	return first
+}
+
+// Sweep measures every policy at every queue length, policies outer, in
+// order. With cfg.Server set, the admin token is read from tokenFile
+// (required) before each measurement. An error names the configuration.
+func Sweep(log io.Writer, cfg *Config, tokenFile string, policies []string, queues []int) ([]Result, error) {
+	var results []Result
+	for _, pol := range policies {
+		for _, q := range queues {
+			if q < 0 {
+				return nil, fmt.Errorf("--queue %d: must be ≥ 0", q)
+			}
+			r, err := sweepOne(log, cfg, tokenFile, pol, q)
+			if err != nil {
+				return nil, fmt.Errorf("%s, queue %d: %w", pol, q, err)
+			}
+			results = append(results, r)
+		}
+	}
+	return results, nil
+}
+
+// sweepOne reads the admin token of a running service (if any) and
+// measures one policy at one queue length.
+func sweepOne(log io.Writer, cfg *Config, tokenFile, pol string, queue int) (Result, error) {
+	if cfg.Server != "" {
+		if tokenFile == "" {
+			return Result{}, errors.New("--server needs --token-file (an admin token)")
+		}
+		b, err := os.ReadFile(tokenFile)
+		if err != nil {
+			return Result{}, err
+		}
+		cfg.AdminToken = strings.TrimSpace(string(b))
+	}
+	return Run(log, cfg, pol, queue)
+}
+
+// WriteTable writes results as the aligned table of backfill loadgen,
+// under a comment line naming the configuration and GOMAXPROCS.
+func WriteTable(w io.Writer, cfg *Config, results []Result) error {
+	fmt.Fprintf(w, "# backfill loadgen: %d clients, %s per configuration, drain=%s, sync=%s, GOMAXPROCS=%d\n", cfg.Clients, cfg.Duration, cfg.Drain, cfg.Sync, runtime.GOMAXPROCS(0))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "policy\tqueue\tfinal queue\tsubmissions\tsubmits/s\tp50 ms\tp99 ms\tmax ms\tdecision p50 ms\tdecision p99 ms\tcancel p50 ms\tcancel p99 ms\trejected\terrors\t")
+	for _, r := range results {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%.3f\t%.3f\t%.2f\t%.2f\t%d\t%d\t\n", r.Policy, r.Queue, r.FinalQueue, r.Submissions, r.PerSecond,
+			r.SubmitP50, r.SubmitP99, r.SubmitMax, r.DecisionP50, r.DecisionP99, r.CancelP50, r.CancelP99, r.Rejected, r.Errors)
+	}
+	return tw.Flush()
 }
