@@ -56,3 +56,34 @@ func TestChildProgress(t *testing.T) {
 		t.Fatalf("wrote %q", buf.String())
 	}
 }
+
+// TestLoadsAndBaseline: --loads parsed; × EASY worked by hand (EASY 2 s,
+// conservative 5 s: 2.5; a run stopped at 30 s: at least 15).
+func TestLoadsAndBaseline(t *testing.T) {
+	l, err := ParseLoads([]string{"orig", "0.95"}, 0)
+	if err != nil || len(l) != 2 || l[0] != 0 || l[1] != 0.95 || Offered(l[0]) != "" || Offered(l[1]) != "0.95" {
+		t.Errorf("loads %v %v", l, err)
+	}
+	if l, err := ParseLoads(nil, 0.9); err != nil || len(l) != 1 || l[0] != 0.9 {
+		t.Errorf("default %v %v", l, err)
+	}
+	for _, bad := range []string{"0", "-1", "x", "Inf"} {
+		if _, err := ParseLoads([]string{bad}, 0); err == nil {
+			t.Errorf("--loads %s accepted", bad)
+		}
+	}
+	var b Baseline
+	c := Line{SimSec: 5}
+	b.Relate(&c, "conservative") // before EASY: nothing to relate to
+	if c.XEasy != 0 {
+		t.Errorf("× EASY %v before EASY ran", c.XEasy)
+	}
+	e := Line{SimSec: 2}
+	b.Relate(&e, "easy")
+	b.Relate(&c, "conservative")
+	s := Line{LimitSec: 30}
+	b.Relate(&s, "slack")
+	if e.XEasy != 1 || c.XEasy != 2.5 || s.XEasy != 15 {
+		t.Errorf("× EASY: easy %v conservative %v slack %v", e.XEasy, c.XEasy, s.XEasy)
+	}
+}

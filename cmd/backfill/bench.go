@@ -149,7 +149,7 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 		fmt.Fprintf(out, "# version: %s\n", toolVersion())
 		fmt.Fprintln(out, tb.Header())
 	}
-	loads, err := benchLoads(f)
+	loads, err := bench.ParseLoads(f.loads, f.loadTarget)
 	if err != nil {
 		return err
 	}
@@ -157,29 +157,15 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 	var all []bench.Line
 	for _, load := range loads {
 		f.loadTarget = load
-		offered := ""
-		if load > 0 {
-			offered = strconv.FormatFloat(load, 'g', -1, 64)
-		}
 		for _, file := range files {
-			easy := 0.0 // EASY's sim s on this trace and load
+			var easy bench.Baseline // EASY's sim s on this trace and load
 			for _, p := range append([]string{"none"}, f.policies...) {
 				l, failed, err := benchRun(exe, f, file, p, status)
 				if err != nil {
 					return err
 				}
-				l.Offered = offered
-				if p == "easy" && l.SimSec > 0 {
-					easy = l.SimSec
-				}
-				if easy > 0 && p != "none" {
-					switch {
-					case l.LimitSec > 0:
-						l.XEasy = l.LimitSec / easy
-					case l.SimSec > 0:
-						l.XEasy = l.SimSec / easy
-					}
-				}
+				l.Offered = bench.Offered(load)
+				easy.Relate(&l, p)
 				all = append(all, l)
 				switch {
 				case f.format != "table":
@@ -222,25 +208,4 @@ func benchRun(exe string, f *benchFlags, file, p string, status *bench.Status) (
 		l.Error, failed = "whole process: "+err.Error(), true
 	}
 	return l, failed, nil
-}
-
-// benchLoads is the offered loads --loads asks for (0: the trace's own),
-// or --load's alone.
-func benchLoads(f *benchFlags) ([]float64, error) {
-	if len(f.loads) == 0 {
-		return []float64{f.loadTarget}, nil
-	}
-	var out []float64
-	for _, s := range f.loads {
-		if s == "orig" {
-			out = append(out, 0)
-			continue
-		}
-		x, err := strconv.ParseFloat(s, 64)
-		if err != nil || !(x > 0) {
-			return nil, fmt.Errorf("--loads %q: want orig or an offered load greater than 0, e.g. 0.95", s)
-		}
-		out = append(out, x)
-	}
-	return out, nil
 }
