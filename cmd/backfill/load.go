@@ -98,13 +98,7 @@ func (f *traceFlags) memOptions(o *workload.Options) error {
 // default, so only an explicit value is checked).
 func (f *traceFlags) validate() error {
 	changed := func(name string) bool { return f.flags != nil && f.flags.Changed(name) }
-	if changed("procs") && f.procs <= 0 {
-		return fmt.Errorf("--procs %d: the machine size must be at least 1 processor (leave --procs out to take it from the trace's header)", f.procs)
-	}
-	if changed("load") && !(f.loadTarget > 0) {
-		return fmt.Errorf("--load %g: the offered load must be greater than 0, e.g. 0.9 (leave --load out to keep the trace's arrival times)", f.loadTarget)
-	}
-	return nil
+	return checkProcsLoad(changed, f.procs, f.loadTarget, "to take it from the trace's header", "to keep the trace's arrival times")
 }
 
 // emptyWhy says why a trace has no jobs: no records at all, or every

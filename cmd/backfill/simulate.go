@@ -222,10 +222,8 @@ func (f *simulateFlags) resolveOverrun() error {
 // checkSimulateFlags refuses formats, policy lists, workers, cores per
 // node, tau, window and overrun values that the run could not honour.
 func checkSimulateFlags(cmd *cobra.Command, f *simulateFlags) error {
-	switch f.format {
-	case "table", "json", "csv":
-	default:
-		return fmt.Errorf("--format: expected table, json or csv, found %q", f.format)
+	if err := checkFormat(f.format); err != nil {
+		return err
 	}
 	if len(f.policies) == 0 {
 		return fmt.Errorf("--policy: no policy given")
@@ -259,14 +257,14 @@ func checkSimulateFlags(cmd *cobra.Command, f *simulateFlags) error {
 // resolveMachine reads --machine or --cores-per-node and the allocation
 // rule, checking them against --procs.
 func resolveMachine(cmd *cobra.Command, f *simulateFlags) error {
+	rule, ok := machine.Rules[f.alloc]
 	if f.machine != "" {
 		m, err := machine.Load(f.machine)
 		if err != nil {
 			return err
 		}
-		rule, ok := machine.Rules[f.alloc]
 		if !ok {
-			return fmt.Errorf("--alloc: expected firstfit, bestfit or contiguous, found %q", f.alloc)
+			return errAlloc(f.alloc)
 		}
 		if cmd.Flags().Changed("procs") && f.procs != m.Procs() {
 			return fmt.Errorf("--procs %d disagrees with the machine file %s (%d cores)", f.procs, f.machine, m.Procs())
@@ -276,15 +274,19 @@ func resolveMachine(cmd *cobra.Command, f *simulateFlags) error {
 			return fmt.Errorf("--cores-per-node and --machine: give one")
 		}
 	} else if f.cpn > 0 {
-		rule, ok := machine.Rules[f.alloc]
 		if !ok {
-			return fmt.Errorf("--alloc: expected firstfit, bestfit or contiguous, found %q", f.alloc)
+			return errAlloc(f.alloc)
 		}
 		f.rule = rule
 	} else if cmd.Flags().Changed("alloc") {
 		return fmt.Errorf("--alloc needs --machine or --cores-per-node")
 	}
 	return nil
+}
+
+// errAlloc refuses an unknown --alloc rule.
+func errAlloc(alloc string) error {
+	return fmt.Errorf("--alloc: expected firstfit, bestfit or contiguous, found %q", alloc)
 }
 
 // prepareTrace applies the machine of --cores-per-node, the rules' notes,
