@@ -139,10 +139,10 @@ func TestServiceAgreesAcrossRestarts(t *testing.T) {
 		dr := rand.New(rand.NewPCG(uint64(k), 2))
 		for i := range withDeadlines {
 			w := &withDeadlines[i]
-			switch dr.IntN(16) {
+			switch dr.IntN(8) {
 			case 0:
 				w.Procs, w.Estimate = s.Procs, 20000+dr.Int64N(60000)
-			case 1, 2, 3:
+			case 1, 2:
 			default:
 				w.Deadline = w.Submit + w.Estimate + int64(dr.IntN(600))
 			}
