@@ -236,8 +236,10 @@ func (r *run) loop() (*Result, error) {
 		if err := r.endJobs(); err != nil {
 			return nil, err
 		}
-		if err := r.launchWaiting(); err != nil {
-			return nil, err
+		if len(r.launch) > 0 { // only with a constrained Fitter
+			if err := r.launchWaiting(); err != nil {
+				return nil, err
+			}
 		}
 		if err := r.submit(); err != nil {
 			return nil, err
@@ -338,7 +340,10 @@ func (r *run) submit() error {
 	for r.next < len(r.jobs) && r.jobs[r.next].Submit == now {
 		j := &r.jobs[r.next]
 		o := &r.res.Outcomes[r.next]
-		*o = job.Outcome{Job: *j, Start: -1, End: -1, Bound: -1}
+		// Outcomes are zero (made by Run): set the fields in place rather
+		// than copy a whole Outcome built aside
+		o.Job = *j
+		o.Start, o.End, o.Bound = -1, -1, -1
 		a, err := r.eng.Submit(now, &j.Request)
 		if err != nil {
 			return fmt.Errorf("sim: %w", err)

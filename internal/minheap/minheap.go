@@ -65,14 +65,6 @@ func less[K cmp.Ordered, V any](a, b *Item[K, V]) bool {
 	return a.Key < b.Key || (a.Key == b.Key && a.ID < b.ID)
 }
 
-// put stores it at position i.
-func (h *Heap[K, V]) put(i int, it *Item[K, V]) {
-	h.items[i] = *it
-	if h.pos != nil {
-		h.pos[it.ID] = int32(i + 1)
-	}
-}
-
 // Push adds it.
 func (h *Heap[K, V]) Push(it Item[K, V]) {
 	if h.pos != nil {
@@ -80,15 +72,25 @@ func (h *Heap[K, V]) Push(it Item[K, V]) {
 			h.pos = append(h.pos, 0)
 		}
 	}
-	var zero Item[K, V]
-	h.items = append(h.items, zero)
+	h.items = append(h.items, it)
 	h.up(len(h.items)-1, &it)
 }
 
 // Pop removes and returns the item with the smallest (Key, ID); h must not
 // be empty.
 func (h *Heap[K, V]) Pop() Item[K, V] {
-	return h.Remove(0)
+	s := h.items
+	it := s[0]
+	last := len(s) - 1
+	if h.pos != nil {
+		h.pos[it.ID] = 0
+	}
+	x := s[last]
+	h.items = s[:last]
+	if last > 0 {
+		h.down(0, &x)
+	}
+	return it
 }
 
 // Remove removes and returns the item at position i.
@@ -150,18 +152,34 @@ func (h *Heap[K, V]) Reset() {
 	h.items = h.items[:0]
 }
 
-// up moves x, which belongs at position i, up to its place.
+// up moves x, which belongs at position i, up to its place. (Each of up
+// and down has a loop for a plain heap and one for an indexed heap: the
+// hot paths of the simulator pay for no index.)
 func (h *Heap[K, V]) up(i int, x *Item[K, V]) {
 	s := h.items
+	if pos := h.pos; pos != nil {
+		for i > 0 {
+			p := (i - 1) / 2
+			if !less(x, &s[p]) {
+				break
+			}
+			s[i] = s[p]
+			pos[s[i].ID] = int32(i + 1)
+			i = p
+		}
+		s[i] = *x
+		pos[x.ID] = int32(i + 1)
+		return
+	}
 	for i > 0 {
 		p := (i - 1) / 2
 		if !less(x, &s[p]) {
 			break
 		}
-		h.put(i, &s[p])
+		s[i] = s[p]
 		i = p
 	}
-	h.put(i, x)
+	s[i] = *x
 }
 
 // down moves x, which belongs at position i, down to its place; it reports
@@ -170,6 +188,27 @@ func (h *Heap[K, V]) down(i int, x *Item[K, V]) bool {
 	s := h.items
 	n := len(s)
 	i0 := i
+	if pos := h.pos; pos != nil {
+		for {
+			l := 2*i + 1
+			if l >= n {
+				break
+			}
+			m := l
+			if r := l + 1; r < n && less(&s[r], &s[l]) {
+				m = r
+			}
+			if !less(&s[m], x) {
+				break
+			}
+			s[i] = s[m]
+			pos[s[i].ID] = int32(i + 1)
+			i = m
+		}
+		s[i] = *x
+		pos[x.ID] = int32(i + 1)
+		return i > i0
+	}
 	for {
 		l := 2*i + 1
 		if l >= n {
@@ -182,9 +221,9 @@ func (h *Heap[K, V]) down(i int, x *Item[K, V]) bool {
 		if !less(&s[m], x) {
 			break
 		}
-		h.put(i, &s[m])
+		s[i] = s[m]
 		i = m
 	}
-	h.put(i, x)
+	s[i] = *x
 	return i > i0
 }
