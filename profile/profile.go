@@ -763,8 +763,20 @@ func (p *Profile) Move(from, to, dur int64, n int) {
 	if dur <= 0 || n == 0 || from == to {
 		return
 	}
-	p.applyTrusted(from, from+dur, -n)
-	p.applyTrusted(to, to+dur, n)
+	switch {
+	case to < from && from < to+dur:
+		// the holds overlap: +n before the old one, −n after the new one;
+		// shorter ranges, more often within one block (after the first
+		// change [to, from) already has its final value)
+		p.applyTrusted(to, from, n)
+		p.applyTrusted(to+dur, from+dur, -n)
+	case from < to && to < from+dur:
+		p.applyTrusted(from, to, -n)
+		p.applyTrusted(from+dur, to+dur, n)
+	default:
+		p.applyTrusted(from, from+dur, -n)
+		p.applyTrusted(to, to+dur, n)
+	}
 }
 
 // applyTrusted is apply without the range check when the change spans

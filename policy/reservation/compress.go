@@ -158,7 +158,11 @@ func (b *Book[A, X]) remember(q query[A]) {
 // It takes a run of identical jobs — consecutive in the waiting list, with
 // the same reservation, processors and duration (job arrays: near
 // saturation a queue holds ~5 waiting jobs per such run) — in one step,
-// with the result of re-placing them one by one (moveRun).
+// with the result of re-placing them one by one (moveRun). A search starts
+// no earlier than the bounds of the jobs it dominates (foundBound for the
+// ones that moved, failBound for the ones that could not, both kept for
+// the whole pass), and the moved jobs are merged back into order
+// (mergeMoved). docs/PERFORMANCE.md has the measurements.
 func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int64, memo bool) {
 	prof := s.p
 	pm := prof.PrefixMax(now)
