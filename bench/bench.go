@@ -12,6 +12,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -49,24 +50,42 @@ type Line struct {
 	WholeSec    float64 `json:"whole_s,omitempty"`
 	WholeCPUSec float64 `json:"whole_cpu_s,omitempty"`
 	WholeRSSKB  int64   `json:"whole_max_rss_kb,omitempty"`
-	Error       string  `json:"error,omitempty"`
+	// Offered is the offered load the trace was scaled to (--load), empty
+	// at the trace's original load.
+	Offered string `json:"offered,omitempty"`
+	// LimitSec, when not 0, says the run was stopped at this limit of wall
+	// seconds (loading included) with Done of Jobs ended: its simulation
+	// takes longer than LimitSec, and SimSec is 0.
+	LimitSec float64 `json:"limit_s,omitempty"`
+	Done     int     `json:"done,omitempty"`
+	// XEasy is SimSec over EASY's on the same trace and load in the same
+	// run (the parent fills it in when it measured EASY first), or, for a
+	// run stopped at its limit, LimitSec over EASY's: a lower bound.
+	XEasy float64 `json:"x_easy,omitempty"`
+	Error string  `json:"error,omitempty"`
 }
 
 // CSVHeader is the header of Line.CSV's rows.
 var CSVHeader = []string{"trace", "policy", "jobs", "procs", "load_s", "sim_s", "sim_alloc_bytes", "max_rss_kb",
-	"whole_s", "whole_cpu_s", "whole_max_rss_kb", "error"}
+	"whole_s", "whole_cpu_s", "whole_max_rss_kb", "error", "offered", "limit_s", "done", "x_easy"}
 
 // CSV is l as a row under CSVHeader.
 func (l Line) CSV() []string {
 	return []string{l.Trace, l.Policy, strconv.Itoa(l.Jobs), strconv.Itoa(l.Procs), strconv.FormatFloat(l.LoadSec, 'f', 3, 64),
 		strconv.FormatFloat(l.SimSec, 'f', 3, 64), strconv.FormatUint(l.Alloc, 10), strconv.FormatInt(l.MaxRSSKB, 10),
-		strconv.FormatFloat(l.WholeSec, 'f', 3, 64), strconv.FormatFloat(l.WholeCPUSec, 'f', 3, 64), strconv.FormatInt(l.WholeRSSKB, 10), l.Error}
+		strconv.FormatFloat(l.WholeSec, 'f', 3, 64), strconv.FormatFloat(l.WholeCPUSec, 'f', 3, 64), strconv.FormatInt(l.WholeRSSKB, 10), l.Error,
+		l.Offered, strconv.FormatFloat(l.LimitSec, 'f', 0, 64), strconv.Itoa(l.Done), strconv.FormatFloat(l.XEasy, 'f', 2, 64)}
 }
 
 // TableHeader is the header of Line.TableRow's rows (tab-separated): the
 // child's figures (load and simulation alone), then the whole simulate
 // process's wall and CPU seconds and peak memory.
-const TableHeader = "trace\tjobs\tP\tpolicy\tload s\tsim s\tjobs/s\talloc B/job\tpeak RSS MB\twhole s\twhole CPU s\twhole RSS MB\t"
+// The offered column is the load the trace was scaled to (orig: as
+// recorded); × EASY is the simulation time over EASY's on the same trace
+// and load in the same run. A run stopped at the time limit shows "> N"
+// as its sim s (and a lower bound as × EASY) and the share of jobs ended
+// by then in place of jobs/s.
+const TableHeader = "trace\tjobs\tP\toffered\tpolicy\tload s\tsim s\t× EASY\tjobs/s\talloc B/job\tpeak RSS MB\twhole s\twhole CPU s\twhole RSS MB\t"
 
 // TableRow is l as a tab-separated row under TableHeader: jobs per second
 // of simulation and allocated bytes per job when it simulated; simulated
@@ -78,17 +97,42 @@ func (l Line) TableRow(simulated bool) string {
 		rate = fmt.Sprintf("%.0f", float64(l.Jobs)/l.SimSec)
 		perJob = fmt.Sprintf("%.0f", float64(l.Alloc)/float64(max(1, l.Jobs)))
 	}
-	sim := ""
+	sim, x := "", ""
 	if simulated {
 		sim = fmt.Sprintf("%.3f", l.SimSec)
+	}
+	if l.XEasy > 0 {
+		x = fmt.Sprintf("%.2f", l.XEasy)
+	}
+	if l.LimitSec > 0 {
+		sim = fmt.Sprintf("> %.0f", l.LimitSec)
+		rate = fmt.Sprintf("(%d%%)", 100*l.Done/max(1, l.Jobs))
+		if l.XEasy > 0 {
+			x = fmt.Sprintf("> %.0f", l.XEasy)
+		}
 	}
 	whole, wholeCPU, wholeRSS := "", "", ""
 	if l.WholeSec > 0 {
 		whole, wholeCPU = fmt.Sprintf("%.3f", l.WholeSec), fmt.Sprintf("%.3f", l.WholeCPUSec)
 		wholeRSS = fmt.Sprintf("%.1f", float64(l.WholeRSSKB)/1024)
 	}
-	return fmt.Sprintf("%s\t%d\t%d\t%s\t%.3f\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t", l.Trace, l.Jobs, l.Procs, l.Policy,
-		l.LoadSec, sim, rate, perJob, float64(l.MaxRSSKB)/1024, whole, wholeCPU, wholeRSS)
+	offered := l.Offered
+	if offered == "" {
+		offered = "orig"
+	}
+	rss := ""
+	if l.MaxRSSKB > 0 {
+		rss = fmt.Sprintf("%.1f", float64(l.MaxRSSKB)/1024)
+	}
+	jobs, procs, load := strconv.Itoa(l.Jobs), strconv.Itoa(l.Procs), fmt.Sprintf("%.3f", l.LoadSec)
+	if l.LimitSec > 0 { // the child said nothing but its progress
+		procs, load = "", ""
+		if l.Jobs == 0 {
+			jobs, rate = "", ""
+		}
+	}
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", l.Trace, jobs, procs, offered, l.Policy,
+		load, sim, x, rate, perJob, rss, whole, wholeCPU, wholeRSS)
 }
 
 // Measure simulates tr once under policy spec (none: no simulation) and
@@ -168,7 +212,21 @@ func ChildProgress(w io.Writer, total int) func(done int) {
 // with that standard error as Error, and failed true; err is for an answer
 // that is not a Line.
 func RunChild(exe string, args []string, trace, pol string, progress func(done, total int)) (l Line, failed bool, err error) {
-	c := exec.Command(exe, args...)
+	return RunChildLimit(exe, args, trace, pol, 0, progress)
+}
+
+// RunChildLimit is RunChild with a limit on the child's wall time (none
+// when 0): a child still running at the limit is killed, and its Line
+// says so (LimitSec, and Done and Jobs from its last progress line).
+func RunChildLimit(exe string, args []string, trace, pol string, limit time.Duration, progress func(done, total int)) (l Line, failed bool, err error) {
+	ctx := context.Background()
+	if limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+	}
+	c := exec.CommandContext(ctx, exe, args...)
+	var lastDone, lastTotal int
 	var out, errb bytes.Buffer
 	c.Stdout = &out
 	pr, pw := io.Pipe()
@@ -183,6 +241,7 @@ func RunChild(exe string, args []string, trace, pol string, progress func(done, 
 			var done, total int
 			if strings.HasPrefix(line, ProgressPrefix) {
 				if _, err := fmt.Sscanf(line[len(ProgressPrefix):], "%d %d", &done, &total); err == nil {
+					lastDone, lastTotal = done, total
 					if progress != nil {
 						progress(done, total)
 					}
@@ -197,6 +256,9 @@ func RunChild(exe string, args []string, trace, pol string, progress func(done, 
 	runErr := c.Run()
 	pw.Close()
 	<-copied
+	if runErr != nil && limit > 0 && ctx.Err() == context.DeadlineExceeded {
+		return Line{Trace: filepath.Base(trace), Policy: pol, Jobs: lastTotal, Done: lastDone, LimitSec: limit.Seconds()}, false, nil
+	}
 	if err := runErr; err != nil {
 		return Line{Trace: filepath.Base(trace), Policy: pol, Error: strings.TrimSpace(errb.String())}, true, nil
 	}

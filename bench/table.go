@@ -3,7 +3,9 @@ package bench
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -29,9 +31,9 @@ func NewTable(files, policies []string) *Table {
 	for _, file := range files {
 		widths[0] = max(widths[0], utf8.RuneCountInString(filepath.Base(file)))
 	}
-	widths[3] = max(widths[3], utf8.RuneCountInString(LoadOnly))
+	widths[4] = max(widths[4], utf8.RuneCountInString(LoadOnly))
 	for _, p := range policies {
-		widths[3] = max(widths[3], utf8.RuneCountInString(p))
+		widths[4] = max(widths[4], utf8.RuneCountInString(p))
 	}
 	return &Table{widths: widths}
 }
@@ -50,7 +52,7 @@ func (t *Table) Row(l Line, simulated bool) string {
 // ErrorRow is the line of a failed run of policy: its trace, the policy
 // and the error, which may run past the columns.
 func (t *Table) ErrorRow(l Line, policy string) string {
-	return align([]string{l.Trace, "", "", policy, "error: " + l.Error}, t.widths)
+	return align([]string{l.Trace, "", "", l.Offered, policy, "error: " + l.Error}, t.widths)
 }
 
 // align right-aligns cells to widths, two spaces apart; a cell wider than
@@ -113,5 +115,57 @@ func (s *Status) Clear() {
 	if s.tty && s.shown {
 		fmt.Fprint(s.w, "\r\033[K")
 		s.shown = false
+	}
+}
+
+// ParseLoads is the offered loads of --loads: each "orig" (0: the trace's
+// arrival times) or a number greater than 0; none given: def alone (the
+// value of --load, 0 when not set).
+func ParseLoads(loads []string, def float64) ([]float64, error) {
+	if len(loads) == 0 {
+		return []float64{def}, nil
+	}
+	var out []float64
+	for _, s := range loads {
+		if s == "orig" {
+			out = append(out, 0)
+			continue
+		}
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 1) {
+			return nil, fmt.Errorf("--loads %q: want orig or an offered load greater than 0, e.g. 0.95", s)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// Offered is Line.Offered for an offered load (0: the original, "").
+func Offered(load float64) string {
+	if load > 0 {
+		return strconv.FormatFloat(load, 'g', -1, 64)
+	}
+	return ""
+}
+
+// Baseline is EASY's simulation time on one trace and load, once
+// measured.
+type Baseline struct{ easy float64 }
+
+// Relate records l's time if pol is easy, and sets l.XEasy once EASY's
+// time is known: SimSec over EASY's, or LimitSec over it (a lower bound)
+// for a run stopped at its limit; nothing for the loading-only run.
+func (b *Baseline) Relate(l *Line, pol string) {
+	if pol == "easy" && l.SimSec > 0 {
+		b.easy = l.SimSec
+	}
+	if b.easy == 0 || pol == "none" {
+		return
+	}
+	switch {
+	case l.LimitSec > 0:
+		l.XEasy = l.LimitSec / b.easy
+	case l.SimSec > 0:
+		l.XEasy = l.SimSec / b.easy
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/backfill-hpc/backfill/engine"
@@ -79,7 +80,7 @@ func plan(e *engine.Engine, now int64) string {
 // cancellations; the reservation lists are compared in full after every
 // pass.
 func TestSnapshotRestoreSameDecisions(t *testing.T) {
-	specs := []string{"conservative", "easy", "easy:depth=3", "easy:order=sjbf", "easy:order=sjf", "fcfs", "slack", "slack:sf=0.5:h=ast", "lookahead", "lookahead:reserve=false:order=sjf:depth=all:cs=3", "conservative:order=sjf", "slack:order=sjf", "multiqueue", "multiqueue:order=sjf:bounds=50/150"}
+	specs := []string{"conservative", "easy", "easy:depth=3", "easy:order=sjbf", "easy:order=sjf", "fcfs", "slack", "slack:sf=0.5:h=ast", "lookahead", "lookahead:reserve=false:order=sjf:depth=all:cs=3", "conservative:order=sjf", "slack:order=sjf", "multiqueue", "multiqueue:order=sjf:bounds=50/150", "qops", "qops:h=llf:new=sorted:k=1", "msb", "msb:h=edf", "mrt", "mrt:h=llf:nd=reject"}
 	for _, spec := range specs {
 		for seed := uint64(1); seed <= 8; seed++ {
 			t.Run(fmt.Sprintf("%s/%d", spec, seed), func(t *testing.T) { snapshotRun(t, spec, seed) })
@@ -118,6 +119,25 @@ func snapshotRun(t *testing.T, spec string, seed uint64) {
 		}
 		reqs[i] = &job.Request{ID: i, SWFID: int64(i + 1), Submit: jobs[i].submit, Procs: size, Estimate: 1 + rng2.Int64N(300), User: int32(rng2.IntN(5))}
 		jobs[i].runtime = min(jobs[i].runtime, reqs[i].Estimate)
+	}
+	if k := strings.SplitN(spec, ":", 2)[0]; k == "qops" || k == "msb" || k == "mrt" {
+		// deadline policies: most jobs with a deadline, tight enough that
+		// some are rejected (their own generator: the workload of the
+		// other policies is unchanged)
+		rng3 := rand.New(rand.NewPCG(seed, 11))
+		for _, r := range reqs {
+			switch rng3.IntN(24) {
+			case 0:
+				// a long whole-machine job without a deadline (it ends
+				// early): the backlog passes a day, so later jobs without a
+				// deadline are admitted with extended deadlines, which the
+				// snapshot must keep
+				r.Procs, r.Estimate = procs, 20000+rng3.Int64N(60000)
+			case 1, 2, 3, 4, 5:
+			default:
+				r.Deadline = r.Submit + r.Estimate + rng3.Int64N(900)
+			}
+		}
 	}
 	p := &pair{t: t, spec: spec, a: newEngine(t, spec, procs), reqs: reqs}
 	p.b = newEngine(t, spec, procs)
@@ -170,6 +190,9 @@ func snapshotRun(t *testing.T, spec string, seed uint64) {
 				t.Fatalf("%s at %d: job %d admitted %+v, restored %+v", spec, now, next, aa, ab)
 			}
 			state[next] = 1
+			if !aa.Admitted {
+				state[next] = 3 // rejected by admission control
+			}
 			next++
 			maybeRestart() // submissions of the instant inserted
 		}
@@ -246,7 +269,7 @@ func TestSnapshotRefused(t *testing.T) {
 			t.Errorf("%s: Snapshot succeeded", spec)
 		}
 	}
-	for _, spec := range []string{"conservative", "easy", "easy:order=sjf", "easy:depth=all", "fcfs", "slack"} {
+	for _, spec := range []string{"conservative", "easy", "easy:order=sjf", "easy:depth=all", "fcfs", "slack", "qops", "msb", "mrt"} {
 		e := newEngine(t, spec, 8)
 		if _, err := e.Snapshot(); err != nil {
 			t.Errorf("%s: %v", spec, err)

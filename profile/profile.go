@@ -751,6 +751,53 @@ func (p *Profile) Remove(start, end int64, n int) error {
 	return nil
 }
 
+// Move moves a hold of n processors for dur seconds from [from, from+dur)
+// to [to, to+dur) for a caller that knows the new place has room (a
+// compression moving a reservation to the earliest fit it just found, its
+// own hold counting as free). It is Remove then Add without their range
+// checks, which cost a tree query when a hold spans blocks; it panics if
+// the move leaves some instant with fewer than 0 or more than Procs()
+// free where it can see it cheaply, and otherwise leaves a profile that
+// breaks that invariant (the caller's bug).
+func (p *Profile) Move(from, to, dur int64, n int) {
+	if dur <= 0 || n == 0 || from == to {
+		return
+	}
+	switch {
+	case to < from && from < to+dur:
+		// the holds overlap: +n before the old one, −n after the new one;
+		// shorter ranges, more often within one block (after the first
+		// change [to, from) already has its final value)
+		p.applyTrusted(to, from, n)
+		p.applyTrusted(to+dur, from+dur, -n)
+	case from < to && to < from+dur:
+		p.applyTrusted(from, to, -n)
+		p.applyTrusted(from+dur, to+dur, n)
+	default:
+		p.applyTrusted(from, from+dur, -n)
+		p.applyTrusted(to, to+dur, n)
+	}
+}
+
+// applyTrusted is apply without the range check when the change spans
+// blocks.
+func (p *Profile) applyTrusted(start, end int64, d int) {
+	if p.root != 0 {
+		x, acc := p.locate(start)
+		b := &p.bl[x]
+		if b.n+2 <= p.lim && (b.next == 0 || end < p.bl[b.next].key[0]) {
+			if !p.applyIn(x, acc, start, end, d) {
+				panic(fmt.Sprintf("profile: Move of %d processors over [%d, %d) leaves the machine's range", d, start, end))
+			}
+			return
+		}
+		p.changeAt(x, start, d) // p.path leads to x
+	} else {
+		p.change(start, d)
+	}
+	p.change(end, -d)
+}
+
 // apply adds d to used(t) on [start, end) if it stays within [0, procs]
 // everywhere, and reports whether it did. When both ends fall in one block
 // with room for two more breakpoints (always, for a one-block profile), it
@@ -1223,6 +1270,18 @@ func (p *Profile) PrefixMax(from int64) PrefixMax {
 	}
 	pm.x, pm.i, pm.la = x, i, la
 	return pm
+}
+
+// PrefixMaxAt is PrefixMax(from) already advanced to x (Before(x) called):
+// one range query instead of the walk, for a caller that restarts the walk
+// after changing the profile (the compression, after a move). O(log B).
+func (p *Profile) PrefixMaxAt(from, x int64) PrefixMax {
+	if x <= from || p.root == 0 {
+		return p.PrefixMax(from)
+	}
+	at, _, mn := p.usedRange(from, x)
+	y, la := p.find(x)
+	return PrefixMax{p: p, from: from, lo: min(at, mn), x: y, i: lowerBound(&p.bl[y], x), la: la}
 }
 
 // Before is the largest free count over [from, x); x must not decrease

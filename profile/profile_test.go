@@ -2,6 +2,7 @@ package profile
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/backfill-hpc/backfill/internal/longtest"
@@ -201,13 +202,17 @@ func checkAgainstModel(t *testing.T, ci int, seed uint64, steps, maxProcs, horiz
 			if got != want {
 				t.Fatalf("config %d seed %d: EarliestFitMoving(%d,%d,%d,%d)=%d want %d", ci, seed, after, dur, h.n, h.s, got, want)
 			}
-			if got < h.s {
+			if got < h.s && r.IntN(2) == 0 {
+				p.Move(h.s, got, dur, h.n) // the compression's unchecked move
+			} else if got < h.s {
 				if err := p.Remove(h.s, h.e, h.n); err != nil {
 					t.Fatalf("config %d seed %d: %v", ci, seed, err)
 				}
 				if err := p.Add(got, got+dur, h.n); err != nil {
 					t.Fatalf("config %d seed %d: %v", ci, seed, err)
 				}
+			}
+			if got < h.s {
 				for x := h.s; x < h.e; x++ {
 					m.free[x] += h.n
 				}
@@ -292,6 +297,9 @@ func TestPrefixMax(t *testing.T) {
 	for seed := uint64(1); seed <= 100; seed++ {
 		r := rand.New(rand.NewPCG(seed, 11))
 		p := New(8)
+		if seed%2 == 0 { // small blocks: walks and restarts across blocks
+			p.lim, p.fan = 4, 3
+		}
 		for k := 0; k < 20; k++ {
 			s := int64(r.IntN(200))
 			d := int64(1 + r.IntN(40))
@@ -305,6 +313,9 @@ func TestPrefixMax(t *testing.T) {
 		x := from
 		for k := 0; k < 30; k++ {
 			x += int64(r.IntN(20))
+			if r.IntN(4) == 0 { // restart the walk, already at x
+				pm = p.PrefixMaxAt(from, x)
+			}
 			if got, want := pm.Before(x), p.MaxFree(from, x); got != want {
 				t.Fatalf("seed %d: PrefixMax(%d).Before(%d)=%d, MaxFree=%d; steps %v", seed, from, x, got, want, p.Steps())
 			}
@@ -363,6 +374,59 @@ func TestAppendStepsIsSteps(t *testing.T) {
 	for i := range want {
 		if got[i+1] != want[i] {
 			t.Fatalf("step %d: %v, want %v", i, got[i+1], want[i])
+		}
+	}
+}
+
+// TestMoveIsRemoveAdd moves random holds earlier and later, overlapping
+// their old place or not, on one- and many-block profiles, and compares
+// the steps with Remove then Add on a copy.
+func TestMoveIsRemoveAdd(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 23))
+		p := New(16)
+		if seed%2 == 0 {
+			p.lim, p.fan = 4, 3
+		}
+		type hold struct {
+			s, d int64
+			n    int
+		}
+		var held []hold
+		for k := 0; k < 60; k++ {
+			s, d, n := int64(r.IntN(300)), int64(1+r.IntN(50)), 1+r.IntN(16)
+			if p.MinFree(s, s+d) >= n {
+				mustAdd(t, p, s, s+d, n)
+				held = append(held, hold{s, d, n})
+			}
+		}
+		for k := 0; k < 100 && len(held) > 0; k++ {
+			i := r.IntN(len(held))
+			h := held[i]
+			to := max(0, h.s+int64(r.IntN(2*int(h.d)+20))-h.d-10)
+			ref := New(16)
+			ref.CopyFrom(p)
+			if err := ref.Remove(h.s, h.s+h.d, h.n); err != nil {
+				t.Fatal(err)
+			}
+			if ref.MinFree(to, to+h.d) < h.n {
+				continue // no room there
+			}
+			if err := ref.Add(to, to+h.d, h.n); err != nil {
+				t.Fatal(err)
+			}
+			p.Move(h.s, to, h.d, h.n)
+			if got, want := p.Steps(), ref.Steps(); !slices.Equal(got, want) {
+				t.Fatalf("seed %d: Move(%d, %d, %d, %d): %v, want %v", seed, h.s, to, h.d, h.n, got, want)
+			}
+			for q := 0; q < 5; q++ { // the summaries too
+				a := int64(r.IntN(350))
+				b := a + int64(r.IntN(80))
+				if p.MinFree(a, b) != ref.MinFree(a, b) || p.MaxFree(a, b) != ref.MaxFree(a, b) {
+					t.Fatalf("seed %d: after Move, MinFree/MaxFree(%d, %d) %d/%d, want %d/%d", seed, a, b, p.MinFree(a, b), p.MaxFree(a, b), ref.MinFree(a, b), ref.MaxFree(a, b))
+				}
+			}
+			held[i].s = to
 		}
 	}
 }

@@ -319,3 +319,65 @@ func TestReconfigureCrash(t *testing.T) {
 		svc.Close()
 	}
 }
+
+// TestReconfigureToDeadlinePolicy: QoPS takes over running jobs too
+// (policy.Adopter). From reconfigScenario at 1 (A runs on 6 of 10 until
+// 100), by hand: B, C, D have no deadline, so each gets the artificial
+// one 0 + max(24 h, 5 · estimate) = 86,400 and the guarantee 86,400 −
+// estimate (all three re-planned). Inserted again in id order: B (8)
+// fits at 100; C (4), at point 0, goes first, at 1 beside A, and B after
+// it at 201; D (10), at point 0 of (C, B), goes first, at 100 after A,
+// then B and C in EDF order (equal deadlines: by id), B at 110 and C at
+// 160. The jobs run to their estimates.
+// A restart after the switch (from a snapshot, or replaying the log)
+// changes no decision.
+func TestReconfigureToDeadlinePolicy(t *testing.T) {
+	steps := func(env *testEnv, restart bool) string {
+		reconfigScenario(t, env)
+		env.clockTo(1)
+		rep, code, e := reconfigure(t, env, `{"policy": "qops"}`)
+		want := []Replanned{{2, 100, 86350}, {3, 150, 86200}, {4, 350, 86390}}
+		if code != 200 || rep.Running != 1 || len(rep.Cancelled) != 0 || !slicesEqual(rep.Replanned, want) {
+			t.Fatalf("to qops: %d %+v %+v", code, rep, e)
+		}
+		if restart {
+			env.restart()
+			if _, ok, _ := env.svc.st.LatestSnapshot(); ok != (env.cfg.SnapshotEvery > 0) {
+				t.Fatalf("snapshot every %d: restarted from a snapshot: %v", env.cfg.SnapshotEvery, ok)
+			}
+		}
+		plan := ""
+		env.svc.mu.Lock()
+		env.svc.eng.Reservations(func(j *Job, start int64) { plan += fmt.Sprintf(" %d@%d", j.ID(), start) })
+		env.svc.mu.Unlock()
+		if plan != " 4@100 2@110 3@160" {
+			t.Fatalf("qops plan%s, want 4@100 2@110 3@160", plan)
+		}
+		runToEnd(t, env)
+		l := must[JobList](t)(env.admin.Jobs(context.Background(), "", ""))
+		starts := map[int64]int64{}
+		for _, j := range l.Jobs {
+			if j.State != Completed && j.State != Timeout {
+				t.Fatalf("job %d ends %s", j.ID, j.State)
+			}
+			starts[j.ID] = *j.Start
+		}
+		if starts[4] != 100 || starts[2] != 110 || starts[3] != 160 {
+			t.Fatalf("starts %v, want D at 100, B at 110, C at 160", starts)
+		}
+		b, _ := json.Marshal(l.Jobs)
+		return string(b)
+	}
+	mk := func(every int) *testEnv {
+		env := newEnv(t, "conservative", 10)
+		env.cfg.SnapshotEvery = every
+		env.restart()
+		return env
+	}
+	a := steps(mk(-1), false)
+	for _, every := range []int{-1, 3} {
+		if b := steps(mk(every), true); a != b {
+			t.Fatalf("restarts (snapshot every %d) changed the decisions:\n%s\n%s", every, a, b)
+		}
+	}
+}

@@ -21,6 +21,8 @@ type benchFlags struct {
 	only     string
 	format   string
 	whole    bool
+	limit    time.Duration
+	loads    []string
 }
 
 func newBench() *cobra.Command {
@@ -41,7 +43,9 @@ ended) is shown on standard error: on one line rewritten in place when
 standard error is a terminal, else a line every 30 s. The machine is shared:
 compare figures from one run as ratios.`,
 		Example: `  backfill bench --traces ../shared/traces --policy easy,conservative
-  backfill bench --traces ../shared/traces --only KTH`,
+  backfill bench --traces ../shared/traces --only KTH
+  # every policy at the original load and at offered load 0.95, 5 minutes a run at most
+  backfill bench --policy easy,fcfs,conservative,slack --loads orig,0.95 --limit 5m --whole=false`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.child {
@@ -57,6 +61,8 @@ compare figures from one run as ratios.`,
 	fl.StringVar(&f.only, "only", "", "only traces whose file name contains this")
 	fl.StringVarP(&f.format, "format", "f", "table", "output: table (printed as each run finishes), json or csv (printed at the end)")
 	fl.BoolVar(&f.whole, "whole", true, "also time a whole 'backfill simulate' process per trace and policy (whole s, whole CPU s, whole RSS MB)")
+	fl.DurationVar(&f.limit, "limit", 0, "stop a measuring child still running after this long (e.g. 5m; 0: no limit) and report its sim s as \"> limit\"")
+	fl.StringSliceVar(&f.loads, "loads", nil, "offered loads to measure, each orig (the trace's arrival times) or a number for --load, e.g. orig,0.95 (default: --load's value, else orig)")
 	fl.BoolVar(&f.child, "child", false, "internal: run one measurement and print it as JSON")
 	_ = fl.MarkHidden("child")
 	return cmd
@@ -101,6 +107,9 @@ func benchTraceArgs(f *benchFlags, file string) []string {
 	if f.procs > 0 {
 		args = append(args, "--procs", fmt.Sprint(f.procs))
 	}
+	if f.loadTarget > 0 {
+		args = append(args, "--load", strconv.FormatFloat(f.loadTarget, 'g', -1, 64))
+	}
 	if f.clamp {
 		args = append(args, "--clamp")
 	}
@@ -140,21 +149,31 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 		fmt.Fprintf(out, "# version: %s\n", toolVersion())
 		fmt.Fprintln(out, tb.Header())
 	}
+	loads, err := bench.ParseLoads(f.loads, f.loadTarget)
+	if err != nil {
+		return err
+	}
 	status := bench.NewStatus(cmd.ErrOrStderr())
 	var all []bench.Line
-	for _, file := range files {
-		for _, p := range append([]string{"none"}, f.policies...) {
-			l, failed, err := benchRun(exe, f, file, p, status)
-			if err != nil {
-				return err
-			}
-			all = append(all, l)
-			switch {
-			case f.format != "table":
-			case failed:
-				fmt.Fprintln(out, tb.ErrorRow(l, p))
-			default:
-				fmt.Fprintln(out, tb.Row(l, p != "none"))
+	for _, load := range loads {
+		f.loadTarget = load
+		for _, file := range files {
+			var easy bench.Baseline // EASY's sim s on this trace and load
+			for _, p := range append([]string{"none"}, f.policies...) {
+				l, failed, err := benchRun(exe, f, file, p, status)
+				if err != nil {
+					return err
+				}
+				l.Offered = bench.Offered(load)
+				easy.Relate(&l, p)
+				all = append(all, l)
+				switch {
+				case f.format != "table":
+				case failed:
+					fmt.Fprintln(out, tb.ErrorRow(l, p))
+				default:
+					fmt.Fprintln(out, tb.Row(l, p != "none"))
+				}
 			}
 		}
 	}
@@ -177,10 +196,10 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 func benchRun(exe string, f *benchFlags, file, p string, status *bench.Status) (l bench.Line, failed bool, err error) {
 	defer status.Clear()
 	name := filepath.Base(file)
-	l, failed, err = bench.RunChild(exe, benchChildArgs(f, file, p), file, p, func(done, total int) {
+	l, failed, err = bench.RunChildLimit(exe, benchChildArgs(f, file, p), file, p, f.limit, func(done, total int) {
 		status.Show("%s %s: %d of %d jobs ended (%d%%)", name, p, done, total, 100*done/max(1, total))
 	})
-	if err != nil || failed || !f.whole || p == "none" {
+	if err != nil || failed || !f.whole || p == "none" || l.LimitSec > 0 {
 		return l, failed, err
 	}
 	status.Show("%s %s: whole simulate process", name, p)

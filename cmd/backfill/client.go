@@ -2,14 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,41 +24,8 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 }
 
 func (f *clientFlags) client() (*service.Client, error) {
-	server := f.server
-	if server == "" {
-		server = os.Getenv("BACKFILL_SERVER")
-	}
-	if server == "" {
-		server = "http://127.0.0.1:8470"
-	}
-	tok := f.token
-	if tok == "" {
-		tok = os.Getenv("BACKFILL_TOKEN")
-	}
-	file := f.tokenFile
-	if file == "" {
-		file = os.Getenv("BACKFILL_TOKEN_FILE")
-	}
-	if tok == "" && file != "" {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, err
-		}
-		tok = strings.TrimSpace(string(b))
-	}
-	if tok == "" {
-		return nil, errors.New("no API token: give --token, --token-file, or set BACKFILL_TOKEN")
-	}
-	c := service.NewClient(server, tok)
-	c.HTTP.Transport = clientfmt.HintTransport{Base: http.DefaultTransport, Server: server}
-	return c, nil
+	return clientfmt.Conn{Server: f.server, Token: f.token, TokenFile: f.tokenFile}.Client()
 }
-
-// printJSON writes v as indented JSON.
-var printJSON = clientfmt.JSON
-
-// parseSeconds reads a duration: seconds, 1h30m, HH:MM:SS or D-HH:MM:SS.
-var parseSeconds = clientfmt.ParseSeconds
 
 type submitFlags struct {
 	clientFlags
@@ -108,65 +67,9 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.estimate == "" {
-		return errors.New("-t/--time is required: the runtime estimate")
-	}
-	est, err := parseSeconds(f.estimate)
-	if err != nil {
-		return err
-	}
-	req := service.SubmitRequest{Procs: &f.procs, Estimate: &est, Name: f.name, IdempotencyKey: f.key, User: f.user}
-	if len(args) > 0 {
-		req.Command = clientfmt.ShellJoin(args)
-		// the local executor runs the command in the submit directory, as
-		// sbatch does (./job.sh is found there)
-		if wd, err := os.Getwd(); err == nil {
-			req.Workdir = filepath.Clean(wd)
-		}
-	}
-	if f.priority >= 0 {
-		req.UserPriority = &f.priority
-	}
-	ctx := context.Background()
-	if f.deadline != "" {
-		dl, err := submitDeadline(ctx, c, f.deadline)
-		if err != nil {
-			return err
-		}
-		req.Deadline = &dl
-	}
-	v, err := c.Submit(ctx, req)
-	if err != nil {
-		return err
-	}
-	w := cmd.OutOrStdout()
-	if f.asJSON {
-		return printJSON(w, v)
-	}
-	clientfmt.WriteSubmitted(w, v)
-	return nil
-}
-
-// submitDeadline reads --deadline: +DURATION from the service's now, or an
-// absolute time in seconds.
-func submitDeadline(ctx context.Context, c *service.Client, s string) (int64, error) {
-	rel, ok := strings.CutPrefix(s, "+")
-	if !ok {
-		dl, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("--deadline %q: expected +DURATION or seconds", s)
-		}
-		return dl, nil
-	}
-	d, err := parseSeconds(rel)
-	if err != nil {
-		return 0, err
-	}
-	h, err := c.Health(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return h.Now + d, nil
+	sub := clientfmt.Submit{Procs: f.procs, Estimate: f.estimate, Deadline: f.deadline, Priority: f.priority,
+		Name: f.name, Key: f.key, User: f.user, Command: args}
+	return sub.Run(context.Background(), c, cmd.OutOrStdout(), f.asJSON)
 }
 
 type queueFlags struct {
@@ -201,19 +104,7 @@ func runQueue(cmd *cobra.Command, f *queueFlags) error {
 	if err != nil {
 		return err
 	}
-	states := f.states
-	if states == "" && !f.all {
-		states = "waiting,running"
-	}
-	l, err := c.Jobs(context.Background(), states, f.user)
-	if err != nil {
-		return err
-	}
-	w := cmd.OutOrStdout()
-	if f.asJSON {
-		return printJSON(w, l)
-	}
-	return clientfmt.WriteQueue(w, l)
+	return clientfmt.Queue(context.Background(), c, cmd.OutOrStdout(), f.states, f.user, f.all, f.asJSON)
 }
 
 func newCancel() *cobra.Command {
@@ -229,25 +120,7 @@ func newCancel() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var errs []error
-			for _, a := range args {
-				id, err := strconv.ParseInt(a, 10, 64)
-				if err != nil {
-					errs = append(errs, fmt.Errorf("job id %q is not an integer", a))
-					continue
-				}
-				v, err := c.Cancel(context.Background(), id)
-				if err != nil {
-					errs = append(errs, fmt.Errorf("job %d: %w", id, err))
-					continue
-				}
-				if f.asJSON {
-					printJSON(cmd.OutOrStdout(), v)
-				} else {
-					fmt.Fprintf(cmd.OutOrStdout(), "job %d: %s\n", v.ID, v.State)
-				}
-			}
-			return errors.Join(errs...)
+			return clientfmt.Cancel(context.Background(), c, cmd.OutOrStdout(), args, f.asJSON)
 		},
 	}
 	f.register(cmd)
@@ -297,61 +170,9 @@ func runUser(cmd *cobra.Command, f *userFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
-	w := cmd.OutOrStdout()
-	req := service.UserRequest{ResetToken: f.resetToken}
-	if f.pp >= 0 {
-		req.PP = &f.pp
-	}
-	if f.quota >= 0 {
-		req.Quota = &f.quota
-	}
+	u := clientfmt.User{PP: f.pp, Quota: f.quota, ResetToken: f.resetToken, Reassign: f.reassign}
 	if cmd.Flags().Changed("admin") {
-		req.Admin = &f.admin
+		u.Admin = &f.admin
 	}
-	if len(args) != 2 && (args[0] == "add" || args[0] == "set" || args[0] == "delete") {
-		return fmt.Errorf("user %s needs a NAME", args[0])
-	}
-	switch args[0] {
-	case "add":
-		req.Name = args[1]
-		u, err := c.CreateUser(ctx, req)
-		if err != nil || f.asJSON {
-			return jsonOr(w, u, err)
-		}
-		fmt.Fprintf(w, "user %s created; token (shown once):\n%s\n", u.Name, u.Token)
-		return nil
-	case "set":
-		u, err := c.UpdateUser(ctx, args[1], req)
-		if err != nil || f.asJSON {
-			return jsonOr(w, u, err)
-		}
-		clientfmt.WriteUserSet(w, u)
-		return nil
-	case "list":
-		us, err := c.Users(ctx)
-		if err != nil || f.asJSON {
-			return jsonOr(w, us, err)
-		}
-		return clientfmt.WriteUsers(w, us)
-	case "delete":
-		if err := c.DeleteUser(ctx, args[1], f.reassign); err != nil {
-			return err
-		}
-		what := "cancelled"
-		if f.reassign {
-			what = "given to admin"
-		}
-		fmt.Fprintf(w, "user %s deleted; their waiting and running jobs %s\n", args[1], what)
-		return nil
-	}
-	return fmt.Errorf("unknown user action %q (add, set, list, delete)", args[0])
-}
-
-// jsonOr returns err, or prints v as JSON when there is none.
-func jsonOr(w io.Writer, v any, err error) error {
-	if err != nil {
-		return err
-	}
-	return printJSON(w, v)
+	return u.Run(context.Background(), c, cmd.OutOrStdout(), args, f.asJSON)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,40 +77,6 @@ func TestServeLimitFlags(t *testing.T) {
 	}
 	if _, err := os.Stat(state); !os.IsNotExist(err) {
 		t.Errorf("a refused start created the state directory (%v)", err)
-	}
-}
-
-// TestAdminTokenFileMode: a group- or world-readable --admin-token-file is
-// a logged warning; a 0600 one is not.
-func TestAdminTokenFileMode(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "tok")
-	if err := os.WriteFile(p, []byte("bf_secret_token_0123456789\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var logs strings.Builder
-	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	if tok, err := readAdminToken(p, logger); err != nil || tok != "bf_secret_token_0123456789" {
-		t.Fatalf("token %q, %v", tok, err)
-	}
-	if logs.Len() != 0 {
-		t.Errorf("0600: warned %q", logs.String())
-	}
-	if err := os.Chmod(p, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := readAdminToken(p, logger); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "mode=0644") {
-		t.Errorf("0644: logs %q", logs.String())
-	}
-	empty := filepath.Join(dir, "empty")
-	if err := os.WriteFile(empty, []byte(" \n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := readAdminToken(empty, logger); err == nil || !strings.Contains(err.Error(), "empty admin token") {
-		t.Errorf("empty: %v", err)
 	}
 }
 

@@ -54,11 +54,8 @@ feitelson96:repeat=0:pow2=3 (see docs/workload.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// 0 is the flags' "not given": an explicit 0 is refused
-			if cmd.Flags().Changed("procs") && f.procs <= 0 {
-				return fmt.Errorf("--procs %d: the machine size must be at least 1 processor (leave --procs out for the model's)", f.procs)
-			}
-			if cmd.Flags().Changed("load") && !(f.load > 0) {
-				return fmt.Errorf("--load %g: the offered load must be greater than 0, e.g. 0.9 (leave --load out for the model's arrival process)", f.load)
+			if err := checkProcsLoad(cmd.Flags().Changed, f.procs, f.load, "for the model's", "for the model's arrival process"); err != nil {
+				return err
 			}
 			var buf bytes.Buffer
 			if err := runGenerate(&buf, args[0], f); err != nil {

@@ -195,8 +195,5 @@ func checkCheckFlags(cmd *cobra.Command, format string, limit, procs int) error 
 	if limit < 1 {
 		return fmt.Errorf("--limit %d: expected at least 1 violation of each kind listed", limit)
 	}
-	if cmd.Flags().Changed("procs") && procs <= 0 {
-		return fmt.Errorf("--procs %d: the machine size must be at least 1 processor (leave --procs out to take it from the schedule's header)", procs)
-	}
-	return nil
+	return checkProcsLoad(cmd.Flags().Changed, procs, 0, "to take it from the schedule's header", "")
 }

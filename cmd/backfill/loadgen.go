@@ -1,18 +1,13 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"os"
-	"runtime"
 	"runtime/pprof"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/backfill-hpc/backfill/service/clientfmt"
 	"github.com/backfill-hpc/backfill/service/loadgen"
 )
 
@@ -94,45 +89,13 @@ func runLoadgen(cmd *cobra.Command, f *loadgenFlags) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	var results []loadgen.Result
-	for _, pol := range f.policies {
-		for _, q := range f.queues {
-			if q < 0 {
-				return fmt.Errorf("--queue %d: must be ≥ 0", q)
-			}
-			r, err := loadOne(cmd.ErrOrStderr(), f, cfg, pol, q)
-			if err != nil {
-				return fmt.Errorf("%s, queue %d: %w", pol, q, err)
-			}
-			results = append(results, r)
-		}
+	results, err := loadgen.Sweep(cmd.ErrOrStderr(), cfg, f.tokenFile, f.policies, f.queues)
+	if err != nil {
+		return err
 	}
 	w := cmd.OutOrStdout()
 	if f.asJSON {
-		return printJSON(w, results)
+		return clientfmt.JSON(w, results)
 	}
-	fmt.Fprintf(w, "# backfill loadgen: %d clients, %s per configuration, drain=%s, sync=%s, GOMAXPROCS=%d\n", f.clients, f.duration, f.drain, f.sync, runtime.GOMAXPROCS(0))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tqueue\tfinal queue\tsubmissions\tsubmits/s\tp50 ms\tp99 ms\tmax ms\tdecision p50 ms\tdecision p99 ms\tcancel p50 ms\tcancel p99 ms\trejected\terrors\t")
-	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%.3f\t%.3f\t%.2f\t%.2f\t%d\t%d\t\n", r.Policy, r.Queue, r.FinalQueue, r.Submissions, r.PerSecond,
-			r.SubmitP50, r.SubmitP99, r.SubmitMax, r.DecisionP50, r.DecisionP99, r.CancelP50, r.CancelP99, r.Rejected, r.Errors)
-	}
-	return tw.Flush()
-}
-
-// loadOne reads the admin token of --server (if any) and measures one
-// policy at one queue length.
-func loadOne(log io.Writer, f *loadgenFlags, cfg *loadgen.Config, pol string, queue int) (loadgen.Result, error) {
-	if f.server != "" {
-		if f.tokenFile == "" {
-			return loadgen.Result{}, errors.New("--server needs --token-file (an admin token)")
-		}
-		b, err := os.ReadFile(f.tokenFile)
-		if err != nil {
-			return loadgen.Result{}, err
-		}
-		cfg.AdminToken = strings.TrimSpace(string(b))
-	}
-	return loadgen.Run(log, cfg, pol, queue)
+	return loadgen.WriteTable(w, cfg, results)
 }

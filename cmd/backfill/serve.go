@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -132,7 +128,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err := checkServeLimits(f); err != nil {
 		return err
 	}
-	if err := checkNofile(f.maxConns, logger); err != nil {
+	if err := service.CheckNofile(f.maxConns, logger); err != nil {
 		return err
 	}
 	cfg, err := serveConfig(f, logger, runAsMap)
@@ -151,67 +147,17 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	lim := service.ServerLimits{MaxConns: f.maxConns, MaxConnsPerClient: f.maxConnsPerClient,
 		HeaderTimeout: f.headerTimeout, IdleTimeout: f.idleTimeout}
 	ln := svc.Listener(raw, lim)
-	url, err := serveURL(f, raw.Addr().(*net.TCPAddr), logger)
+	url, err := service.Announce(f.state, raw.Addr().(*net.TCPAddr), f.tlsCert != "", logger)
 	if err != nil {
 		return err
 	}
 	logger.Info("serving", "url", url, "policy", svc.Policy(), "procs", f.procs, "executor", svc.ExecutorName(), "clock", f.clock, "state", f.state)
 	srv := svc.Server(lim)
 	srv.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelDebug)
-	stop := make(chan struct{})
-	go svc.Run(stop)
-	errc := make(chan error, 1)
-	go func() {
-		if f.tlsCert != "" {
-			errc <- srv.ServeTLS(ln, f.tlsCert, f.tlsKey)
-		} else {
-			errc <- srv.Serve(ln)
-		}
-	}()
-	return serveUntilStopped(logger, svc, srv, stop, errc)
-}
-
-// writeFileAtomic writes file (mode 0600) through a temporary file and a
-// rename: readers never see it half written, and a link at its place is
-// replaced, not followed.
-func writeFileAtomic(file string, data []byte) error {
-	tmp := file + ".tmp"
-	os.Remove(tmp)
-	fd, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := fd.Write(data); err != nil {
-		fd.Close()
-		return err
-	}
-	if err := fd.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, file)
-}
-
-// checkNofile makes sure the open-files limit leaves room for maxConns
-// connections plus the database, the jobs' files and the overflow
-// answers: it raises the soft limit to the hard one if needed (Go does so
-// at start on Linux), and refuses a --max-conns that cannot fit.
-func checkNofile(maxConns int, log *slog.Logger) error {
-	const reserve = 256 // database, job files, overflow answers, logs
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
-		return nil
-	}
-	need := uint64(maxConns + reserve)
-	if rl.Cur < need && rl.Max >= need {
-		rl.Cur = need
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
-			log.Warn("cannot raise the open-files limit", "err", err)
-		}
-	}
-	if rl.Cur < need {
-		return fmt.Errorf("--max-conns %d needs an open-files limit of at least %d (ulimit -n is %d): lower --max-conns or raise the limit", maxConns, need, rl.Cur)
-	}
-	return nil
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	return svc.ServeUntil(srv, ln, f.tlsCert, f.tlsKey, sig, serveStop)
 }
 
 // checkServeLimits refuses connection, body, in-flight and backlog limits
@@ -253,74 +199,13 @@ func serveConfig(f *serveFlags, logger *slog.Logger, runAsMap map[string]string)
 		return cfg, fmt.Errorf("--clock must be wall or manual, got %q", f.clock)
 	}
 	if f.adminTokenFile != "" {
-		tok, err := readAdminToken(f.adminTokenFile, logger)
+		tok, err := service.ReadAdminToken(f.adminTokenFile, logger)
 		if err != nil {
 			return cfg, err
 		}
 		cfg.AdminToken, cfg.AdminTokenFile = tok, f.adminTokenFile
 	}
 	return cfg, nil
-}
-
-// serveURL is the service's URL; it warns about a non-loopback address and
-// writes the URL to the state directory's addr file.
-func serveURL(f *serveFlags, addr *net.TCPAddr, logger *slog.Logger) (string, error) {
-	if !addr.IP.IsLoopback() {
-		logger.Warn("listening on a non-loopback address: anyone who can reach it can try tokens; use --tls-cert, or a firewall", "addr", addr.String())
-	}
-	scheme := "http"
-	if f.tlsCert != "" {
-		scheme = "https"
-	}
-	url := scheme + "://" + addr.String()
-	if err := writeFileAtomic(filepath.Join(f.state, "addr"), []byte(url+"\n")); err != nil {
-		return "", err
-	}
-	return url, nil
-}
-
-// serveUntilStopped waits for a signal, serveStop, a failed state database
-// or a server error, then stops the service's loop and shuts the server
-// down.
-func serveUntilStopped(logger *slog.Logger, svc *service.Service, srv *http.Server, stop chan struct{}, errc chan error) error {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	select {
-	case s := <-sig:
-		logger.Info("shutting down", "signal", s.String())
-	case <-serveStop:
-		logger.Info("shutting down")
-	case <-svc.Failed():
-		logger.Error("the state database failed; stopping (a restart recovers from the log)", "err", svc.Fatal())
-		close(stop)
-		srv.Close()
-		return svc.Fatal()
-	case err := <-errc:
-		close(stop)
-		return err
-	case <-recoveryFailed(svc):
-		logger.Error("the state could not be rebuilt from the log; stopping", "err", svc.WaitReady())
-		close(stop)
-		srv.Close()
-		return svc.WaitReady()
-	}
-	close(stop)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return srv.Shutdown(ctx)
-}
-
-// recoveryFailed is closed when the service's state could not be rebuilt
-// (never, once it is).
-func recoveryFailed(svc *service.Service) <-chan struct{} {
-	c := make(chan struct{})
-	go func() {
-		if svc.WaitReady() != nil {
-			close(c)
-		}
-	}()
-	return c
 }
 
 // registerLimits registers the flags of the service's limits, snapshots
@@ -348,22 +233,4 @@ func serveLogger(w io.Writer, verbose bool) *slog.Logger {
 		level = slog.LevelDebug
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
-}
-
-// readAdminToken reads --admin-token-file. A file that other users can
-// read gives them the admin token: it is logged as a warning (not refused:
-// mounted secrets are often 0644 inside a container where nobody else runs).
-func readAdminToken(path string, logger *slog.Logger) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	tok := strings.TrimSpace(string(b))
-	if tok == "" {
-		return "", fmt.Errorf("%s: empty admin token", path)
-	}
-	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
-		logger.Warn("the admin token file can be read by other users: chmod 600 it", "file", path, "mode", fmt.Sprintf("%04o", st.Mode().Perm()))
-	}
-	return tok, nil
 }

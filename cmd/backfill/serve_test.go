@@ -85,19 +85,6 @@ func TestServeAndClients(t *testing.T) {
 	}
 }
 
-func TestParseSeconds(t *testing.T) {
-	for in, want := range map[string]int64{"90": 90, "1h30m": 5400, "1:30": 90, "01:00:00": 3600, "2-00:00:01": 172801, "45s": 45} {
-		if got, err := parseSeconds(in); err != nil || got != want {
-			t.Errorf("%s: %d %v, want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "x", "1:2:3:4", "a-01:00:00"} {
-		if _, err := parseSeconds(in); err == nil {
-			t.Errorf("%q accepted", in)
-		}
-	}
-}
-
 func TestLoadgenSmall(t *testing.T) {
 	out, err := run(t, "loadgen", "--queue", "20", "--duration", "300ms", "--clients", "2", "--sync", "normal", "--procs", "64")
 	if err != nil {

@@ -13,7 +13,10 @@ import (
 // random submissions, passes, early ends and cancellations of waiting
 // jobs (which the simulator never makes), and compares every reservation
 // after every event; it also checks that no reservation could move
-// earlier (each is an earliest fit given all the others).
+// earlier (each is an earliest fit given all the others). Every other
+// seed draws its jobs from three shapes, submitted in bursts of up to 8
+// identical jobs (job arrays), so that the waiting list holds runs of
+// identical reservations, which the compression moves together.
 func TestCancellationsEqualLiteral(t *testing.T) {
 	n := 300
 	if longtest.Short() {
@@ -22,6 +25,11 @@ func TestCancellationsEqualLiteral(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 17))
 		procs := 1 + r.IntN(32)
+		arrays := seed%2 == 0
+		var shapes [3][2]int
+		for i := range shapes {
+			shapes[i] = [2]int{1 + r.IntN(max(1, procs/3)), 1 + r.IntN(40)}
+		}
 		fast, lit := New(procs), New(procs)
 		lit.book.Literal = true
 		var reqs []*job.Request
@@ -50,13 +58,19 @@ func TestCancellationsEqualLiteral(t *testing.T) {
 		for step := 0; step < 150; step++ {
 			switch k := r.IntN(10); {
 			case k < 4: // submissions
-				j := &job.Request{ID: len(reqs), SWFID: int64(len(reqs)), Submit: now, Procs: 1 + r.IntN(procs), Estimate: int64(1 + r.IntN(100))}
-				reqs = append(reqs, j)
-				jj := *j
-				fast.Insert(now, j)
-				lit.Insert(now, &jj)
-				reqs[len(reqs)-1] = j
-				litReq[j.ID] = &jj
+				burst, p, est := 1, 1+r.IntN(procs), int64(1+r.IntN(100))
+				if arrays {
+					sh := shapes[r.IntN(len(shapes))]
+					burst, p, est = 1+r.IntN(8), sh[0], int64(sh[1])
+				}
+				for range burst {
+					j := &job.Request{ID: len(reqs), SWFID: int64(len(reqs)), Submit: now, Procs: p, Estimate: est}
+					reqs = append(reqs, j)
+					jj := *j
+					fast.Insert(now, j)
+					lit.Insert(now, &jj)
+					litReq[j.ID] = &jj
+				}
 				check("insert")
 			case k < 6 && len(fast.book.Wait()) > 0: // cancel a waiting job
 				e := fast.book.Wait()[r.IntN(len(fast.book.Wait()))]

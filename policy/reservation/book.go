@@ -111,6 +111,11 @@ type Book[A, X any] struct {
 	// name prefixes the panics of broken invariants
 	name   string
 	failed []query[A] // Compress's failed searches since the last move
+	found  []query[A] // compressScalar's successful searches of the pass (after: the start found)
+	// compressScalar's scratch: the jobs moved in a pass and their
+	// indices in wait
+	moved   []*Entry[A, X]
+	movedAt []int
 }
 
 // NewScalar returns an empty book of processor reservations in run's

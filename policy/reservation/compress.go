@@ -1,5 +1,12 @@
 package reservation
 
+import (
+	"math"
+	"slices"
+
+	"github.com/backfill-hpc/backfill/profile"
+)
+
 // Compress re-places the waiting jobs after capacity was freed: in
 // reservation order, each to its earliest fit no later than its
 // reservation. Its result is exactly that of Replan (remove every
@@ -147,58 +154,210 @@ func (b *Book[A, X]) remember(q query[A]) {
 
 // compressScalar is Compress's loop for processors, with the profile's
 // methods called directly: the hot path of conservative backfilling.
+//
+// It takes a run of identical jobs — consecutive in the waiting list, with
+// the same reservation, processors and duration (job arrays: near
+// saturation a queue holds ~5 waiting jobs per such run) — in one step,
+// with the result of re-placing them one by one (moveRun). A search starts
+// no earlier than the bounds of the jobs it dominates (foundBound for the
+// ones that moved, failBound for the ones that could not, both kept for
+// the whole pass), and the moved jobs are merged back into order
+// (mergeMoved). docs/PERFORMANCE.md has the measurements.
 func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int64, memo bool) {
 	prof := s.p
 	pm := prof.PrefixMax(now)
-	moved := false
 	b.failed = b.failed[:0]
-	for _, e := range b.wait {
+	b.found = b.found[:0]
+	b.moved, b.movedAt = b.moved[:0], b.movedAt[:0]
+	w := b.wait
+	for i := 0; i < len(w); {
+		e := w[i]
 		if e.Start <= now {
+			i++
 			continue
 		}
 		if e.Start == Infinity {
 			break // the jobs that never fit sort last
 		}
-		if pm.Before(e.Start) < e.Need {
+		r := i + 1 // w[i:r] is the run of jobs identical to e
+		for r < len(w) && w[r].Start == e.Start && w[r].Need == e.Need && w[r].Dur == e.Dur {
+			r++
+		}
+		// a new start t < min(released, s) has n free at t itself; the
+		// bound never decreases along the list (released only grows)
+		if pm.Before(min(e.Start, released)) < e.Need {
+			i = r
 			continue
 		}
 		d := e.Dur
 		after := max(now, freed-d+1)
 		if after >= e.Start {
+			i = r
 			continue
 		}
 		q := query[int]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
-		if memo && dominatedScalar(b.failed, q) {
-			continue
+		from := after
+		if memo {
+			from = max(from, foundBound(b.found, q), failBound(b.failed, q))
+			if from >= q.limit {
+				i = r // dominated: no search
+				continue
+			}
 		}
-		t := prof.EarliestFitMovingBefore(after, d, e.Need, e.Start, released)
+		t := Infinity
+		if from < q.limit {
+			t = prof.EarliestFitMovingBefore(from, d, e.Need, e.Start, released)
+		}
 		if t >= e.Start {
 			if memo {
 				b.remember(q)
 			}
+			i = r
 			continue
 		}
-		b.failed = b.failed[:0] // the profile changes
-		_ = prof.Remove(e.Start, e.Start+d, e.Need)
-		freed = min(freed, e.Start) // its old slot is released
-		released = max(released, e.Start+d)
-		e.Start = t
-		if err := prof.Add(t, t+d, e.Need); err != nil {
-			b.fail(err) // unreachable: EarliestFitMoving found room
+		if memo {
+			b.found = appendBounded(b.found, query[int]{n: e.Need, d: d, after: t})
 		}
-		moved = true
-		pm = prof.PrefixMax(now)
+		freed = min(freed, e.Start) // their old slots are released
+		released = max(released, e.Start+d)
+		k := moveRun(prof, w[i:r], t)
+		if k < r-i && memo {
+			// the rest of the run fits at no start in [after, s) of the
+			// profile as it is now (moveRun)
+			q.limit = e.Start
+			b.remember(q)
+		}
+		b.moved = append(b.moved, w[i:i+k]...)
+		for x := i; x < i+k; x++ {
+			b.movedAt = append(b.movedAt, x)
+		}
+		pm = prof.PrefixMaxAt(now, e.Start) // the jobs after start no earlier
+		i = r
 	}
-	if moved {
-		b.Sort()
+	if len(b.moved) > 0 {
+		b.mergeMoved()
 	}
 }
 
-func dominatedScalar(failed []query[int], q query[int]) bool {
-	for _, f := range failed {
-		if f.n <= q.n && f.d <= q.d && f.after <= q.after && f.limit >= q.limit {
-			return true
+// foundBound is the latest start found in this pass for a job that q's
+// dominates: a job earlier in the waiting list, with no more processors and
+// no longer duration, whose earliest fit was t. No start before t fits q's
+// job: every start before t met an instant x < s (s the earlier job's
+// reservation, its window being cut there) with fewer than its processors
+// free; the jobs that moved since (the earlier job among them) released
+// only old slots, which start at s or later, and took capacity elsewhere,
+// so x still has fewer free, and x lies in q's window too (q's duration is
+// no shorter and its reservation, later in the list, no earlier). The
+// earliest fit of q's job is therefore at t or later.
+func foundBound(found []query[int], q query[int]) int64 {
+	from := int64(math.MinInt64)
+	for _, f := range found {
+		if f.n <= q.n && f.d <= q.d {
+			from = max(from, f.after)
 		}
 	}
-	return false
+	return from
+}
+
+// appendBounded appends q to list, dropping the oldest beyond maxFailed.
+func appendBounded(list []query[int], q query[int]) []query[int] {
+	if len(list) < maxFailed {
+		return append(list, q)
+	}
+	copy(list, list[1:])
+	list[maxFailed-1] = q
+	return list
+}
+
+// mergeMoved restores the (Start, ID) order after a compression moved the
+// jobs in b.moved (each earlier; b.movedAt their indices in b.wait,
+// increasing): the others are still in order, so they are packed to the
+// front and the moved ones, sorted, are merged in from the back, in place:
+// O(Q + m log m) for m moved, where sorting the whole list cost O(Q log Q).
+func (b *Book[A, X]) mergeMoved() {
+	mv := b.moved
+	slices.SortFunc(mv, Cmp[A, X])
+	w := b.wait
+	n, skip := 0, b.movedAt
+	for at, e := range w {
+		if len(skip) > 0 && skip[0] == at {
+			skip = skip[1:]
+			continue
+		}
+		w[n] = e
+		n++
+	}
+	i, j := n-1, len(mv)-1 // the last kept, the last moved
+	for k := len(w) - 1; j >= 0; k-- {
+		if i >= 0 && Cmp(w[i], mv[j]) > 0 {
+			w[k] = w[i]
+			i--
+		} else {
+			w[k] = mv[j]
+			j--
+		}
+	}
+}
+
+// moveRun re-places the run of identical jobs run (reservation s, amount
+// n, duration d, consecutive in the waiting list), whose first job's
+// earliest fit is t < s, as re-placing them one by one would, and returns
+// how many moved (at least one; those that did not keep s).
+//
+// Why the jobs can be taken together: let P be the profile before the
+// first job of the run moved. For every copy the window of a start before
+// s is cut at s (its own hold counts as free), and moving a copy changes
+// the profile before s only by adding its new hold; so before s the
+// profile only gets fuller as copies move. Every start before t failed for
+// the first copy in P, so it fails for every later copy: the next copy's
+// earliest fit is at t or later. At t it fits while the copies placed at t
+// leave n free over [t, min(t+d, s)): with F the least free count there in
+// P, min(len, F/n) copies go to t. The next one, if any, fits nowhere
+// before t+1 and its earliest fit from t+1 is searched as the first's was;
+// a search that fails ends the run (the later copies see the same
+// profile). The released capacity bounds stay valid: the old slots of the
+// copies start at s, and the copies' windows are cut at s.
+func moveRun[X any](prof *profile.Profile, run []*Entry[int, X], t int64) int {
+	e := run[0]
+	s, n, d := e.Start, e.Need, e.Dur
+	k := 0
+	for k < len(run) {
+		c := len(run) - k
+		if c > 1 && n > 0 {
+			c = min(c, prof.MinFree(t, min(t+d, s))/n)
+		}
+		prof.Move(s, t, d, c*n) // the search found room for each
+		for _, x := range run[k : k+c] {
+			x.Start = t
+		}
+		k += c
+		if k == len(run) {
+			break
+		}
+		t = prof.EarliestFitMovingBefore(t+1, d, n, s, s)
+		if t >= s {
+			break
+		}
+	}
+	return k
+}
+
+// failBound is the latest end of a failed search remembered in this pass
+// for a job that q's dominates (no more processors, no longer duration, a
+// search from no later): q's job fits at no start before it. The argument
+// of dominated covers the starts of [f.after, f.limit), from q.after ≥
+// f.after on; and it survives the moves made since the failure: a job that
+// moved came later in the list, so the old slot it released starts at or
+// after the failed job's reservation, past the instant x that blocked each
+// start, and its new hold only lowers free counts. So the failures are kept
+// across moves here (Compress, for vectors, clears them), and a failure
+// with f.limit ≥ q.limit skips q's search altogether, as dominated does.
+func failBound(failed []query[int], q query[int]) int64 {
+	from := int64(math.MinInt64)
+	for _, f := range failed {
+		if f.n <= q.n && f.d <= q.d && f.after <= q.after {
+			from = max(from, f.limit)
+		}
+	}
+	return from
 }

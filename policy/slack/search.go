@@ -54,26 +54,52 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 	for _, w := range W {
 		s.unhold(w, w.Start)
 	}
-	// suffix lower bounds of the delayed jobs' costs
-	lb := make([]float64, len(W)+1)
+	// suffix lower bounds of the delayed jobs' costs: no job can start
+	// before its earliest fit among the running jobs alone (the profile
+	// now, every reservation unheld), and the cost grows with the move
+	if cap(s.lb) < len(W)+1 {
+		s.lb = make([]float64, len(W)+1)
+	}
+	lb := s.lb[:len(W)+1]
+	lb[len(W)] = 0
 	for i := len(W) - 1; i >= 0; i-- {
-		c := s.cost(W[i], now-W[i].Start, x.X.p)
-		lb[i] = lb[i+1] + math.Min(c, 0)
+		w := W[i]
+		ef := prof.EarliestFitMoving(now, w.J.Estimate, w.J.Procs, w.Start)
+		w.X.lbt = math.Min(s.cost(w, ef-w.Start, x.X.p), 0)
+		lb[i] = lb[i+1] + w.X.lbt
 	}
 	if cap(s.best) < len(W) {
 		s.best = make([]int64, len(W))
 	}
 	s.best = s.best[:len(W)]
+	// the dummy in AST order delays nobody: every waiting job stays held
+	// at its slot, and a slot's compression moves only the jobs that can
+	// move (compressAST)
+	allHeld := !s.noLazy && s.prm.Order == nil && s.prm.Heuristic == AST && x.J.Procs == 0 && x.J.Estimate == 0
+	if allHeld {
+		for _, w := range W {
+			s.hold(w, w.Start)
+		}
+	}
 
 	n, e := x.J.Procs, x.J.Estimate
 	bestPrice, bestMoved, bestTs := math.Inf(1), math.MaxInt, int64(-1)
-	k := 0 // W[:k] are held (scheduled before ts)
+	k := 0      // W[:k] are held (scheduled before ts)
+	lastK := -1 // k of the last slot priced, for the dummy
 	slot := func(ts int64) bool {
 		for k < len(W) && W[k].Start < ts {
-			s.hold(W[k], W[k].Start)
+			if !allHeld {
+				s.hold(W[k], W[k].Start)
+			}
 			k++
 		}
 		D := W[k:]
+		if n == 0 && k == lastK && !s.noPrune {
+			// the dummy (nothing placed, nothing delayed): the same k is
+			// the same schedule at the same price and moves, which never
+			// beats the earlier slot that priced it
+			return true
+		}
 		own := 0.0
 		if n > 0 {
 			own = s.ownTerm(ts, now, n)
@@ -85,17 +111,25 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 			return true
 		}
 		s.Stats.Slots++
+		lastK = k
 		if n > 0 {
 			if err := prof.Add(ts, ts+e, n); err != nil {
 				panic("slack: " + err.Error()) // unreachable: it fits
 			}
+		}
+		anyFeasible := false
+		if !s.noLazy && s.prm.Order == nil && (s.prm.Heuristic == AST || s.prm.Heuristic == All && len(D) > MaxExhaustive) {
+			anyFeasible = s.compressAST(now, ts, e, D, k, allHeld, own, x.X.p, &bestPrice, &bestMoved, &bestTs)
+			if n > 0 {
+				_ = prof.Remove(ts, ts+e, n)
+			}
+			return !(anyFeasible && len(D) == 0)
 		}
 		for _, d := range D {
 			d.X.shifted = d.Start + e
 			d.X.cand = d.X.shifted
 			s.hold(d, d.X.shifted)
 		}
-		anyFeasible := false
 		try := func(order []*sjob) {
 			if s.onSlot != nil {
 				s.onSlot(ts, order)
@@ -104,6 +138,8 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 				d.X.cand = d.X.shifted
 			}
 			price, moved, feasible := own, 0, true
+			rest := lb[k] // lower bound of the jobs not yet compressed
+			margin := tolerance(lb[k])
 			for _, d := range order {
 				s.Stats.Placements++
 				t := prof.EarliestFitMoving(now, d.J.Estimate, d.J.Procs, d.X.shifted)
@@ -120,6 +156,12 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 						break
 					}
 					price += c
+				}
+				rest -= d.X.lbt
+				if !s.noPrune && bestTs >= 0 && surelyWorse(price+rest, margin, bestPrice) {
+					// this schedule can no longer beat the best one
+					feasible = false
+					break
 				}
 			}
 			if feasible && better(price, moved, bestPrice, bestMoved) {
@@ -165,10 +207,101 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 		}
 	}
 	// restore the reservations not yet held
-	for ; k < len(W); k++ {
+	for ; k < len(W) && !allHeld; k++ {
 		s.hold(W[k], W[k].Start)
 	}
 	return bestTs, bestPrice, bestTs >= 0
+}
+
+// surelyWorse reports whether every price at least lo (known up to slack,
+// the rounding of the sum of lower bounds) loses to best under better,
+// whatever its moves: lo beyond best by more than the tolerance of both
+// and a margin. better's tolerance grows with the price, but slower than
+// the price, so a price above lo also loses.
+func surelyWorse(lo, slack, best float64) bool {
+	return lo-slack > best+2*tolerance(math.Max(math.Abs(lo), math.Abs(best)))
+}
+
+// compressAST prices slot ts for the AST order (the delayed jobs D, in
+// order of their slots, delayed by e) and records it in the best schedule if it is
+// better; it reports whether the schedule is feasible. The profile holds
+// the running jobs, the jobs before ts and the new job at ts; D is not
+// held. It is the general search's compression without the delayed
+// holds: a job's earliest fit no later than its delayed slot reads the
+// profile only before that slot (EarliestFitMoving), and every job after
+// it in AST order is delayed to that slot or later, so its hold there
+// cannot change the answer. Each job is held where it lands (its delayed
+// slot or earlier), for the jobs after it, and only the jobs compressed
+// before the price is known to lose are touched: the schedule is the
+// general search's, at a cost that grows with the jobs compressed rather
+// than with the queue.
+//
+// With held (the dummy of remove: e = 0 and nothing placed), D is held at
+// its slots, which are its delayed slots: a job that cannot move is not
+// touched, a job that moves is held at its new slot, and the moved jobs
+// go back after the pricing.
+func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own, p float64, bestPrice *float64, bestMoved *int, bestTs *int64) bool {
+	prof := s.run.Prof
+	if s.onSlot != nil {
+		s.onSlot(ts, D)
+	}
+	lb := s.lb
+	price, moved, feasible := own, 0, true
+	rest := lb[k]
+	margin := tolerance(lb[k])
+	done := 0
+	for _, d := range D {
+		s.Stats.Placements++
+		d.X.shifted = d.Start + e
+		d.X.cand = min(prof.EarliestFitMoving(now, d.J.Estimate, d.J.Procs, d.X.shifted), d.X.shifted)
+		switch {
+		case !held:
+			s.hold(d, d.X.cand)
+		case d.X.cand != d.X.shifted:
+			s.unhold(d, d.X.shifted)
+			s.hold(d, d.X.cand)
+		}
+		done++
+		if dt := d.X.cand - d.Start; dt != 0 {
+			moved++
+			c := s.cost(d, dt, p)
+			if math.IsInf(c, 1) {
+				feasible = false
+				break
+			}
+			price += c
+		}
+		rest -= d.X.lbt
+		if !s.noPrune && *bestTs >= 0 && surelyWorse(price+rest, margin, *bestPrice) {
+			feasible = false
+			break
+		}
+	}
+	if feasible && better(price, moved, *bestPrice, *bestMoved) {
+		*bestPrice, *bestMoved, *bestTs = price, moved, ts
+		W := s.book.Wait()
+		for i := 0; i < k; i++ {
+			s.best[i] = W[i].Start
+		}
+		for i, d := range D {
+			s.best[k+i] = d.X.cand
+		}
+	}
+	// every moved job released before any goes back: a later job may
+	// have moved into an earlier one's slot
+	for _, d := range D[:done] {
+		if !held || d.X.cand != d.X.shifted {
+			s.unhold(d, d.X.cand)
+		}
+	}
+	if held {
+		for _, d := range D[:done] {
+			if d.X.cand != d.X.shifted {
+				s.hold(d, d.X.shifted)
+			}
+		}
+	}
+	return feasible
 }
 
 // tolerance is the margin within which two prices count as equal.

@@ -172,6 +172,7 @@ type sstate struct {
 	shifted int64 // slot after the delay of this candidate
 	cand    int64 // slot after compression in this candidate
 	key     float64
+	lbt     float64 // lower bound of this job's cost in the search
 }
 
 // newJob is the entry of j, not yet placed.
@@ -214,7 +215,8 @@ type Policy struct {
 	// scratch
 	order []*sjob
 	slots []int64
-	best  []int64 // chosen slots of the delayed jobs, by position in wait
+	lb    []float64 // suffix lower bounds of the search
+	best  []int64   // chosen slots of the delayed jobs, by position in wait
 	// Stats of the search, for benchmarks and tests.
 	Stats Stats
 	// onSlot, when set (tests), sees each priced slot and its permutation.
@@ -222,6 +224,9 @@ type Policy struct {
 	// noPrune disables the lower-bound pruning of the search (tests check
 	// that pruning never changes the schedule).
 	noPrune bool
+	// noLazy disables the AST compression without the delayed holds
+	// (compressAST; tests check that it never changes the schedule).
+	noLazy bool
 }
 
 // Stats count the work of the search.

@@ -67,7 +67,9 @@ func TestSF0VersusConservative(t *testing.T) {
 }
 
 // TestPruningKeepsSchedule: the lower-bound pruning of the search changes
-// no decision, for every heuristic.
+// no decision, for every heuristic; on every other seed the unpruned run
+// also uses the general compression (delayed jobs held), so that AST's
+// compression without the delayed holds is checked against it.
 func TestPruningKeepsSchedule(t *testing.T) {
 	seeds, exhaustive := uint64(120), uint64(25)
 	if longtest.Short() {
@@ -87,6 +89,7 @@ func TestPruningKeepsSchedule(t *testing.T) {
 			a := New(spec.Procs, prm)
 			b := New(spec.Procs, prm)
 			b.noPrune = true
+			b.noLazy = seed%2 == 0 // the general compression on every other seed
 			ra, err := sim.Run(jobs, a, sim.Options{Procs: spec.Procs})
 			if err != nil {
 				t.Fatal(err)

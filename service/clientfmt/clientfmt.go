@@ -1,8 +1,11 @@
 // Package clientfmt is the terminal side of the service's client commands:
-// durations as users type them, and the service's answers as text.
+// durations as users type them, requests built from them, and the service's
+// answers as text.
 //
 // The cmd/backfill commands submit, queue, cancel and user parse their
-// flags and call a service.Client; what they read and print lives here.
+// flags into a Conn and a Submit, Queue, Cancel or User call; where they
+// connect (flags, then environment), what they send and what they print
+// live here.
 package clientfmt
 
 import (

@@ -18,10 +18,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/backfill-hpc/backfill/service"
@@ -413,4 +415,53 @@ func parallel(k, n int, f func(w, i int) error) error {
 	}
 	wg.Wait()
 	return first
+}
+
+// Sweep measures every policy at every queue length, policies outer, in
+// order. With cfg.Server set, the admin token is read from tokenFile
+// (required) before each measurement. An error names the configuration.
+func Sweep(log io.Writer, cfg *Config, tokenFile string, policies []string, queues []int) ([]Result, error) {
+	var results []Result
+	for _, pol := range policies {
+		for _, q := range queues {
+			if q < 0 {
+				return nil, fmt.Errorf("--queue %d: must be ≥ 0", q)
+			}
+			r, err := sweepOne(log, cfg, tokenFile, pol, q)
+			if err != nil {
+				return nil, fmt.Errorf("%s, queue %d: %w", pol, q, err)
+			}
+			results = append(results, r)
+		}
+	}
+	return results, nil
+}
+
+// sweepOne reads the admin token of a running service (if any) and
+// measures one policy at one queue length.
+func sweepOne(log io.Writer, cfg *Config, tokenFile, pol string, queue int) (Result, error) {
+	if cfg.Server != "" {
+		if tokenFile == "" {
+			return Result{}, errors.New("--server needs --token-file (an admin token)")
+		}
+		b, err := os.ReadFile(tokenFile)
+		if err != nil {
+			return Result{}, err
+		}
+		cfg.AdminToken = strings.TrimSpace(string(b))
+	}
+	return Run(log, cfg, pol, queue)
+}
+
+// WriteTable writes results as the aligned table of backfill loadgen,
+// under a comment line naming the configuration and GOMAXPROCS.
+func WriteTable(w io.Writer, cfg *Config, results []Result) error {
+	fmt.Fprintf(w, "# backfill loadgen: %d clients, %s per configuration, drain=%s, sync=%s, GOMAXPROCS=%d\n", cfg.Clients, cfg.Duration, cfg.Drain, cfg.Sync, runtime.GOMAXPROCS(0))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "policy\tqueue\tfinal queue\tsubmissions\tsubmits/s\tp50 ms\tp99 ms\tmax ms\tdecision p50 ms\tdecision p99 ms\tcancel p50 ms\tcancel p99 ms\trejected\terrors\t")
+	for _, r := range results {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%.3f\t%.3f\t%.2f\t%.2f\t%d\t%d\t\n", r.Policy, r.Queue, r.FinalQueue, r.Submissions, r.PerSecond,
+			r.SubmitP50, r.SubmitP99, r.SubmitMax, r.DecisionP50, r.DecisionP99, r.CancelP50, r.CancelP99, r.Rejected, r.Errors)
+	}
+	return tw.Flush()
 }

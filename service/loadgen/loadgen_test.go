@@ -3,6 +3,8 @@ package loadgen
 import (
 	"bytes"
 	_ "github.com/backfill-hpc/backfill/policy/all"
+	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -56,5 +58,45 @@ func TestRunShort(t *testing.T) {
 	bad.Drain = "middle"
 	if bad.Validate() == nil {
 		t.Error("drain middle accepted")
+	}
+}
+
+// TestSweepRefuses checks the sweep's refusals, each naming what is wrong:
+// a negative queue length, and a running service without its token file
+// (the error names the configuration).
+func TestSweepRefuses(t *testing.T) {
+	cfg := &Config{Server: "http://127.0.0.1:1", Procs: 8, Sync: "normal", Duration: time.Second, Clients: 1, Drain: "newest"}
+	if _, err := Sweep(io.Discard, cfg, "", []string{"easy"}, []int{-1}); err == nil || err.Error() != "--queue -1: must be ≥ 0" {
+		t.Errorf("negative queue: %v", err)
+	}
+	want := "easy, queue 3: --server needs --token-file (an admin token)"
+	if _, err := Sweep(io.Discard, cfg, "", []string{"easy"}, []int{3}); err == nil || err.Error() != want {
+		t.Errorf("no token file: %v, want %q", err, want)
+	}
+	if rs, err := Sweep(io.Discard, cfg, "", nil, []int{3}); err != nil || len(rs) != 0 {
+		t.Errorf("no policies: %v, %v; want nothing measured", rs, err)
+	}
+}
+
+// TestWriteTable checks the table's header and one row, formatted by hand.
+func TestWriteTable(t *testing.T) {
+	cfg := &Config{Clients: 2, Duration: 3 * time.Second, Drain: "oldest", Sync: "full"}
+	r := Result{Policy: "easy", Queue: 10, FinalQueue: 10, Submissions: 300, PerSecond: 100.4,
+		SubmitP50: 1.234, SubmitP99: 5.678, SubmitMax: 9.87, DecisionP50: 0.1234, DecisionP99: 0.5678,
+		CancelP50: 2.5, CancelP99: 3.25, Rejected: 1, Errors: 0}
+	var b bytes.Buffer
+	if err := WriteTable(&b, cfg, []Result{r}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3:\n%s", len(lines), b.String())
+	}
+	wantHead := "# backfill loadgen: 2 clients, 3s per configuration, drain=oldest, sync=full, GOMAXPROCS="
+	if !strings.HasPrefix(lines[0], wantHead) {
+		t.Errorf("header %q, want prefix %q", lines[0], wantHead)
+	}
+	if got := strings.Fields(lines[2]); strings.Join(got, " ") != "easy 10 10 300 100 1.23 5.68 9.9 0.123 0.568 2.50 3.25 1 0" {
+		t.Errorf("row %q", lines[2])
 	}
 }
