@@ -71,26 +71,63 @@ func (h *Heap[K, V]) Push(it Item[K, V]) {
 		for it.ID >= len(h.pos) {
 			h.pos = append(h.pos, 0)
 		}
+		h.items = append(h.items, it)
+		h.up(len(h.items)-1, &it)
+		return
 	}
-	h.items = append(h.items, it)
-	h.up(len(h.items)-1, &it)
+	// a plain heap sifts here, without a call (the simulator's ends)
+	s := append(h.items, it)
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(&it, &s[p]) {
+			break
+		}
+		s[i] = s[p]
+		i = p
+	}
+	s[i] = it
+	h.items = s
 }
 
 // Pop removes and returns the item with the smallest (Key, ID); h must not
 // be empty.
 func (h *Heap[K, V]) Pop() Item[K, V] {
 	s := h.items
-	it := s[0]
-	last := len(s) - 1
+	top := s[0]
+	n := len(s) - 1
+	x := s[n]
+	s = s[:n]
+	h.items = s
 	if h.pos != nil {
-		h.pos[it.ID] = 0
+		h.pos[top.ID] = 0
+		if n > 0 {
+			h.down(0, &x)
+		}
+		return top
 	}
-	x := s[last]
-	h.items = s[:last]
-	if last > 0 {
-		h.down(0, &x)
+	// a plain heap sifts here, without a call (the simulator's ends)
+	if n == 0 {
+		return top
 	}
-	return it
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && less(&s[r], &s[l]) {
+			m = r
+		}
+		if !less(&s[m], &x) {
+			break
+		}
+		s[i] = s[m]
+		i = m
+	}
+	s[i] = x
+	return top
 }
 
 // Remove removes and returns the item at position i.
