@@ -248,8 +248,13 @@ func (e *Engine) state(id int) uint8 {
 }
 
 // forget drops done job id's request and the done jobs at the head of
-// the window.
+// the window. With a trace it does nothing: the simulator keeps the whole
+// trace anyway, and the window's states stay valid (the simulator's hot
+// path saves the trimming).
 func (e *Engine) forget(id int) {
+	if e.trace != nil {
+		return
+	}
 	e.jobs.At(id).r = nil
 	e.jobs.Trim(func(x slot) bool { return x.s == stDone })
 }
@@ -312,7 +317,9 @@ func (e *Engine) admit(now int64, r *job.Request) Admission {
 	if e.adm != nil {
 		if ok, reason := e.adm.Admitted(r); !ok {
 			e.jobs.At(r.ID).s = stDone
-			e.forget(r.ID)
+			if e.trace == nil {
+				e.forget(r.ID)
+			}
 			e.waiting--
 			return Admission{Reason: reason, Bound: -1}
 		}
@@ -446,7 +453,9 @@ func (e *Engine) End(now int64, r *job.Request) (Prediction, error) {
 		return Prediction{}, fmt.Errorf("engine: job %d ended at %d but is not running", r.SWFID, now)
 	}
 	e.jobs.At(r.ID).s = stDone
-	e.forget(r.ID) // a finished job is not kept (a long-running service)
+	if e.trace == nil {
+		e.forget(r.ID) // a finished job is not kept (a long-running service)
+	}
 	e.running--
 	e.free += r.Procs
 	for k, n := range r.Res {
@@ -473,7 +482,9 @@ func (e *Engine) Cancel(now int64, r *job.Request) error {
 		return fmt.Errorf("engine: job %d cancelled at %d but is not waiting", r.SWFID, now)
 	}
 	e.jobs.At(r.ID).s = stDone
-	e.forget(r.ID)
+	if e.trace == nil {
+		e.forget(r.ID)
+	}
 	e.waiting--
 	e.sched.Remove(now, r)
 	return nil

@@ -23,7 +23,7 @@ type tracker[A any, P holdProfile[A]] struct {
 }
 
 // Len is the number of running jobs.
-func (r *tracker[A, P]) Len() int { return len(r.run.h) }
+func (r *tracker[A, P]) Len() int { return r.run.Len() }
 
 // startFor records that j started at now and holds amt in the profile for
 // dur seconds (≥ 1), until now+dur.
@@ -35,49 +35,49 @@ func (r *tracker[A, P]) startFor(now int64, j *job.Request, amt A, dur int64) er
 	if err := r.Prof.Add(now, end, amt); err != nil {
 		return fmt.Errorf("start of job %d at %d: %w", j.SWFID, now, err)
 	}
-	r.run.push(hold[A]{end: end, id: j.ID, start: now, j: j, amt: amt})
+	r.run.push(hold[A]{Key: end, ID: j.ID, Val: holdVal[A]{start: now, j: j, amt: amt}})
 	return nil
 }
 
 // Started reports the start time of j if it is running.
 func (r *tracker[A, P]) Started(j *job.Request) (start int64, running bool) {
-	i, ok := r.run.at(j.ID)
+	i, ok := r.run.Find(j.ID)
 	if !ok {
 		return 0, false
 	}
-	return r.run.h[i].start, true
+	return r.run.At(i).Val.start, true
 }
 
 // HoldEnd reports the end of running job j's hold in the profile.
 func (r *tracker[A, P]) HoldEnd(j *job.Request) (end int64, running bool) {
-	i, ok := r.run.at(j.ID)
+	i, ok := r.run.Find(j.ID)
 	if !ok {
 		return 0, false
 	}
-	return r.run.h[i].end, true
+	return r.run.At(i).Key, true
 }
 
 // Hold reports the start of running job j and the end of its hold.
 func (r *tracker[A, P]) Hold(j *job.Request) (start, end int64, running bool) {
-	i, ok := r.run.at(j.ID)
+	i, ok := r.run.Find(j.ID)
 	if !ok {
 		return 0, 0, false
 	}
-	return r.run.h[i].start, r.run.h[i].end, true
+	return r.run.At(i).Val.start, r.run.At(i).Key, true
 }
 
 // End records that running job j ended at now, releasing the rest of its
 // hold. It reports whether j was running, and whether it ended before the
 // end of its hold (an early end, which frees capacity in the future).
 func (r *tracker[A, P]) End(now int64, j *job.Request) (running, early bool) {
-	i, ok := r.run.at(j.ID)
+	i, ok := r.run.Find(j.ID)
 	if !ok {
 		return false, false
 	}
-	it := r.run.removeAt(i)
-	if it.end > now {
+	it := r.run.Remove(i)
+	if it.Key > now {
 		// cannot fail: the hold [now, end) is part of what the start added
-		_ = r.Prof.Remove(now, it.end, it.amt)
+		_ = r.Prof.Remove(now, it.Key, it.Val.amt)
 		return true, true
 	}
 	return true, false
@@ -86,13 +86,13 @@ func (r *tracker[A, P]) End(now int64, j *job.Request) (running, early bool) {
 // Overrunning reports whether some running job has reached the end of its
 // hold at now.
 func (r *tracker[A, P]) Overrunning(now int64) bool {
-	return len(r.run.h) > 0 && r.run.h[0].end <= now
+	return r.run.Len() > 0 && r.run.At(0).Key <= now
 }
 
 // Stale reports whether some running job's hold ended before now: a job
 // still running past the end of its hold, not extended by a pass since.
 func (r *tracker[A, P]) Stale(now int64) bool {
-	return len(r.run.h) > 0 && r.run.h[0].end < now
+	return r.run.Len() > 0 && r.run.At(0).Key < now
 }
 
 // Overran lists the running jobs past their estimates whose holds ended
@@ -116,10 +116,10 @@ func (r *tracker[A, P]) OverrunUntil(t int64) bool { return r.run.overrunUntil(t
 // first make room; CatchUp returns an error if the profile has none.
 func (r *tracker[A, P]) CatchUp(now int64, jobs []*job.Request) error {
 	for _, j := range jobs {
-		i, _ := r.run.at(j.ID)
-		it := r.run.h[i]
-		if err := r.Prof.Add(it.end, now+1, it.amt); err != nil {
-			return fmt.Errorf("extending the hold of job %d: %w", it.id, err)
+		i, _ := r.run.Find(j.ID)
+		it := *r.run.At(i)
+		if err := r.Prof.Add(it.Key, now+1, it.Val.amt); err != nil {
+			return fmt.Errorf("extending the hold of job %d: %w", it.ID, err)
 		}
 		r.run.lengthen(i, now+1)
 	}
@@ -130,10 +130,10 @@ func (r *tracker[A, P]) CatchUp(now int64, jobs []*job.Request) error {
 // must first make room (remove reservations that start before now+1);
 // Extend returns an error if the profile has no room.
 func (r *tracker[A, P]) Extend(now int64) error {
-	for len(r.run.h) > 0 && r.run.h[0].end <= now {
-		it := r.run.h[0]
-		if err := r.Prof.Add(it.end, now+1, it.amt); err != nil {
-			return fmt.Errorf("extending overrunning job %d: %w", it.id, err)
+	for r.run.Len() > 0 && r.run.At(0).Key <= now {
+		it := *r.run.At(0)
+		if err := r.Prof.Add(it.Key, now+1, it.Val.amt); err != nil {
+			return fmt.Errorf("extending overrunning job %d: %w", it.ID, err)
 		}
 		r.run.lengthen(0, now+1)
 	}
@@ -150,14 +150,14 @@ func (r *tracker[A, P]) Extend(now int64) error {
 // ExtendWith returns an error if the profile has none.
 func (r *tracker[A, P]) ExtendWith(now int64, next func(j *job.Request, start, end int64) int64) (int, error) {
 	n := 0
-	for len(r.run.h) > 0 && r.run.h[0].end <= now {
-		it := r.run.h[0]
-		end := next(it.j, it.start, it.end)
+	for r.run.Len() > 0 && r.run.At(0).Key <= now {
+		it := *r.run.At(0)
+		end := next(it.Val.j, it.Val.start, it.Key)
 		if end <= now {
 			end = now + 1
 		}
-		if err := r.Prof.Add(it.end, end, it.amt); err != nil {
-			return n, fmt.Errorf("extending the hold of job %d: %w", it.id, err)
+		if err := r.Prof.Add(it.Key, end, it.Val.amt); err != nil {
+			return n, fmt.Errorf("extending the hold of job %d: %w", it.ID, err)
 		}
 		r.run.lengthen(0, end)
 		n++
@@ -172,16 +172,16 @@ func (r *tracker[A, P]) ExtendWith(now int64, next func(j *job.Request, start, e
 // ExtendJob returns an error, changing nothing, if the profile has none or
 // j is not running with an ended hold.
 func (r *tracker[A, P]) ExtendJob(now int64, j *job.Request, end int64) error {
-	i, ok := r.run.at(j.ID)
+	i, ok := r.run.Find(j.ID)
 	if !ok {
 		return fmt.Errorf("extending job %d: not running", j.SWFID)
 	}
-	it := r.run.h[i]
-	if it.end > now || end <= now {
-		return fmt.Errorf("extending job %d at %d: its hold ends at %d, new end %d", j.SWFID, now, it.end, end)
+	it := *r.run.At(i)
+	if it.Key > now || end <= now {
+		return fmt.Errorf("extending job %d at %d: its hold ends at %d, new end %d", j.SWFID, now, it.Key, end)
 	}
-	if err := r.Prof.Add(it.end, end, it.amt); err != nil {
-		return fmt.Errorf("extending the hold of job %d: %w", it.id, err)
+	if err := r.Prof.Add(it.Key, end, it.Val.amt); err != nil {
+		return fmt.Errorf("extending the hold of job %d: %w", it.ID, err)
 	}
 	r.run.lengthen(i, end)
 	return nil

@@ -45,9 +45,9 @@ type RunningHold struct {
 // Holds lists the running jobs' holds in job-ID order (a snapshot's
 // content: Restore rebuilds the tracker from them).
 func (r *Running) Holds() []RunningHold {
-	out := make([]RunningHold, 0, len(r.run.h))
-	for _, it := range r.run.h {
-		out = append(out, RunningHold{ID: it.id, Start: it.start, End: it.end})
+	out := make([]RunningHold, 0, r.run.Len())
+	for _, it := range r.run.Items() {
+		out = append(out, RunningHold{ID: it.ID, Start: it.Val.start, End: it.Key})
 	}
 	slices.SortFunc(out, func(a, b RunningHold) int { return a.ID - b.ID })
 	return out

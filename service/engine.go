@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/backfill-hpc/backfill/engine"
+	"github.com/backfill-hpc/backfill/internal/minheap"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/service/store"
@@ -207,7 +208,7 @@ type Engine struct {
 	cur      int64 // current instant
 	dirty    bool  // events at cur since its last pass
 	wake     int64
-	lims     limitHeap
+	lims     minheap.Heap[int64, struct{}]
 	seq      int64
 
 	outstanding map[string]int64 // owner (OwnerKey) → processor-seconds waiting or running
@@ -435,7 +436,7 @@ func (e *Engine) pass() error {
 		j := e.jobs.Get(r.ID)
 		j.State, j.Start = Running, now
 		e.touch(j)
-		e.lims.push(limitItem{t: j.Limit(), id: r.ID})
+		e.lims.Push(limitItem{Key: j.Limit(), ID: r.ID})
 		started = append(started, j.ID())
 		e.started = append(e.started, j)
 		e.effects = append(e.effects, Effect{Kind: "start", Job: j})
@@ -465,8 +466,8 @@ func (e *Engine) pass() error {
 func (e *Engine) killDue() error {
 	now := e.cur
 	for e.limMin() == now {
-		it := e.lims.pop()
-		j := e.jobs.Get(it.id)
+		it := e.lims.Pop()
+		j := e.jobs.Get(it.ID)
 		if j == nil || j.State != Running || j.Limit() != now {
 			continue // ended earlier; stale entry
 		}
@@ -867,69 +868,16 @@ func (e *Engine) Replay(r Record) error {
 // limMin is the earliest limit of a running job, dropping the entries of
 // jobs that ended before their limit.
 func (e *Engine) limMin() int64 {
-	for len(e.lims) > 0 {
-		it := e.lims[0]
-		if j := e.jobs.Get(it.id); j != nil && j.State == Running && j.Limit() == it.t {
-			return it.t
+	for e.lims.Len() > 0 {
+		it := e.lims.Min()
+		if j := e.jobs.Get(it.ID); j != nil && j.State == Running && j.Limit() == it.Key {
+			return it.Key
 		}
-		e.lims.pop()
+		e.lims.Pop()
 	}
 	return policy.NoWake
 }
 
-type limitItem struct {
-	t  int64
-	id int
-}
-
-// limitHeap is a min-heap of running jobs' limits on (time, internal ID).
-type limitHeap []limitItem
-
-func (h limitHeap) min() int64 {
-	if len(h) == 0 {
-		return policy.NoWake
-	}
-	return h[0].t
-}
-
-func (h limitHeap) less(a, b int) bool {
-	return h[a].t < h[b].t || (h[a].t == h[b].t && h[a].id < h[b].id)
-}
-
-func (h *limitHeap) push(it limitItem) {
-	*h = append(*h, it)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *limitHeap) pop() limitItem {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= len(s) {
-			break
-		}
-		m := l
-		if l+1 < len(s) && s.less(l+1, l) {
-			m = l + 1
-		}
-		if !s.less(m, i) {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
-}
+// limitItem is a running job's limit (Key) by internal ID; the heap of
+// them (Engine.lims) is on (time, ID) and may hold stale entries (limMin).
+type limitItem = minheap.Item[int64, struct{}]

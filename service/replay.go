@@ -1,11 +1,11 @@
 package service
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"slices"
 
+	"github.com/backfill-hpc/backfill/internal/minheap"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 )
@@ -36,13 +36,13 @@ func replay(ctx context.Context, admin *Client, jobs []job.Job, between func(t i
 	for i := range jobs {
 		outs[i] = job.Outcome{Job: jobs[i], Start: -1, End: -1, Bound: -1}
 	}
-	var ends endQueue
+	var ends minheap.Heap[int64, struct{}] // job ends on (time, trace index)
 	started := func(r ClockResult) {
 		for _, s := range r.Started {
 			i := int(s.ID - 1)
 			outs[i].Start = s.Start
 			if j := jobs[i]; j.Runtime < j.Estimate {
-				heap.Push(&ends, endItem{t: s.Start + j.Runtime, i: i})
+				ends.Push(minheap.Item[int64, struct{}]{Key: s.Start + j.Runtime, ID: i})
 			}
 		}
 	}
@@ -75,8 +75,8 @@ func replay(ctx context.Context, admin *Client, jobs []job.Job, between func(t i
 		for {
 			// ends at t, in job order; then submissions at t; then the pass
 			var batch []int
-			for ends.Len() > 0 && ends[0].t == t {
-				batch = append(batch, heap.Pop(&ends).(endItem).i)
+			for ends.Len() > 0 && ends.Min().Key == t {
+				batch = append(batch, ends.Pop().ID)
 			}
 			slices.Sort(batch)
 			for _, i := range batch {
@@ -109,7 +109,7 @@ func replay(ctx context.Context, admin *Client, jobs []job.Job, between func(t i
 				return nil, err
 			}
 			started(r)
-			if ends.Len() == 0 || ends[0].t != t {
+			if ends.Len() == 0 || ends.Min().Key != t {
 				break // no job started at t ended at t
 			}
 		}
@@ -118,7 +118,7 @@ func replay(ctx context.Context, admin *Client, jobs []job.Job, between func(t i
 			nt = jobs[next].Submit
 		}
 		if ends.Len() > 0 {
-			nt = min(nt, ends[0].t)
+			nt = min(nt, ends.Min().Key)
 		}
 		if r.Next != nil {
 			nt = min(nt, *r.Next)
@@ -163,24 +163,4 @@ func statusOf(err error) int {
 		return e.Status
 	}
 	return 0
-}
-
-type endItem struct {
-	t int64
-	i int
-}
-
-type endQueue []endItem
-
-func (q endQueue) Len() int { return len(q) }
-func (q endQueue) Less(a, b int) bool {
-	return q[a].t < q[b].t || (q[a].t == q[b].t && q[a].i < q[b].i)
-}
-func (q endQueue) Swap(a, b int) { q[a], q[b] = q[b], q[a] }
-func (q *endQueue) Push(x any)   { *q = append(*q, x.(endItem)) }
-func (q *endQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
 }

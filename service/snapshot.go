@@ -142,7 +142,7 @@ func (e *Engine) restore(data []byte) error {
 			e.byKey[j.owner()+"\x00"+j.Key] = j
 		}
 		if j.State == Running {
-			e.lims.push(limitItem{t: j.Limit(), id: j.Req.ID})
+			e.lims.Push(limitItem{Key: j.Limit(), ID: j.Req.ID})
 		}
 	}
 	e.cur, e.dirty, e.wake, e.seq, e.Passes = s.Cur, s.Dirty, s.Wake, s.Seq, s.Pass

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"container/heap"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/backfill-hpc/backfill/internal/minheap"
 )
 
 // rssKB is the resident set size of this process (Linux), 0 if unknown.
@@ -45,17 +46,17 @@ func TestSoak(t *testing.T) {
 	}
 	defer svc.Close()
 	r := rand.New(rand.NewPCG(1, 2))
-	var ends endQueue // (time, id) of the ends to come
+	var ends minheap.Heap[int64, struct{}] // (time, id) of the ends to come
 	var now int64
 	var ms runtime.MemStats
 	for i := 0; i < n; i++ {
 		now += int64(r.IntN(1200)) // a job every 10 min on average: load ≈ 0.8
 		err := svc.do(func(e *Engine) error {
 			// the ends due up to now, in time order
-			for len(ends) > 0 && ends[0].t <= now {
-				it := heap.Pop(&ends).(endItem)
-				if j := e.Job(int64(it.i)); j != nil && j.State == Running {
-					if _, err := e.End(max(it.t, e.Now()), j, nil, ""); err != nil {
+			for ends.Len() > 0 && ends.Min().Key <= now {
+				it := ends.Pop()
+				if j := e.Job(int64(it.ID)); j != nil && j.State == Running {
+					if _, err := e.End(max(it.Key, e.Now()), j, nil, ""); err != nil {
 						return err
 					}
 				}
@@ -71,7 +72,7 @@ func TestSoak(t *testing.T) {
 				return err
 			}
 			for _, j := range e.TakeStarted() {
-				heap.Push(&ends, endItem{t: j.Start + 1 + r.Int64N(j.Req.Estimate), i: int(j.ID())})
+				ends.Push(minheap.Item[int64, struct{}]{Key: j.Start + 1 + r.Int64N(j.Req.Estimate), ID: int(j.ID())})
 			}
 			return nil
 		})

@@ -49,6 +49,7 @@ import (
 	"fmt"
 
 	"github.com/backfill-hpc/backfill/engine"
+	"github.com/backfill-hpc/backfill/internal/minheap"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 )
@@ -189,7 +190,7 @@ type run struct {
 	opt     Options
 	eng     *engine.Engine
 	res     *Result
-	ends    endHeap
+	ends    minheap.Heap[int64, bool]
 	limit   []int64 // kill time per job, with Extend
 	next    int     // next job to submit
 	done    int
@@ -219,8 +220,8 @@ func (r *run) loop() (*Result, error) {
 		if r.next < len(r.jobs) && r.jobs[r.next].Submit < t {
 			t = r.jobs[r.next].Submit
 		}
-		if len(r.ends) > 0 && r.ends[0].t < t {
-			t = r.ends[0].t
+		if r.ends.Len() > 0 && r.ends.Min().Key < t {
+			t = r.ends.Min().Key
 		}
 		if t == policy.NoWake {
 			if len(r.launch) > 0 {
@@ -235,8 +236,10 @@ func (r *run) loop() (*Result, error) {
 		if err := r.endJobs(); err != nil {
 			return nil, err
 		}
-		if err := r.launchWaiting(); err != nil {
-			return nil, err
+		if len(r.launch) > 0 { // only with a constrained Fitter
+			if err := r.launchWaiting(); err != nil {
+				return nil, err
+			}
 		}
 		if err := r.submit(); err != nil {
 			return nil, err
@@ -267,18 +270,18 @@ func (r *run) loop() (*Result, error) {
 func (r *run) endJobs() error {
 	now := r.now
 	r.checks = r.checks[:0]
-	for len(r.ends) > 0 && r.ends[0].t == now {
-		it := r.ends.pop()
-		if it.check {
+	for r.ends.Len() > 0 && r.ends.Min().Key == now {
+		it := r.ends.Pop()
+		if it.Val {
 			r.checks = append(r.checks, it)
 			continue
 		}
-		if err := r.end(int(it.id)); err != nil {
+		if err := r.end(it.ID); err != nil {
 			return err
 		}
 	}
 	for _, it := range r.checks {
-		id := int(it.id)
+		id := it.ID
 		o := &r.res.Outcomes[id]
 		x, err := r.eng.Extend(now, &r.jobs[id].Request)
 		if err != nil {
@@ -291,9 +294,9 @@ func (r *run) endJobs() error {
 			if end := o.Start + r.jobs[id].Runtime; end <= r.limit[id] {
 				o.End = end
 				r.res.Saved++
-				r.ends.push(endItem{t: end, id: it.id})
+				r.ends.Push(endItem{Key: end, ID: id})
 			} else {
-				r.ends.push(endItem{t: r.limit[id], id: it.id, check: true})
+				r.ends.Push(endItem{Key: r.limit[id], ID: id, Val: true})
 			}
 			continue
 		}
@@ -337,7 +340,10 @@ func (r *run) submit() error {
 	for r.next < len(r.jobs) && r.jobs[r.next].Submit == now {
 		j := &r.jobs[r.next]
 		o := &r.res.Outcomes[r.next]
-		*o = job.Outcome{Job: *j, Start: -1, End: -1, Bound: -1}
+		// Outcomes are zero (made by Run): set the fields in place rather
+		// than copy a whole Outcome built aside
+		o.Job = *j
+		o.Start, o.End, o.Bound = -1, -1, -1
 		a, err := r.eng.Submit(now, &j.Request)
 		if err != nil {
 			return fmt.Errorf("sim: %w", err)
@@ -400,7 +406,7 @@ func (r *run) begin(id int) {
 	if r.limit != nil && run > j.Estimate {
 		// a check at the estimate: the policy may extend the job
 		r.limit[id] = r.now + j.Estimate
-		r.ends.push(endItem{t: r.limit[id], id: int32(id), check: true})
+		r.ends.Push(endItem{Key: r.limit[id], ID: id, Val: true})
 		return
 	}
 	if !r.opt.NoKill && run > j.Estimate {
@@ -408,58 +414,10 @@ func (r *run) begin(id int) {
 		o.Killed = true
 	}
 	o.End = r.now + run
-	r.ends.push(endItem{t: o.End, id: int32(id)})
+	r.ends.Push(endItem{Key: o.End, ID: id})
 }
 
-type endItem struct {
-	t     int64
-	id    int32
-	check bool // a kill check (Options.Extend), not an end
-}
-
-// endHeap is a binary min-heap on (time, job ID).
-type endHeap []endItem
-
-func (h endHeap) less(a, b int) bool {
-	return h[a].t < h[b].t || (h[a].t == h[b].t && h[a].id < h[b].id)
-}
-
-func (h *endHeap) push(it endItem) {
-	*h = append(*h, it)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *endHeap) pop() endItem {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= len(s) {
-			break
-		}
-		m := l
-		if l+1 < len(s) && s.less(l+1, l) {
-			m = l + 1
-		}
-		if !s.less(m, i) {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
-}
+// endItem is a pending end at Key of job ID, or with Val a kill check
+// (Options.Extend) rather than an end; the heap of them is on (time, job
+// ID).
+type endItem = minheap.Item[int64, bool]

@@ -7,7 +7,8 @@
 // FCFS order when the policy is fcfs; deadlines when it does admission
 // control), then summarize it (package metrics). It also resolves
 // awt=auto (ResolveAuto) and computes the EASY response times that
-// deadline workloads are built from (EASYResponses).
+// deadline workloads are built from (EASYResponses). And it prepares a
+// trace for a run: LoadTrace, the machine's Nodes, ApplyDeadlines.
 //
 // The policies must be registered (import package policy/all).
 package simulate

@@ -105,7 +105,7 @@ exits with status 1 when there is a violation.`,
 			if err := checkCheckFlags(cmd, format, limit, procs); err != nil {
 				return err
 			}
-			return runCheck(cmd.OutOrStdout(), args[0], format, procs, limit, audit.Options{Kill: !noKill, FCFS: fcfs, Expect: -1, Limit: limit}, lenient)
+			return runCheck(cmd.OutOrStdout(), args[0], format, procs, audit.Options{Kill: !noKill, FCFS: fcfs, Expect: -1, Limit: limit}, lenient)
 		},
 	}
 	fl := cmd.Flags()
@@ -133,55 +133,19 @@ func newPolicies() *cobra.Command {
 // runCheck audits the schedule in file with opt (its Procs from procs or
 // the file's header) and writes the report in format; a violation is an
 // error.
-func runCheck(w io.Writer, file, format string, procs, limit int, opt audit.Options, lenient bool) error {
-	outs, P, skipped, err := workload.ReadSchedule(file, procs, lenient)
+func runCheck(w io.Writer, file, format string, procs int, opt audit.Options, lenient bool) error {
+	c, err := audit.CheckFile(file, procs, lenient, opt)
 	if errors.Is(err, workload.ErrNoMachineSize) {
 		return fmt.Errorf("%w; give --procs", err)
 	}
 	if err != nil {
 		return err
 	}
-	opt.Procs = P
-	rep := audit.Audit(outs, opt)
-	if err := writeCheckData(w, format, file, len(outs), P, skipped, rep, limit); err != nil {
+	if err := c.Write(w, format, toolVersion()); err != nil {
 		return err
 	}
-	if format != "table" {
-		if !rep.OK() {
-			return fmt.Errorf("%d violations", rep.Total())
-		}
-		return nil
-	}
-	fmt.Fprintf(w, "%s: %d jobs on %d processors", file, len(outs), P)
-	if skipped.Total() > 0 {
-		fmt.Fprintf(w, "; not checked: %s", skipped.String())
-	}
-	fmt.Fprintln(w)
-	if err := rep.Write(w); err != nil {
-		return err
-	}
-	if !rep.OK() {
-		fmt.Fprintf(w, "summary: %s\n", rep.Summary())
-		return fmt.Errorf("%d violations", rep.Total())
-	}
-	return nil
-}
-
-// writeCheckData writes check's audit report as JSON (counts and the
-// listed violations) or CSV (the listed violations); the table format
-// writes nothing here.
-func writeCheckData(w io.Writer, format, file string, jobs, P int, skipped workload.Counts, rep audit.Report, limit int) error {
-	switch format {
-	case "json":
-		counts := rep.Counts
-		if counts == nil {
-			counts = map[string]int{}
-		}
-		return writeJSON(w, map[string]any{"version": toolVersion(), "file": file, "jobs": jobs, "procs": P,
-			"not_checked": skipped.Total(), "ok": rep.OK(), "violations_total": rep.Total(), "counts": counts,
-			"listed_per_kind": limit, "violations": rep.Listed()})
-	case "csv":
-		return rep.WriteCSV(w)
+	if !c.Report.OK() {
+		return fmt.Errorf("%d violations", c.Report.Total())
 	}
 	return nil
 }

@@ -5,18 +5,15 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/backfill-hpc/backfill/internal/progress"
-	"github.com/backfill-hpc/backfill/machine"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 	_ "github.com/backfill-hpc/backfill/policy/all" // register every policy
 	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
-	deadlinewl "github.com/backfill-hpc/backfill/workload/deadline"
 )
 
 type simulateFlags struct {
@@ -36,16 +33,9 @@ type simulateFlags struct {
 	plainCSV bool
 	// deadlines is a deadline-workload spec (package workload/deadline)
 	deadlines string
-	// machine is a machine file (package machine), alloc its rule
-	machine string
-	alloc   string
-	cpn     int
-	mach    *machine.Machine
-	rule    machine.Rule
-	// sidecar is the import sidecar of node-level requests; demands its
-	// requests by job ID
-	sidecar string
-	demands []machine.Demand
+	// nodes are the machine of --machine or --cores-per-node, --alloc
+	// and --sidecar (simulate.Nodes)
+	nodes simulate.Nodes
 }
 
 func newSimulate() *cobra.Command {
@@ -89,10 +79,10 @@ func newSimulate() *cobra.Command {
 	fl.StringVar(&f.deadlines, "deadlines", "", "make a deadline workload (Islam et al.'s QoPS evaluation) before simulating: key=value pairs s (stringency: deadline = submit + max(runtime, (1−s)·EASY response)), l (load factor), load (dup or expand), frac (share of deadline jobs), offset and n (subset), seed; e.g. s=0.2:l=1.4:load=dup:frac=0.8:n=5000 (use with --estimate exact, as the paper)")
 	fl.BoolVar(&f.plainCSV, "plain-csv", false, "with --out: also write POLICY.plain.csv, the per-job CSV without its '#' provenance lines (for evalys and other readers that do not skip comments), and the provenance in POLICY.provenance.txt")
 	fl.BoolVar(&f.human, "human", false, "table format: durations as days, hours and minutes (4d 02h) instead of seconds")
-	fl.StringVar(&f.machine, "machine", "", "machine file (YAML: nodes × cores, memory, GPUs, partitions; docs/simulator.md): P = its core count, and every started job gets concrete core ids (allocated_resources in jobs.csv)")
-	fl.StringVar(&f.sidecar, "sidecar", "", "with --machine or --cores-per-node: the sidecar CSV of backfill import, whose node counts, exclusive (whole-node) jobs, memory, GPUs and partitions the allocation respects (docs/simulator.md); default: TRACE.sidecar.csv beside an imported TRACE.swf when present; \"none\": cores only")
-	fl.IntVar(&f.cpn, "cores-per-node", 0, "the uniform case without a machine file: nodes of this many cores (P, from --procs or the trace, must be a multiple)")
-	fl.StringVar(&f.alloc, "alloc", "firstfit", "with --machine, the core selection rule: firstfit (by node index), bestfit (fewest free cores that fit, as Slurm's cons_tres) or contiguous (one interval of core ids when possible)")
+	fl.StringVar(&f.nodes.File, "machine", "", "machine file (YAML: nodes × cores, memory, GPUs, partitions; docs/simulator.md): P = its core count, and every started job gets concrete core ids (allocated_resources in jobs.csv)")
+	fl.StringVar(&f.nodes.Sidecar, "sidecar", "", "with --machine or --cores-per-node: the sidecar CSV of backfill import, whose node counts, exclusive (whole-node) jobs, memory, GPUs and partitions the allocation respects (docs/simulator.md); default: TRACE.sidecar.csv beside an imported TRACE.swf when present; \"none\": cores only")
+	fl.IntVar(&f.nodes.CoresPerNode, "cores-per-node", 0, "the uniform case without a machine file: nodes of this many cores (P, from --procs or the trace, must be a multiple)")
+	fl.StringVar(&f.nodes.Alloc, "alloc", "firstfit", "with --machine, the core selection rule: firstfit (by node index), bestfit (fewest free cores that fit, as Slurm's cons_tres) or contiguous (one interval of core ids when possible)")
 	fl.StringArrayVar(&f.classes, "classes", nil, "also print per-class tables (table format), one per rule QUANTITY:B1,B2,… with QUANTITY runtime, size or estimate, e.g. size:1,8,64 (repeat the flag for several rules)")
 	return cmd
 }
@@ -171,7 +161,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 // simOptions are the options of every run of f on tr.
 func (f *simulateFlags) simOptions(tr *workload.Trace) simulate.Options {
 	return simulate.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: f.noKill, Extend: f.overrun == "extend",
-		NoAudit: f.noAudit, Metrics: metrics.Options{Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain}, Machine: f.mach, Alloc: f.rule, Demands: f.demands}
+		NoAudit: f.noAudit, Metrics: metrics.Options{Tau: f.tau, WarmUp: f.warmUp, Drain: f.drain}, Machine: f.nodes.Machine, Alloc: f.nodes.Rule, Demands: f.nodes.Demands}
 }
 
 // resolveAuto replaces awt=auto in f's policies (simulate.ResolveAuto) and
@@ -239,8 +229,8 @@ func checkSimulateFlags(cmd *cobra.Command, f *simulateFlags) error {
 	if f.workers < 1 {
 		return fmt.Errorf("--workers %d: expected at least 1", f.workers)
 	}
-	if cmd.Flags().Changed("cores-per-node") && f.cpn < 1 {
-		return fmt.Errorf("--cores-per-node %d: expected at least 1 core per node", f.cpn)
+	if cmd.Flags().Changed("cores-per-node") && f.nodes.CoresPerNode < 1 {
+		return fmt.Errorf("--cores-per-node %d: expected at least 1 core per node", f.nodes.CoresPerNode)
 	}
 	if err := checkTau(f.tau); err != nil {
 		return err
@@ -255,76 +245,25 @@ func checkSimulateFlags(cmd *cobra.Command, f *simulateFlags) error {
 }
 
 // resolveMachine reads --machine or --cores-per-node and the allocation
-// rule, checking them against --procs.
+// rule, checking them against --procs (simulate.Nodes.Resolve).
 func resolveMachine(cmd *cobra.Command, f *simulateFlags) error {
-	rule, ok := machine.Rules[f.alloc]
-	if f.machine != "" {
-		m, err := machine.Load(f.machine)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errAlloc(f.alloc)
-		}
-		if cmd.Flags().Changed("procs") && f.procs != m.Procs() {
-			return fmt.Errorf("--procs %d disagrees with the machine file %s (%d cores)", f.procs, f.machine, m.Procs())
-		}
-		f.procs, f.mach, f.rule = m.Procs(), m, rule
-		if f.cpn > 0 {
-			return fmt.Errorf("--cores-per-node and --machine: give one")
-		}
-	} else if f.cpn > 0 {
-		if !ok {
-			return errAlloc(f.alloc)
-		}
-		f.rule = rule
-	} else if cmd.Flags().Changed("alloc") {
-		return fmt.Errorf("--alloc needs --machine or --cores-per-node")
-	}
-	return nil
+	f.nodes.AllocGiven, f.nodes.Trace = cmd.Flags().Changed("alloc"), f.trace
+	procs, err := f.nodes.Resolve(f.procs, cmd.Flags().Changed("procs"))
+	f.procs = procs
+	return err
 }
 
-// errAlloc refuses an unknown --alloc rule.
-func errAlloc(alloc string) error {
-	return fmt.Errorf("--alloc: expected firstfit, bestfit or contiguous, found %q", alloc)
-}
-
-// prepareTrace applies the machine of --cores-per-node, the rules' notes,
-// the K-resource default policies and --deadlines to the loaded trace.
+// prepareTrace applies the machine and its sidecar, the K-resource default
+// policies and --deadlines to the loaded trace.
 func prepareTrace(cmd *cobra.Command, f *simulateFlags, tr *workload.Trace) error {
-	var err error
-	if f.cpn > 0 {
-		if tr.Procs%f.cpn != 0 {
-			return fmt.Errorf("--cores-per-node %d: the machine's %d processors are not a whole number of nodes", f.cpn, tr.Procs)
-		}
-		if f.mach, err = machine.Uniform(tr.Procs/f.cpn, f.cpn); err != nil {
-			return err
-		}
-		f.machine = fmt.Sprintf("--cores-per-node %d", f.cpn)
-	}
-	if f.mach != nil {
-		tr.Rules = append(tr.Rules, fmt.Sprintf("machine: %s: %d nodes, %d cores; cores assigned by rule %s", f.machine, len(f.mach.Nodes), f.mach.Procs(), f.rule))
-	}
-	if err := applySidecar(f, tr); err != nil {
+	if err := f.nodes.Apply(tr); err != nil {
 		return err
 	}
 	if tr.MemCap > 0 && !cmd.Flags().Changed("policy") {
 		// the default policies schedule processors only
 		f.policies = []string{"fcfs", "ff-easy", "bb-easy", "ff-cons"}
 	}
-	if f.deadlines != "" {
-		sp, err := deadlinewl.ParseSpec(f.deadlines)
-		if err != nil {
-			return fmt.Errorf("--deadlines: %w", err)
-		}
-		b, err := deadlinewl.Build(tr.Jobs, tr.Procs, sp, simulate.EASYResponses)
-		if err != nil {
-			return fmt.Errorf("--deadlines: %w", err)
-		}
-		tr.Jobs = b.Jobs
-		tr.Rules = append(tr.Rules, b.Notes...)
-	}
-	return nil
+	return simulate.ApplyDeadlines(tr, f.deadlines)
 }
 
 // simulateAll runs every policy of f on tr on the worker pool (each spec
@@ -338,39 +277,4 @@ func simulateAll(tr *workload.Trace, f *simulateFlags, opt simulate.Options) ([]
 	bar := progress.NewJobs(int64(len(tr.Jobs)*len(f.policies)), "simulating")
 	defer bar.Finish()
 	return simulate.Batch(tr.Jobs, tr.Name, f.policies, opt, f.workers, func(n int) { bar.Add(int64(n)) })
-}
-
-// applySidecar reads the node-level requests of --sidecar (or of the
-// sidecar beside an imported trace) and applies them to the trace's jobs.
-func applySidecar(f *simulateFlags, tr *workload.Trace) error {
-	path := f.sidecar
-	switch {
-	case path == "none":
-		return nil
-	case path != "" && f.mach == nil:
-		return fmt.Errorf("--sidecar needs --machine or --cores-per-node (node-level requests need nodes)")
-	case f.mach == nil:
-		return nil
-	case path == "":
-		base := strings.TrimSuffix(strings.TrimSuffix(f.trace, ".gz"), ".swf")
-		if f.trace == "" || base == strings.TrimSuffix(f.trace, ".gz") {
-			return nil
-		}
-		if _, err := os.Stat(base + ".sidecar.csv"); err != nil {
-			return nil
-		}
-		path = base + ".sidecar.csv"
-	}
-	dem, err := machine.ReadDemands(path)
-	if err != nil {
-		return err
-	}
-	ap, err := machine.Apply(f.mach, tr.Jobs, dem)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	f.demands = ap.Demands
-	tr.Rules = append(tr.Rules, fmt.Sprintf("node-level requests: %s: %d jobs (%d exclusive, %d sized to their whole nodes); a job the policy starts waits until its nodes are free (docs/simulator.md)",
-		path, ap.Jobs, ap.Exclusive, ap.Resized))
-	return nil
 }

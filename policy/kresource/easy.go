@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/backfill-hpc/backfill/internal/minheap"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/profile"
@@ -60,10 +61,8 @@ type entry struct {
 	gone bool // started during the current pass
 }
 
-type cand struct {
-	score float64
-	i     int // queue index
-}
+// cand is a backfilling candidate: its score (Key) and queue index (ID).
+type cand = minheap.Item[float64, struct{}]
 
 var _ policy.Scheduler = (*EASY)(nil)
 
@@ -265,83 +264,40 @@ func (e *EASY) backfillScored(now int64, from int, launch func(*entry)) {
 	cs := e.cands[:0]
 	for i := from; i < len(e.queue); i++ {
 		if fitsFree(e.queue[i].need, e.free) {
-			cs = append(cs, cand{i: i})
+			cs = append(cs, cand{ID: i})
 		}
 	}
 	for len(cs) > 0 {
 		e.prepare()
 		n := 0
 		for _, c := range cs {
-			x := e.queue[c.i]
+			x := e.queue[c.ID]
 			if !fitsFree(x.need, e.free) {
 				continue
 			}
-			c.score = e.score(x.need)
+			c.Key = e.score(x.need)
 			cs[n] = c
 			n++
 		}
 		cs = cs[:n]
-		h := candHeap(cs)
-		h.init()
+		var h minheap.Heap[float64, struct{}] // by (score, queue index)
+		h.Init(cs)
 		started := false
-		for len(h) > 0 {
-			c := h.pop()
-			x := e.queue[c.i]
+		for h.Len() > 0 {
+			c := h.Pop()
+			x := e.queue[c.ID]
 			if e.fits(now, x) {
 				launch(x)
 				started = true
 				break
 			}
 		}
-		cs = cs[:len(h)]
+		cs = cs[:h.Len()]
 		if !started {
 			break
 		}
 	}
 	e.cands = cs[:0]
-}
-
-// candHeap is a binary min-heap of candidates by (score, queue index).
-type candHeap []cand
-
-func (h candHeap) less(a, b int) bool {
-	return h[a].score < h[b].score || (h[a].score == h[b].score && h[a].i < h[b].i)
-}
-
-func (h candHeap) down(i int) {
-	n := len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if l+1 < n && h.less(l+1, l) {
-			m = l + 1
-		}
-		if !h.less(m, i) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-func (h candHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
-func (h *candHeap) pop() cand {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	s.down(0)
-	*h = s
-	return top
 }
 
 // prepare computes, for BL, the resources ordered by increasing

@@ -41,6 +41,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/backfill-hpc/backfill/internal/minheap"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/workload/model"
 )
@@ -274,25 +275,25 @@ func (p Params) Generate(cfg model.Config) (*model.Workload, error) {
 	build := func(rate float64) ([]job.Job, []int32) {
 		jobs := make([]job.Job, 0, cfg.Jobs)
 		exec := make([]int32, 0, cfg.Jobs)
-		var ready chainHeap
+		var ready minheap.Heap[int64, int]
 		next := 0
 		t := 0.0
 		for i := 0; i < cfg.Jobs; i++ {
 			t += gaps[i] / rate
 			now := int64(math.Floor(t))
 			var c chain
-			if len(ready) > 0 && ready[0].at <= now {
-				c = ready.pop()
+			if ready.Len() > 0 && ready.Min().Key <= now {
+				c = ready.Pop()
 			} else {
-				c = chain{g: next, left: groups[next].runs}
+				c = chain{ID: next, Val: groups[next].runs}
 				next++
 			}
-			g := groups[c.g]
+			g := groups[c.ID]
 			jobs = append(jobs, job.Job{Request: job.Request{Submit: now, Procs: g.size, User: -1, Group: -1, Queue: -1, Partition: -1}, Runtime: g.run})
-			exec = append(exec, int32(c.g+1))
-			if c.left--; c.left > 0 {
-				c.at = now + g.run
-				ready.push(c)
+			exec = append(exec, int32(c.ID+1))
+			if c.Val--; c.Val > 0 {
+				c.Key = now + g.run
+				ready.Push(c)
 			}
 		}
 		used = next
@@ -352,51 +353,6 @@ func Jobs(n, procs int, rate float64, seed uint64) ([]job.Job, error) {
 	return w.Jobs, nil
 }
 
-// chain is a job with runs left; at is when its last run would end.
-type chain struct {
-	at   int64
-	g    int
-	left int
-}
-
-// chainHeap is a min-heap of chains by (at, g).
-type chainHeap []chain
-
-func (h chainHeap) less(a, b int) bool {
-	return h[a].at < h[b].at || (h[a].at == h[b].at && h[a].g < h[b].g)
-}
-
-func (h *chainHeap) push(c chain) {
-	*h = append(*h, c)
-	for i := len(*h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		(*h)[i], (*h)[p] = (*h)[p], (*h)[i]
-		i = p
-	}
-}
-
-func (h *chainHeap) pop() chain {
-	old := *h
-	top := old[0]
-	n := len(old) - 1
-	old[0] = old[n]
-	*h = old[:n]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && h.less(l, m) {
-			m = l
-		}
-		if r < n && h.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		(*h)[i], (*h)[m] = (*h)[m], (*h)[i]
-		i = m
-	}
-	return top
-}
+// chain is a job group with Val runs left; Key is when its last run would
+// end, ID the group. The heap of chains is on (end, group).
+type chain = minheap.Item[int64, int]
