@@ -89,26 +89,27 @@ func benchChild(cmd *cobra.Command, f *benchFlags) error {
 }
 
 // benchChildArgs is the command line of the child measuring pol on file,
-// with the trace flags of f.
-func benchChildArgs(f *benchFlags, file, pol string) []string {
-	return append([]string{"bench", "--child", "--policy", pol}, benchTraceArgs(f, file)...)
+// with the trace flags of f at offered load (0: the trace's own).
+func benchChildArgs(f *benchFlags, file, pol string, load float64) []string {
+	return append([]string{"bench", "--child", "--policy", pol}, benchTraceArgs(f, file, load)...)
 }
 
 // benchWholeArgs is the command line of the whole simulate process
-// running pol on file, with the trace flags of f.
-func benchWholeArgs(f *benchFlags, file, pol string) []string {
-	return append([]string{"simulate", "--workers", "1", "--policy", pol}, benchTraceArgs(f, file)...)
+// running pol on file, with the trace flags of f at offered load.
+func benchWholeArgs(f *benchFlags, file, pol string, load float64) []string {
+	return append([]string{"simulate", "--workers", "1", "--policy", pol}, benchTraceArgs(f, file, load)...)
 }
 
-// benchTraceArgs is the flags that load file as f says.
-func benchTraceArgs(f *benchFlags, file string) []string {
+// benchTraceArgs is the flags that load file as f says, at offered load
+// (0: the trace's own) in place of --load.
+func benchTraceArgs(f *benchFlags, file string, load float64) []string {
 	args := []string{"--trace", file,
 		"--estimate", f.estimate, "--estimate-fallback", f.fallback, "--seed", strconv.FormatUint(f.seed, 10)}
 	if f.procs > 0 {
 		args = append(args, "--procs", fmt.Sprint(f.procs))
 	}
-	if f.loadTarget > 0 {
-		args = append(args, "--load", strconv.FormatFloat(f.loadTarget, 'g', -1, 64))
+	if load > 0 {
+		args = append(args, "--load", strconv.FormatFloat(load, 'g', -1, 64))
 	}
 	if f.clamp {
 		args = append(args, "--clamp")
@@ -153,29 +154,16 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
-	status := bench.NewStatus(cmd.ErrOrStderr())
-	var all []bench.Line
-	for _, load := range loads {
-		f.loadTarget = load
-		for _, file := range files {
-			var easy bench.Baseline // EASY's sim s on this trace and load
-			for _, p := range append([]string{"none"}, f.policies...) {
-				l, failed, err := benchRun(exe, f, file, p, status)
-				if err != nil {
-					return err
-				}
-				l.Offered = bench.Offered(load)
-				easy.Relate(&l, p)
-				all = append(all, l)
-				switch {
-				case f.format != "table":
-				case failed:
-					fmt.Fprintln(out, tb.ErrorRow(l, p))
-				default:
-					fmt.Fprintln(out, tb.Row(l, p != "none"))
-				}
-			}
-		}
+	plan := &bench.Plan{Exe: exe, Files: files, Policies: f.policies, Loads: loads, Whole: f.whole, Limit: f.limit,
+		ChildArgs: func(file, pol string, load float64) []string { return benchChildArgs(f, file, pol, load) },
+		WholeArgs: func(file, pol string, load float64) []string { return benchWholeArgs(f, file, pol, load) },
+	}
+	if f.format != "table" {
+		tb = nil // the lines are printed at the end
+	}
+	all, err := plan.Run(out, tb, bench.NewStatus(cmd.ErrOrStderr()))
+	if err != nil {
+		return err
 	}
 	switch f.format {
 	case "json":
@@ -188,24 +176,4 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 		return writeCSV(out, bench.CSVHeader, rows)
 	}
 	return nil
-}
-
-// benchRun measures policy p on file in a child process and, with
-// --whole, times a whole simulate process; failed says whether the
-// measurement failed (l.Error says why).
-func benchRun(exe string, f *benchFlags, file, p string, status *bench.Status) (l bench.Line, failed bool, err error) {
-	defer status.Clear()
-	name := filepath.Base(file)
-	l, failed, err = bench.RunChildLimit(exe, benchChildArgs(f, file, p), file, p, f.limit, func(done, total int) {
-		status.Show("%s %s: %d of %d jobs ended (%d%%)", name, p, done, total, 100*done/max(1, total))
-	})
-	if err != nil || failed || !f.whole || p == "none" || l.LimitSec > 0 {
-		return l, failed, err
-	}
-	status.Show("%s %s: whole simulate process", name, p)
-	l.WholeSec, l.WholeCPUSec, l.WholeRSSKB, err = bench.RunWhole(exe, benchWholeArgs(f, file, p))
-	if err != nil {
-		l.Error, failed = "whole process: "+err.Error(), true
-	}
-	return l, failed, nil
 }

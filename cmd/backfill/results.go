@@ -61,41 +61,16 @@ func runResults(cmd *cobra.Command, dir string, f *resultsFlags) error {
 	if err != nil {
 		return err
 	}
-	t := experiment.RunTable(runs)
-	if err := filterRuns(t, f.where, dir); err != nil {
+	t, cols, err := experiment.Select(runs, dir, f.where, f.columns, f.format == "table")
+	if err != nil {
 		return err
-	}
-	cols := f.columns
-	if cols != nil {
-		for _, c := range cols {
-			if t.Col(c) < 0 {
-				return fmt.Errorf("--columns: no column %q (columns: %s)", c, strings.Join(t.ColNames(), ", "))
-			}
-		}
-	} else if f.format == "table" {
-		cols = t.DefaultColumns()
-	}
-	if cols != nil && f.format != "table" {
-		t = t.Project(cols)
 	}
 	w, closeOut, err := resultsOut(cmd.OutOrStdout(), f)
 	if err != nil {
 		return err
 	}
 	defer closeOut()
-	switch f.format {
-	case "csv":
-		return t.WriteCSV(w)
-	case "json":
-		return t.WriteJSON(w)
-	case "parquet":
-		return t.WriteParquet(w)
-	}
-	if len(t.Rows) == 0 {
-		fmt.Fprintln(w, "no runs")
-		return nil
-	}
-	return t.WriteText(w, cols)
+	return t.Write(w, f.format, cols)
 }
 
 func newCollect() *cobra.Command {
@@ -131,36 +106,6 @@ error listing every missing, duplicated, corrupt or failed run.`,
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "directory to merge into (default: the first DIR)")
 	return cmd
-}
-
-// filterRuns keeps the rows of t that match every --where filter; when
-// none matches, the error says which values the filtered columns hold.
-func filterRuns(t *experiment.Table, where []string, dir string) error {
-	var filters []experiment.Filter
-	for _, w := range where {
-		fl, err := experiment.ParseFilter(w)
-		if err != nil {
-			return fmt.Errorf("--where %q: %w", w, err)
-		}
-		if t.Col(fl.Col) < 0 {
-			return fmt.Errorf("--where: no column %q (columns: %s)", fl.Col, strings.Join(t.ColNames(), ", "))
-		}
-		filters = append(filters, fl)
-	}
-	all := &experiment.Table{Cols: t.Cols, Rows: t.Rows}
-	if err := t.Keep(filters); err != nil {
-		return fmt.Errorf("--where %w", err)
-	}
-	if len(t.Rows) == 0 && len(filters) > 0 && len(all.Rows) > 0 {
-		// nothing matched: say which values the filtered columns hold, and
-		// fail (as grep does), rather than print "no runs"
-		var hints []string
-		for _, fl := range filters {
-			hints = append(hints, fmt.Sprintf("%s holds %s", fl.Col, strings.Join(all.Values(fl.Col, 12), ", ")))
-		}
-		return fmt.Errorf("--where %s: no run of the %d in %s matches (%s)", strings.Join(where, " --where "), len(all.Rows), dir, strings.Join(hints, "; "))
-	}
-	return nil
 }
 
 // resultsOut is where results go: -o FILE, or w (refused for parquet on a

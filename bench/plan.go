@@ -1,0 +1,75 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+)
+
+// Plan is what one bench run measures: every policy (after "none",
+// loading alone) on every trace file at every offered load, each in a
+// child process of Exe, and with Whole a whole simulate process beside it.
+type Plan struct {
+	Exe      string        // the program run as child and whole process
+	Files    []string      // the traces, in order
+	Policies []string      // the policies measured after "none"
+	Loads    []float64     // the offered loads (0: the trace's arrival times)
+	Whole    bool          // also time a whole simulate process per trace and policy
+	Limit    time.Duration // stop a child still running after this long (0: no limit)
+
+	// ChildArgs is the command line of the child measuring pol on file at
+	// load; WholeArgs that of the whole simulate process.
+	ChildArgs func(file, pol string, load float64) []string
+	WholeArgs func(file, pol string, load float64) []string
+}
+
+// Run measures every load, trace and policy of p in that order and
+// returns the lines; with tb not nil, it prints each line's row of tb on
+// out as the line is finished (ErrorRow for a failed one). Progress goes
+// to status.
+func (p *Plan) Run(out io.Writer, tb *Table, status *Status) ([]Line, error) {
+	var all []Line
+	for _, load := range p.Loads {
+		for _, file := range p.Files {
+			var easy Baseline // EASY's sim s on this trace and load
+			for _, pol := range append([]string{"none"}, p.Policies...) {
+				l, failed, err := p.run(file, pol, load, status)
+				if err != nil {
+					return nil, err
+				}
+				l.Offered = Offered(load)
+				easy.Relate(&l, pol)
+				all = append(all, l)
+				switch {
+				case tb == nil:
+				case failed:
+					fmt.Fprintln(out, tb.ErrorRow(l, pol))
+				default:
+					fmt.Fprintln(out, tb.Row(l, pol != "none"))
+				}
+			}
+		}
+	}
+	return all, nil
+}
+
+// run measures policy pol on file at load in a child process and, with
+// Whole, times a whole simulate process; failed says whether the
+// measurement failed (l.Error says why).
+func (p *Plan) run(file, pol string, load float64, status *Status) (l Line, failed bool, err error) {
+	defer status.Clear()
+	name := filepath.Base(file)
+	l, failed, err = RunChildLimit(p.Exe, p.ChildArgs(file, pol, load), file, pol, p.Limit, func(done, total int) {
+		status.Show("%s %s: %d of %d jobs ended (%d%%)", name, pol, done, total, 100*done/max(1, total))
+	})
+	if err != nil || failed || !p.Whole || pol == "none" || l.LimitSec > 0 {
+		return l, failed, err
+	}
+	status.Show("%s %s: whole simulate process", name, pol)
+	l.WholeSec, l.WholeCPUSec, l.WholeRSSKB, err = RunWhole(p.Exe, p.WholeArgs(file, pol, load))
+	if err != nil {
+		l.Error, failed = "whole process: "+err.Error(), true
+	}
+	return l, failed, nil
+}
