@@ -1,16 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
-	"io"
-	"os"
-	"strings"
-	"time"
-
 	"github.com/spf13/cobra"
 
-	"github.com/backfill-hpc/backfill/machine"
 	"github.com/backfill-hpc/backfill/workload/importer"
 )
 
@@ -76,126 +68,8 @@ with --lenient it is skipped and counted.`,
 	return cmd
 }
 
-// importOutputs returns the sidecar and names paths beside the SWF file.
-func importOutputs(out string) (sidecar, names string) {
-	base := strings.TrimSuffix(out, ".swf")
-	return base + ".sidecar.csv", base + ".names.csv"
-}
-
 func runImport(cmd *cobra.Command, format string, files []string, f *importFlags) error {
-	if f.out == "" || f.out == "-" {
-		return fmt.Errorf("import: -o FILE.swf is required (the sidecar and names files are written beside it)")
-	}
-	// the outputs are written after the inputs are read: an output that is
-	// an input would replace the site's accounting with its conversion
-	sc, nm := importOutputs(f.out)
-	for _, out := range []string{f.out, sc, nm} {
-		ost, err := os.Stat(out)
-		if err != nil {
-			continue
-		}
-		for _, in := range files {
-			if ist, err := os.Stat(in); err == nil && in != "-" && os.SameFile(ist, ost) {
-				return fmt.Errorf("import: %s is an input; give -o another file", out)
-			}
-		}
-	}
-	loc, err := time.LoadLocation(f.tz)
-	if err != nil {
-		return fmt.Errorf("import: --tz %q: %v", f.tz, err)
-	}
-	if err := importMachine(f); err != nil {
-		return err
-	}
-	opts := importer.Options{Lenient: f.lenient, Location: loc, SubmitFrom: f.submit, Procs: f.procs, Nodes: f.nodes,
-		Computer: f.computer, Installation: f.installation}
-	im, err := readAccounting(cmd.InOrStdin(), format, files, opts)
-	if err != nil {
-		return err
-	}
-	o := im.Prepare()
-	sidecar, names := importOutputs(f.out)
-	conv := fmt.Sprintf("backfill import %s %s; sidecar %s; names %s", format, strings.Join(files, " "), sidecar, names)
-	if err := writeFile(f.out, func(w io.Writer) error { return importer.WriteSWF(w, o, conv) }); err != nil {
-		return err
-	}
-	if err := writeFile(sidecar, func(w io.Writer) error { return importer.WriteSidecar(w, o) }); err != nil {
-		return err
-	}
-	if err := writeFile(names, func(w io.Writer) error { return importer.WriteNames(w, o) }); err != nil {
-		return err
-	}
-	ew := cmd.ErrOrStderr()
-	for _, r := range o.Rules {
-		fmt.Fprintln(ew, r)
-	}
-	fmt.Fprintf(ew, "wrote %s (%d jobs), %s, %s\n", f.out, o.Len(), sidecar, names)
-	return nil
-}
-
-// importMachine takes the machine size (and name) from --machine.
-func importMachine(f *importFlags) error {
-	if f.machine != "" {
-		if f.procs > 0 || f.nodes > 0 {
-			return fmt.Errorf("import: --machine gives the machine size; leave out --procs and --nodes")
-		}
-		m, err := machine.Load(f.machine)
-		if err != nil {
-			return err
-		}
-		f.procs, f.nodes = int64(m.Procs()), int64(len(m.Nodes))
-		if f.computer == "" && m.Name != "" {
-			f.computer = m.Name
-		}
-	}
-	return nil
-}
-
-// readAccounting reads the accounting files (- for stdin) of format slurm
-// (one sacct dump) or pbs (any number of logs).
-func readAccounting(stdin io.Reader, format string, files []string, opts importer.Options) (*importer.Import, error) {
-	open := func(name string) (io.Reader, func(), error) {
-		if name == "-" {
-			return bufio.NewReader(stdin), func() {}, nil
-		}
-		fh, err := os.Open(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		return fh, func() { fh.Close() }, nil
-	}
-	var im *importer.Import
-	var err error
-	switch format {
-	case "slurm":
-		if len(files) != 1 {
-			return nil, fmt.Errorf("import slurm: one FILE (or -) expected, got %d", len(files))
-		}
-		r, done, err := open(files[0])
-		if err != nil {
-			return nil, err
-		}
-		im, err = importer.ReadSacct(r, files[0], opts)
-		done()
-		if err != nil {
-			return nil, err
-		}
-	case "pbs":
-		var in []importer.PBSInput
-		for _, name := range files {
-			r, done, err := open(name)
-			if err != nil {
-				return nil, err
-			}
-			defer done()
-			in = append(in, importer.PBSInput{Name: name, R: r})
-		}
-		im, err = importer.ReadPBS(in, opts)
-		if err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("import: unknown format %q (want slurm or pbs)", format)
-	}
-	return im, nil
+	return importer.Run(cmd.InOrStdin(), cmd.ErrOrStderr(), importer.RunConfig{Format: format, Files: files, Out: f.out,
+		TZ: f.tz, Machine: f.machine, Options: importer.Options{Lenient: f.lenient, SubmitFrom: f.submit,
+			Procs: f.procs, Nodes: f.nodes, Computer: f.computer, Installation: f.installation}})
 }
