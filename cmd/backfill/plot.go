@@ -90,7 +90,7 @@ func runPlot(cmd *cobra.Command, f *plotFlags, args []string) error {
 	}
 	opt := figure.Options{Metric: f.metric, X: f.x, Errors: f.errors, Title: f.title, LogY: f.logY,
 		Width: vg.Length(f.width) * vg.Centimeter, Height: vg.Length(f.height) * vg.Centimeter, DPI: f.dpi}
-	panels, what, err := plotPanels(res, f, opt)
+	panels, what, err := figure.Draw(res, figure.Request{CDF: f.cdf, Gantt: f.gantt, From: f.from, To: f.to, Metric: f.metric}, opt)
 	if err != nil {
 		return err
 	}
@@ -135,53 +135,6 @@ func checkPlotFlags(cmd *cobra.Command, f *plotFlags, format string) error {
 		return fmt.Errorf("--width %g --height %g --dpi %d: %.0f million pixels, expected at most 200 million (a smaller --dpi or size)", f.width, f.height, f.dpi, px/1e6)
 	}
 	return nil
-}
-
-// plotPanels draws what f asks for (wait CDFs, a Gantt chart or a metric)
-// and says what it is.
-func plotPanels(res *report.Results, f *plotFlags, opt figure.Options) (figure.Panels, string, error) {
-	switch {
-	case f.cdf && f.gantt != "":
-		return nil, "", fmt.Errorf("--cdf and --gantt: give one of them")
-	case f.cdf:
-		panels, err := figure.CDF(res, opt)
-		return panels, "wait CDF", err
-	case f.gantt != "":
-		return plotGantt(res, f, opt)
-	}
-	panels, err := figure.PlotAll(res, opt)
-	return panels, f.metric, err
-}
-
-// plotGantt draws the schedule of the run --gantt names, between --from
-// and --to.
-func plotGantt(res *report.Results, f *plotFlags, opt figure.Options) (figure.Panels, string, error) {
-	var run *report.Run
-	var labels []string
-	for _, r := range res.Runs {
-		labels = append(labels, r.Label)
-		if r.Label == f.gantt {
-			run = r
-		}
-	}
-	if run == nil {
-		return nil, "", fmt.Errorf("--gantt %q: no such run (runs: %s)", f.gantt, strings.Join(labels, ", "))
-	}
-	from, err := figure.ParseSeconds(f.from)
-	if err != nil {
-		return nil, "", fmt.Errorf("--from: %w", err)
-	}
-	var to int64
-	if f.to != "" {
-		if to, err = figure.ParseSeconds(f.to); err != nil {
-			return nil, "", fmt.Errorf("--to: %w", err)
-		}
-	}
-	p, err := figure.Gantt(run, from, to, opt)
-	if err != nil {
-		return nil, "", err
-	}
-	return figure.Panels{p}, "Gantt chart of " + run.Label, nil
 }
 
 // loadInputs loads every input (results directory or jobs.csv) and merges
