@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"sync"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -151,34 +147,10 @@ func emitSlurm(stdout, stderr io.Writer, file, out string, spec *experiment.Spec
 // stderr; the first Ctrl-C (or SIGTERM) lets the runs in progress finish,
 // a second one ends the process.
 func executeSweep(stderr io.Writer, spec *experiment.Spec, plan *experiment.Plan, out string, shard experiment.Shard, f *sweepFlags) (*experiment.Report, error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	var mu sync.Mutex
-	running := 0
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C ends the process at once
-		mu.Lock()
-		n := running
-		mu.Unlock()
-		if n > 0 {
-			fmt.Fprintf(stderr, "\ninterrupted: no new run starts; waiting for the %d run(s) in progress (Ctrl-C again to quit now; finished runs are kept)\n", n)
-		}
-	}()
 	disp := progress.NewSweep(stderr, f.progress)
-	rep, err := experiment.Execute(ctx, spec, plan, experiment.Options{
+	rep, err := experiment.ExecuteUntilSignal(stderr, spec, plan, experiment.Options{
 		Out: out, Workers: f.workers, Shard: shard, Force: f.force, Audit: spec.Sim.Audit && !f.noAudit,
-		Version: toolVersion(),
-		OnEvent: func(e experiment.Event) {
-			mu.Lock()
-			if e.Kind == experiment.RunStarted {
-				running++
-			} else {
-				running--
-			}
-			mu.Unlock()
-			disp.Event(e)
-		},
+		Version: toolVersion(), OnEvent: disp.Event,
 	})
 	disp.Finish()
 	return rep, err
