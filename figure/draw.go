@@ -65,3 +65,23 @@ func drawGantt(res *report.Results, q Request, opt Options) (Panels, string, err
 	}
 	return Panels{p}, "Gantt chart of " + run.Label, nil
 }
+
+// CheckSize refuses a figure that would not be drawable: dpi outside 1 to
+// 2400, a width or height (in cm) outside (0, 500], or a raster format
+// (png, jpg, tif) above 200 million pixels. 500 cm at 2400 dpi would still
+// be too large, so the pixel count is bounded too (a 100 cm × 100 cm
+// figure at 300 dpi is 140 million pixels). Errors name the plot
+// command's flags.
+func CheckSize(width, height float64, dpi int, format string) error {
+	if dpi < 1 || dpi > 2400 {
+		return fmt.Errorf("--dpi %d: expected 1 to 2400", dpi)
+	}
+	if !(width > 0 && width <= 500 && height > 0 && height <= 500) {
+		return fmt.Errorf("--width %g --height %g: expected sizes above 0 and up to 500 cm", width, height)
+	}
+	raster := format == "png" || format == "jpg" || format == "tif"
+	if px := width / 2.54 * float64(dpi) * height / 2.54 * float64(dpi); raster && px > 200e6 {
+		return fmt.Errorf("--width %g --height %g --dpi %d: %.0f million pixels, expected at most 200 million (a smaller --dpi or size)", width, height, dpi, px/1e6)
+	}
+	return nil
+}

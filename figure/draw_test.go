@@ -38,3 +38,25 @@ func TestDraw(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckSize(t *testing.T) {
+	for _, c := range []struct {
+		w, h   float64
+		dpi    int
+		format string
+		ok     bool
+	}{
+		{12, 8, 300, "png", true},
+		{500, 500, 2400, "pdf", true}, // vector: no pixel bound
+		{100, 100, 300, "png", true},  // 139.5 million pixels
+		{120, 120, 300, "png", false}, // 200.9 million pixels
+		{12, 8, 0, "png", false},
+		{12, 8, 2401, "svg", false},
+		{0, 8, 300, "svg", false},
+		{12, 501, 300, "svg", false},
+	} {
+		if err := CheckSize(c.w, c.h, c.dpi, c.format); (err == nil) != c.ok {
+			t.Errorf("CheckSize(%g, %g, %d, %s) = %v, want ok %v", c.w, c.h, c.dpi, c.format, err, c.ok)
+		}
+	}
+}

@@ -121,20 +121,7 @@ func checkPlotFlags(cmd *cobra.Command, f *plotFlags, format string) error {
 	if (f.cdf || f.gantt != "") && cmd.Flags().Changed("metric") {
 		return fmt.Errorf("--metric %s: not used by --cdf or --gantt (they draw wait times or a schedule, not a metric)", f.metric)
 	}
-	// bounds that keep a raster figure drawable: 500 cm at 2400 dpi would
-	// still be too large, so the pixel count is bounded too (a 100 cm ×
-	// 100 cm figure at 300 dpi is 140 million pixels)
-	if f.dpi < 1 || f.dpi > 2400 {
-		return fmt.Errorf("--dpi %d: expected 1 to 2400", f.dpi)
-	}
-	if !(f.width > 0 && f.width <= 500 && f.height > 0 && f.height <= 500) {
-		return fmt.Errorf("--width %g --height %g: expected sizes above 0 and up to 500 cm", f.width, f.height)
-	}
-	raster := format == "png" || format == "jpg" || format == "tif"
-	if px := f.width / 2.54 * float64(f.dpi) * f.height / 2.54 * float64(f.dpi); raster && px > 200e6 {
-		return fmt.Errorf("--width %g --height %g --dpi %d: %.0f million pixels, expected at most 200 million (a smaller --dpi or size)", f.width, f.height, f.dpi, px/1e6)
-	}
-	return nil
+	return figure.CheckSize(f.width, f.height, f.dpi, format)
 }
 
 // loadInputs loads every input (results directory or jobs.csv) and merges
