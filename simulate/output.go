@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/backfill-hpc/backfill/internal/fileout"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/machine"
 	"github.com/backfill-hpc/backfill/metrics"
@@ -176,7 +176,7 @@ func WriteDir(dir string, tr *workload.Trace, results []*Result, rows []metrics.
 	}
 	for _, format := range []string{"table", "json", "csv"} {
 		ext := map[string]string{"table": "txt", "json": "json", "csv": "csv"}[format]
-		if err := writeFile(filepath.Join(dir, "summary."+ext), func(w io.Writer) error {
+		if err := fileout.Write(filepath.Join(dir, "summary."+ext), func(w io.Writer) error {
 			return WriteSummary(w, format, tr.Name, tr.Procs, rows, header, false)
 		}); err != nil {
 			return err
@@ -193,7 +193,7 @@ func writeRun(dir string, tr *workload.Trace, r *Result, header []string, opt Di
 	if r.Alloc != nil {
 		alloc = r.Alloc.String
 	}
-	if err := writeFile(stem+".jobs.csv", func(w io.Writer) error {
+	if err := fileout.Write(stem+".jobs.csv", func(w io.Writer) error {
 		return metrics.WriteJobsCSVAlloc(w, r.Sim.Outcomes, tr.Name, opt.Tau, comments, alloc)
 	}); err != nil {
 		return err
@@ -203,7 +203,7 @@ func writeRun(dir string, tr *workload.Trace, r *Result, header []string, opt Di
 			return err
 		}
 	}
-	return writeFile(stem+".swf", func(w io.Writer) error {
+	return fileout.Write(stem+".swf", func(w io.Writer) error {
 		return workload.WriteSchedule(w, tr, r.Sim.Outcomes, comments)
 	})
 }
@@ -218,12 +218,12 @@ func writePlain(stem string, tr *workload.Trace, r *Result, comments []string, a
 		alloc = AssignedProcs(r.Sim.Outcomes, tr.Procs)
 		comments = append(slices.Clone(comments), "allocated_resources: processor numbers by the report's drawing rule (report.Assign: lowest-numbered free processors, first fit); the simulator itself counts processors")
 	}
-	if err := writeFile(stem+".plain.csv", func(w io.Writer) error {
+	if err := fileout.Write(stem+".plain.csv", func(w io.Writer) error {
 		return metrics.WriteJobsCSVAlloc(w, r.Sim.Outcomes, tr.Name, tau, nil, alloc)
 	}); err != nil {
 		return err
 	}
-	return writeFile(stem+".provenance.txt", func(w io.Writer) error {
+	return fileout.Write(stem+".provenance.txt", func(w io.Writer) error {
 		for _, c := range comments {
 			if _, err := fmt.Fprintln(w, c); err != nil {
 				return err
@@ -267,23 +267,4 @@ func ReportResults(tr *workload.Trace, results []*Result, header []string, opt m
 		res.Runs = append(res.Runs, run)
 	}
 	return res
-}
-
-// writeFile creates path and writes it through a buffer with fill; an
-// error names the file.
-func writeFile(path string, fill func(io.Writer) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(fh, 1<<16)
-	if err := fill(bw); err != nil {
-		fh.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		fh.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return fh.Close()
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/backfill-hpc/backfill/internal/fileout"
 	"github.com/backfill-hpc/backfill/machine"
 )
 
@@ -69,13 +70,13 @@ func Run(stdin io.Reader, stderr io.Writer, c RunConfig) error {
 	}
 	o := im.Prepare()
 	conv := fmt.Sprintf("backfill import %s %s; sidecar %s; names %s", c.Format, strings.Join(c.Files, " "), sc, nm)
-	if err := writeOutput(c.Out, func(w io.Writer) error { return WriteSWF(w, o, conv) }); err != nil {
+	if err := fileout.Write(c.Out, func(w io.Writer) error { return WriteSWF(w, o, conv) }); err != nil {
 		return err
 	}
-	if err := writeOutput(sc, func(w io.Writer) error { return WriteSidecar(w, o) }); err != nil {
+	if err := fileout.Write(sc, func(w io.Writer) error { return WriteSidecar(w, o) }); err != nil {
 		return err
 	}
-	if err := writeOutput(nm, func(w io.Writer) error { return WriteNames(w, o) }); err != nil {
+	if err := fileout.Write(nm, func(w io.Writer) error { return WriteNames(w, o) }); err != nil {
 		return err
 	}
 	for _, r := range o.Rules {
@@ -102,25 +103,6 @@ func (c *RunConfig) loadMachine() error {
 		}
 	}
 	return nil
-}
-
-// writeOutput creates path and fills it through a 64 KiB buffer, naming
-// path in a write error.
-func writeOutput(path string, fill func(io.Writer) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(fh, 1<<16)
-	if err := fill(bw); err != nil {
-		fh.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		fh.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return fh.Close()
 }
 
 // ReadAccounting reads the accounting files (- for stdin) of format slurm
