@@ -165,15 +165,5 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
-	switch f.format {
-	case "json":
-		return writeJSON(out, map[string]any{"version": toolVersion(), "runs": all})
-	case "csv":
-		var rows [][]string
-		for _, l := range all {
-			rows = append(rows, l.CSV())
-		}
-		return writeCSV(out, bench.CSVHeader, rows)
-	}
-	return nil
+	return bench.WriteLines(out, f.format, toolVersion(), all)
 }
