@@ -173,12 +173,17 @@ func (b *Baseline) Relate(l *Line, pol string) {
 }
 
 // WriteLines writes the lines of a bench run in format json (an object
-// with the tool's version and the runs, indented) or csv (CSVHeader, then
-// a row a line); the table format is printed as the runs go (Table).
-func WriteLines(w io.Writer, format, version string, lines []Line) error {
+// with the tool's version, the runs and the keys of extra, indented) or
+// csv (CSVHeader, then a row a line); the table format is printed as the
+// runs go (Table).
+func WriteLines(w io.Writer, format, version string, lines []Line, extra map[string]any) error {
 	switch format {
 	case "json":
-		b, err := json.MarshalIndent(map[string]any{"version": version, "runs": lines}, "", "  ")
+		m := map[string]any{"version": version, "runs": lines}
+		for k, v := range extra {
+			m[k] = v
+		}
+		b, err := json.MarshalIndent(m, "", "  ")
 		if err != nil {
 			return err
 		}

@@ -108,6 +108,7 @@ func (m *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 				continue
 			}
 			if r.HoldEnd > now {
+				m.base++
 				if err := m.prof[p].Add(now, r.HoldEnd, int(t)); err != nil {
 					return fmt.Errorf("multiqueue: snapshot: job %d in partition %d: %w", r.ID, p, err)
 				}
