@@ -200,28 +200,16 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 		return err
 	}
 	var curves []bench.Curve
+	var extra map[string]any
 	if growth != nil {
 		w := io.Discard
 		if f.format == "table" {
 			w = out
 		}
 		curves = growth.WriteTable(w, plan, all)
+		extra = map[string]any{"growth": curves}
 	}
-	switch f.format {
-	case "json":
-		m := map[string]any{"version": toolVersion(), "runs": all}
-		if growth != nil {
-			m["growth"] = curves
-		}
-		return writeJSON(out, m)
-	case "csv":
-		var rows [][]string
-		for _, l := range all {
-			rows = append(rows, l.CSV())
-		}
-		return writeCSV(out, bench.CSVHeader, rows)
-	}
-	return nil
+	return bench.WriteLines(out, f.format, toolVersion(), all, extra)
 }
 
 // benchPlan is the plan of f: the traces of --traces, or with --growth the
@@ -308,7 +296,7 @@ func benchGrowth(f *benchFlags) (*bench.Growth, error) {
 	g := &bench.Growth{Jobs: f.gJobs, Loads: f.gLoads, Model: f.gModel, Procs: f.gProcs, Seed: f.seed, Estimate: f.gEst, Dir: f.gDir}
 	g.Generate = func(w io.Writer, jobs int, load float64) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
-		if err := runGenerate(bw, g.Model, &generateFlags{jobs: jobs, procs: g.Procs, seed: g.Seed, load: load, estimate: g.Estimate}); err != nil {
+		if err := model.WriteSWF(bw, g.Model, model.Config{Jobs: jobs, Procs: g.Procs, Seed: g.Seed, Load: load}, g.Estimate); err != nil {
 			return err
 		}
 		return bw.Flush()
