@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 )
 
 // checkFormat accepts table (the default text), json or csv.
@@ -27,15 +25,4 @@ func checkProcsLoad(changed func(string) bool, procs int, load float64, procsOut
 		return fmt.Errorf("--load %g: the offered load must be greater than 0, e.g. 0.9 (leave --load out %s)", load, loadOut)
 	}
 	return nil
-}
-
-// writeJSON writes v as indented JSON.
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
-	return err
 }
