@@ -56,10 +56,11 @@ ended) is shown on standard error: on one line rewritten in place when
 standard error is a terminal, else a line every 30 s. The machine is shared:
 compare figures from one run as ratios.
 
---policy all measures every registered policy, EASY first (× EASY is each
-run's simulation time over EASY's on the same trace and load). With --limit,
-a child still running after that long is stopped and its sim s shown as
-"> N"; with --skip-capped, a policy stopped on a trace is not run on it at
+--policy all measures every registered policy, EASY first. sim CPU s is the
+child's CPU time during the simulation, steadier than the wall time (sim s)
+on a shared machine; × EASY is it over EASY's on the same trace and load.
+With --limit, a child still running after that long (wall time) is stopped
+and its sim s shown as "> N"; with --skip-capped, a policy stopped on a trace is not run on it at
 the loads listed after (list them in increasing order: orig first for
 traces whose own load is below the next), shown as "> N (not run)".
 
@@ -69,10 +70,11 @@ traces whose own load is below the next), shown as "> N (not run)".
 of --growth-jobs and L of --growth-loads) are generated once into
 --growth-dir and kept; each policy runs on each, smallest first, and a
 policy over --limit on one is not run on the larger ones of the same load.
-After the rows comes the table of the curves: sim s against jobs per policy
-and load, the exponent fitted by least squares to log(sim s) against
-log(jobs), and, when a larger workload was over the limit, a lower bound of
-the exponent from the last measured point to the limit.`,
+After the rows comes the table of the curves: sim CPU s against jobs per
+policy and load, the exponent fitted by least squares to log(sim CPU s)
+against log(jobs), and, when a larger workload was over the limit, a lower
+bound of the exponent from the last measured point to the limit (both wall
+times).`,
 		Example: `  backfill bench --traces ../shared/traces --policy easy,conservative
   backfill bench --traces ../shared/traces --only KTH
   # every policy at the original load and at offered load 0.95, 5 minutes a run at most
