@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 )
@@ -27,9 +28,10 @@ type Plan struct {
 	OfferedOf func(file string, load float64) string
 
 	// ChildArgs is the command line of the child measuring pol on file at
-	// load; WholeArgs that of the whole simulate process.
+	// load; WholeArgs that of the whole simulate process, writing its
+	// output files into the directory out (removed after the run).
 	ChildArgs func(file, pol string, load float64) []string
-	WholeArgs func(file, pol string, load float64) []string
+	WholeArgs func(file, pol string, load float64, out string) []string
 }
 
 // Run measures every load, trace and policy of p in that order and
@@ -95,7 +97,12 @@ func (p *Plan) run(file, pol string, load float64, status *Status) (l Line, fail
 		return l, failed, err
 	}
 	status.Show("%s %s: whole simulate process", name, pol)
-	l.WholeSec, l.WholeCPUSec, l.WholeRSSKB, err = RunWhole(p.Exe, p.WholeArgs(file, pol, load))
+	dir, err := os.MkdirTemp("", "backfill-bench-")
+	if err != nil {
+		return l, failed, err
+	}
+	defer os.RemoveAll(dir)
+	l.WholeSec, l.WholeCPUSec, l.WholeRSSKB, err = RunWhole(p.Exe, p.WholeArgs(file, pol, load, dir))
 	if err != nil {
 		l.Error, failed = "whole process: "+err.Error(), true
 	}

@@ -50,8 +50,9 @@ of wall time, the bytes the simulation allocated per job, and the peak
 resident memory of the process (trace loading included), beside the same for
 loading alone. Beside them (--whole, the default) are the wall and CPU
 seconds and peak memory of a whole 'backfill simulate' process on the same
-trace and policy (--workers 1; start-up, loading, simulation, audit and
-output), run after the measuring child. While a run lasts, its progress (jobs
+trace and policy (--workers 1 --out into a temporary directory: start-up,
+loading, simulation, audit and the output files), run after the measuring
+child. While a run lasts, its progress (jobs
 ended) is shown on standard error: on one line rewritten in place when
 standard error is a terminal, else a line every 30 s. The machine is shared:
 compare figures from one run as ratios.
@@ -145,9 +146,11 @@ func benchChildArgs(f *benchFlags, file, pol string, load float64) []string {
 }
 
 // benchWholeArgs is the command line of the whole simulate process
-// running pol on file, with the trace flags of f at offered load.
-func benchWholeArgs(f *benchFlags, file, pol string, load float64) []string {
-	return append([]string{"simulate", "--workers", "1", "--policy", pol}, benchTraceArgs(f, file, load)...)
+// running pol on file, with the trace flags of f at offered load, writing
+// its files (per-job CSV, SWF schedule, summary) into out, as a user's run
+// would.
+func benchWholeArgs(f *benchFlags, file, pol string, load float64, out string) []string {
+	return append([]string{"simulate", "--workers", "1", "--policy", pol, "--out", out}, benchTraceArgs(f, file, load)...)
 }
 
 // benchTraceArgs is the flags that load file as f says, at offered load
@@ -243,7 +246,9 @@ func benchPlan(cmd *cobra.Command, f *benchFlags) (*bench.Plan, *bench.Growth, e
 	}
 	plan := &bench.Plan{Exe: exe, Policies: policies, Loads: loads, Whole: f.whole, Limit: f.limit,
 		ChildArgs: func(file, pol string, load float64) []string { return benchChildArgs(f, file, pol, load) },
-		WholeArgs: func(file, pol string, load float64) []string { return benchWholeArgs(f, file, pol, load) },
+		WholeArgs: func(file, pol string, load float64, out string) []string {
+			return benchWholeArgs(f, file, pol, load, out)
+		},
 	}
 	if !f.growth {
 		if f.skip {
