@@ -441,8 +441,9 @@ func (m *Policy) Tick(now int64, start func(*job.Request)) int64 {
 			}
 		}
 		x := m.classBound(now, q, total)
+		fits := func(n int, e int64) bool { return n <= x && n <= m.ub(now, e) }
 		for x > 0 {
-			pos = qq.Next(pos, x)
+			pos = qq.NextFit(pos, fits)
 			if pos < 0 {
 				break
 			}
@@ -482,14 +483,7 @@ func (m *Policy) try(now int64, q, pos int, j *job.Request, total *int, start fu
 	if n > *total {
 		return false
 	}
-	ub := 0 // what the partitions could give at most
-	for p, f := range m.free {
-		if now+e > m.first[p] {
-			f = min(f, m.hfree[p])
-		}
-		ub += f
-	}
-	if ub < n {
+	if m.ub(now, e) < n {
 		return false
 	}
 	if g, ok := m.gsum.get(e); ok && g < n {
@@ -541,6 +535,21 @@ func (m *Policy) try(now int64, q, pos int, j *job.Request, total *int, start fu
 	m.qs[q].Take(pos)
 	start(j)
 	return true
+}
+
+// ub is an upper bound on what the partitions can give together for
+// [now, now+e): each at most its free processors now, and, for a window
+// reaching its first reservation, what is free when that starts. It only
+// falls as e grows.
+func (m *Policy) ub(now, e int64) int {
+	ub := 0
+	for p, f := range m.free {
+		if now+e > m.first[p] {
+			f = min(f, m.hfree[p])
+		}
+		ub += f
+	}
+	return ub
 }
 
 // gives is what partition p can give for [now, now+e) without touching
