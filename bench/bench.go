@@ -65,6 +65,9 @@ type Line struct {
 	// NotRun, with LimitSec, says the run was not made: the same policy
 	// was already over the limit on a run that takes less (Plan.SkipKey).
 	NotRun bool `json:"not_run,omitempty"`
+	// NoKill says jobs ran past their estimate to their full runtime
+	// (bench --no-kill).
+	NoKill bool `json:"no_kill,omitempty"`
 	// Asked is the policy as asked (Policy is the scheduler's own name).
 	Asked string `json:"asked,omitempty"`
 	// XEasy is SimCPUSec over EASY's on the same trace and load in the
@@ -162,7 +165,13 @@ func (l Line) TableRow(simulated bool) string {
 // progress, if not nil, is called during the simulation with the number of
 // jobs ended so far (sim.Options.Progress).
 func Measure(name string, tr *workload.Trace, loadSec float64, spec string, progress func(done int)) (Line, error) {
-	line := Line{Trace: name, Policy: LoadOnly, Jobs: len(tr.Jobs), Procs: tr.Procs, LoadSec: loadSec}
+	return MeasureNoKill(name, tr, loadSec, spec, false, progress)
+}
+
+// MeasureNoKill is Measure, with jobs running past their estimate to
+// their full runtime when noKill is set (sim.Options.NoKill).
+func MeasureNoKill(name string, tr *workload.Trace, loadSec float64, spec string, noKill bool, progress func(done int)) (Line, error) {
+	line := Line{Trace: name, Policy: LoadOnly, Jobs: len(tr.Jobs), Procs: tr.Procs, LoadSec: loadSec, NoKill: noKill}
 	if spec == "none" {
 		return line, nil
 	}
@@ -175,7 +184,7 @@ func Measure(name string, tr *workload.Trace, loadSec float64, spec string, prog
 	runtime.ReadMemStats(&m0)
 	c0 := cpuSeconds()
 	t1 := time.Now()
-	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps(), Progress: progress})
+	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: noKill, Progress: progress})
 	line.SimSec = time.Since(t1).Seconds()
 	line.SimCPUSec = cpuSeconds() - c0
 	if err != nil {

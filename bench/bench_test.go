@@ -53,6 +53,16 @@ func TestMeasure(t *testing.T) {
 	if l.Policy == LoadOnly || l.Jobs != 3 || l.Procs != 4 || l.LoadSec != 0.5 || l.Trace != "t.swf" {
 		t.Errorf("line %+v", l)
 	}
+	if l.NoKill || l.SimCPUSec < 0 {
+		t.Errorf("line %+v", l)
+	}
+	// a job past its estimate: killed by default; with no kill it runs on
+	// and the simulation still ends every job
+	tr.Jobs[0].Runtime = 500
+	l, err = MeasureNoKill("t.swf", tr, 0.5, "conservative", true, nil)
+	if err != nil || !l.NoKill || l.Policy != "conservative" {
+		t.Errorf("no kill: %+v, %v", l, err)
+	}
 	l, err = Measure("t.swf", tr, 0.5, "none", nil)
 	if err != nil || l.Policy != LoadOnly || l.SimSec != 0 {
 		t.Errorf("none: %+v, %v", l, err)

@@ -29,6 +29,7 @@ type benchFlags struct {
 	limit    time.Duration
 	loads    []string
 	skip     bool
+	noKill   bool
 	growth   bool
 	gJobs    []int
 	gLoads   []float64
@@ -107,6 +108,7 @@ func registerBenchFlags(cmd *cobra.Command, f *benchFlags) {
 	fl.BoolVar(&f.whole, "whole", true, "also time a whole 'backfill simulate' process per trace and policy (whole s, whole CPU s, whole RSS MB)")
 	fl.DurationVar(&f.limit, "limit", 0, "stop a measuring child still running after this long (e.g. 5m; 0: no limit) and report its sim s as \"> limit\"")
 	fl.StringSliceVar(&f.loads, "loads", nil, "offered loads to measure, each orig (the trace's arrival times) or a number for --load, e.g. orig,0.95 (default: --load's value, else orig)")
+	fl.BoolVar(&f.noKill, "no-kill", false, "jobs run past their estimate to their full runtime (simulate --no-kill), in the child and the whole process")
 	fl.BoolVar(&f.skip, "skip-capped", false, "with --limit: a policy over the limit on a trace is not run on that trace at the later loads of --loads")
 	fl.BoolVar(&f.growth, "growth", false, "measure growth curves on generated workloads (--growth-*) instead of the traces")
 	fl.IntSliceVar(&f.gJobs, "growth-jobs", []int{10000, 100000, 1000000}, "numbers of jobs of the growth workloads")
@@ -132,7 +134,7 @@ func benchChild(cmd *cobra.Command, f *benchFlags) error {
 		spec = f.policies[0]
 	}
 	progress := bench.ChildProgress(cmd.ErrOrStderr(), len(tr.Jobs)) // for the parent
-	line, err := bench.Measure(filepath.Base(f.trace), tr, time.Since(t0).Seconds(), spec, progress)
+	line, err := bench.MeasureNoKill(filepath.Base(f.trace), tr, time.Since(t0).Seconds(), spec, f.noKill, progress)
 	if err != nil {
 		return err
 	}
@@ -179,6 +181,9 @@ func benchTraceArgs(f *benchFlags, file string, load float64) []string {
 	if f.mem != "" || f.memPerProc != "" {
 		args = append(args, "--mem-missing", f.memMissing)
 	}
+	if f.noKill {
+		args = append(args, "--no-kill")
+	}
 	return args
 }
 
@@ -198,6 +203,9 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 	if f.format == "table" { // else the lines are printed at the end
 		tb = bench.NewTable(plan.Files, plan.Policies)
 		fmt.Fprintf(out, "# version: %s\n", toolVersion())
+		if f.noKill {
+			fmt.Fprintln(out, "# --no-kill: jobs run past their estimate to their full runtime")
+		}
 		fmt.Fprintln(out, tb.Header())
 	}
 	all, err := plan.Run(out, tb, bench.NewStatus(cmd.ErrOrStderr()))
