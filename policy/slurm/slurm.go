@@ -501,13 +501,14 @@ func (s *Sched) drop(idx []int) {
 	if len(idx) == 0 {
 		return
 	}
-	k, next := 0, 0
-	for i, j := range s.wait {
+	// the jobs before the first dropped stay where they are
+	k, next := idx[0], 0
+	for i := idx[0]; i < len(s.wait); i++ {
 		if next < len(idx) && idx[next] == i {
 			next++
 			continue
 		}
-		s.wait[k] = j
+		s.wait[k] = s.wait[i]
 		k++
 	}
 	clear(s.wait[k:])
@@ -674,9 +675,7 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 			continue
 		}
 		s.snapshot()
-		if err := prof.Add(t, e, j.Procs); err != nil {
-			panic("slurm: " + err.Error()) // unreachable: it fits from t
-		}
+		prof.AddFitted(t, e, j.Procs) // it fits from t (e ≤ t + its estimate)
 		if !s.prune(now, i, q, t, j.Procs) {
 			break
 		}
