@@ -1,6 +1,9 @@
 package deadline
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // mrt is the admission test of Figure 2, a depth-first search after
 // Ramamritham, Stankovic & Shiah's real-time scheduler. Every waiting job
@@ -22,10 +25,21 @@ import "slices"
 // extension only takes capacity away, a cached fit that still fits is
 // still the earliest; only the others are searched again, from there.
 // A cached fit whose window does not meet the extension's hold is not
-// even tested (the profile did not change there), and a discarded
+// even tested (the profile did not change there), nor is one of a job no
+// wider than the least free capacity over the hold's window once the hold
+// is made (one range query for the extension: where the windows meet, that
+// many processors are still free; elsewhere nothing changed). A discarded
 // extension restores only the cached fits it changed: an extension costs
-// O(N) comparisons plus a fit test per job whose window meets it, where it
-// cost O(N) fit tests and an O(N) copy.
+// O(N) comparisons plus a fit test per wider job whose window meets it,
+// where it cost O(N) fit tests and an O(N) copy.
+//
+// The cached fits are exact at every level of the search (an extension
+// only takes capacity away, so a fit that still fits is still the
+// earliest), so undoing a kept extension restores the fits it changed (a
+// log per level of the partial schedule) instead of searching every
+// unplaced job again: the profile is then the one those fits were
+// computed in. TestAdmissionEqualsReference checks the decisions and the
+// backtrack counts against the literal version, which searches afresh.
 func (s *Policy) mrt(now int64, x *djob) bool {
 	W := s.book.Wait()
 	s.release(W)
@@ -48,18 +62,27 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		u   int
 		fit int64
 	}
-	var log []undo // the cached fits an extension changed, to discard it
+	// hist holds the cached fits each kept extension changed, level by
+	// level (levels[k]: where level k's entries start), to undo it on a
+	// backtrack; the entries from len(hist) on are those of the extension
+	// being tested
+	var hist []undo
+	levels := make([]int, 0, n)
 
 	// refresh brings the cached fits of the unplaced jobs up to date after
 	// capacity was taken over [a, b) (the extension's hold); fresh
 	// recomputes them all from now. A cached fit whose window does not
-	// meet [a, b) still fits, and still meets its deadline: only the
-	// others are tested.
+	// meet [a, b) still fits, and still meets its deadline, as does one of
+	// a job of at most mf processors (the least free over [a, b) after the
+	// hold): only the others are tested.
 	refresh := func(fresh bool, a, b int64) bool {
 		ok := true
-		log = log[:0]
+		mf := 0
+		if !fresh {
+			mf = s.run.Prof.MinFree(a, b)
+		}
 		for u := lo; u < n; u++ {
-			if used[u] || !fresh && (fits[u] >= b || fits[u]+est[u] <= a) {
+			if used[u] || !fresh && (fits[u] >= b || fits[u]+est[u] <= a || tl[u].J.Procs <= mf) {
 				continue
 			}
 			w := tl[u]
@@ -67,7 +90,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 				fits[u] = s.fit(now, w)
 			} else if !s.run.Prof.Fits(fits[u], w.J.Estimate, w.J.Procs) {
 				s.Stats.Placements++
-				log = append(log, undo{u, fits[u]})
+				hist = append(hist, undo{u, fits[u]})
 				fits[u] = s.run.Prof.EarliestFit(fits[u], w.J.Estimate, w.J.Procs)
 			}
 			if fits[u]+w.J.Estimate > w.X.d {
@@ -111,7 +134,17 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 			s.unhold(tl[last], tl[last].Start)
 			used[last] = false
 			lo = min(lo, last)
-			refresh(true, 0, 0) // capacity came back: recompute from scratch
+			// capacity came back: the profile is the one before the
+			// extension, whose fits its log restores
+			k := levels[len(levels)-1]
+			levels = levels[:len(levels)-1]
+			for _, l := range slices.Backward(hist[k:]) {
+				fits[l.u] = l.fit
+			}
+			hist = hist[:k]
+			if s.checkFits {
+				s.checkMRTFits(now, tl[lo:], used[lo:], fits[lo:])
+			}
 			c = last + 1
 			continue
 		}
@@ -123,8 +156,10 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		for lo < n && used[lo] {
 			lo++
 		}
+		k := len(hist)
 		if t+w.J.Estimate <= w.X.d && refresh(false, t, t+w.J.Estimate) {
 			stack = append(stack, c)
+			levels = append(levels, k)
 			c = lo
 			continue
 		}
@@ -132,9 +167,10 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		s.unhold(w, t)
 		used[c] = false
 		lo = min(lo, c)
-		for _, l := range log {
+		for _, l := range slices.Backward(hist[k:]) {
 			fits[l.u] = l.fit
 		}
+		hist = hist[:k]
 		backtracks++
 		s.Stats.Backtracks++
 		if backtracks > s.prm.Backtrack {
@@ -148,4 +184,14 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 	s.book.SetWait(nw)
 	s.tl = tl[:0]
 	return true
+}
+
+// checkMRTFits records in s.fitErr the first cached fit of an unplaced job
+// that is not its earliest fit from now (tests).
+func (s *Policy) checkMRTFits(now int64, tl []*djob, used []bool, fits []int64) {
+	for u, w := range tl {
+		if f := s.run.Prof.EarliestFit(now, w.J.Estimate, w.J.Procs); !used[u] && f != fits[u] && s.fitErr == nil {
+			s.fitErr = fmt.Errorf("job %d: cached fit %d after a backtrack, earliest fit %d", w.J.ID, fits[u], f)
+		}
+	}
 }
