@@ -103,6 +103,21 @@ func (m *fitMemo) released(a int64) {
 // search started where the memo allows.
 func (s *Policy) memoFit(now int64, x *djob) int64 { return s.memoFitAfter(now, x) }
 
+// memoFitMoving is x's earliest fit from now in the profile as it stands
+// but for x's own hold at own, which counts as free
+// (Profile.EarliestFitMoving): at most own. The memo's bound is lowered as
+// if that hold had been released.
+func (s *Policy) memoFitMoving(now int64, x *djob, own int64) int64 {
+	e, n := x.J.Estimate, x.J.Procs
+	if e < 1 {
+		e = 1
+	}
+	b := max(now, min(s.fm.bound(now, n, e), own-e+1))
+	t := s.run.Prof.EarliestFitMoving(b, e, n, own)
+	s.fm.record(n, e, t)
+	return t
+}
+
 // memoFitAfter is memoFit for a search known to find nothing before after.
 func (s *Policy) memoFitAfter(after int64, x *djob) int64 {
 	e, n := x.J.Estimate, x.J.Procs
