@@ -173,6 +173,7 @@ type sstate struct {
 	cand    int64 // slot after compression in this candidate
 	key     float64
 	lbt     float64 // lower bound of this job's cost in the search
+	efr     int64   // earliest fit among the running jobs alone
 }
 
 // newJob is the entry of j, not yet placed.
@@ -216,7 +217,10 @@ type Policy struct {
 	order []*sjob
 	slots []int64
 	lb    []float64 // suffix lower bounds of the search
-	best  []int64   // chosen slots of the delayed jobs, by position in wait
+	// settle[i]: the jobs from i on stay at their slots in a slot's AST
+	// compression once the released capacity lies before it (settledFrom)
+	settle []int64
+	best   []int64 // chosen slots of the delayed jobs, by position in wait
 	// Stats of the search, for benchmarks and tests.
 	Stats Stats
 	// onSlot, when set (tests), sees each priced slot and its permutation.
@@ -227,6 +231,9 @@ type Policy struct {
 	// noLazy disables the AST compression without the delayed holds
 	// (compressAST; tests check that it never changes the schedule).
 	noLazy bool
+	// noSettle disables the early end of the AST compression
+	// (settledFrom; tests check that it never changes the schedule).
+	noSettle bool
 }
 
 // Stats count the work of the search.
