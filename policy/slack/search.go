@@ -3,6 +3,8 @@ package slack
 import (
 	"math"
 	"slices"
+
+	"github.com/backfill-hpc/backfill/profile"
 )
 
 // search prices the candidate schedules for inserting x (a new job, or the
@@ -86,6 +88,12 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 			for _, w := range W {
 				s.unhold(w, w.Start)
 			}
+			// the profile before the slots: the running jobs
+			s.backupK = 0
+			if s.backup == nil {
+				s.backup = profile.New(prof.Procs())
+			}
+			s.backup.CopyFrom(prof)
 		}
 	}
 
@@ -128,8 +136,9 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 		anyFeasible := false
 		if !s.noLazy && s.prm.Order == nil && (s.prm.Heuristic == AST || s.prm.Heuristic == All && len(D) > MaxExhaustive) {
 			var same int
-			anyFeasible, same = s.compressAST(now, ts, e, D, k, allHeld, own, x.X.p, &bestPrice, &bestMoved, &bestTs)
-			if n > 0 {
+			var restored bool
+			anyFeasible, same, restored = s.compressAST(now, ts, e, D, k, allHeld, own, x.X.p, &bestPrice, &bestMoved, &bestTs)
+			if n > 0 && !restored {
 				_ = prof.Remove(ts, ts+e, n)
 			}
 			if allHeld {
@@ -267,7 +276,11 @@ func surelyWorse(lo, slack, best float64) bool {
 // the same up to the first job that moves, which comes after the jobs
 // compressed; for an infeasible one, as long as the slot still
 // compresses the job that made it so.
-func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own, p float64, bestPrice *float64, bestMoved *int, bestTs *int64) (feasible bool, same int) {
+//
+// Without held, the profile goes back to the running jobs and W[:k] (the
+// new job's hold included, restored reports) by a copy of s.backup when
+// many jobs were compressed, rather than job by job.
+func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own, p float64, bestPrice *float64, bestMoved *int, bestTs *int64) (feasible bool, same int, restored bool) {
 	prof := s.run.Prof
 	if s.onSlot != nil {
 		s.onSlot(ts, D)
@@ -279,13 +292,29 @@ func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own,
 	rest := lb[k]
 	margin := tolerance(lb[k])
 	done := 0
-	// holes: every moved job's old slot lies before hole; added: the new
-	// job and every moved job's new slot end by added (settledFrom)
+	// what the moved jobs release lies before hole; what the new job and
+	// the moved jobs add ends by added (settledFrom)
 	hole, added := int64(math.MinInt64+1), ts+e
+	holeLo := int64(math.MaxInt64) // and begins at holeLo or later
 	for _, d := range D {
 		s.Stats.Placements++
 		d.X.shifted = d.Start + e
-		d.X.cand = min(prof.EarliestFitMoving(now, d.J.Estimate, d.J.Procs, d.X.shifted), d.X.shifted)
+		if !s.noSettle && d.X.tau >= hole && (held || d.Start >= added) {
+			d.X.cand = d.Start // it stays (settledFrom), no query
+		} else {
+			s.Stats.Queries++
+			// no start before from fits (settledFrom), so the query
+			// begins there
+			from := now
+			if !s.noSettle {
+				from = d.X.base
+				if holeLo != math.MaxInt64 {
+					from = min(from, holeLo-max(d.J.Estimate, 1)+1)
+				}
+				from = max(from, d.X.efr, now)
+			}
+			d.X.cand = min(prof.EarliestFitMoving(from, d.J.Estimate, d.J.Procs, d.X.shifted), d.X.shifted)
+		}
 		switch {
 		case !held:
 			s.hold(d, d.X.cand)
@@ -305,8 +334,18 @@ func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own,
 				break
 			}
 			price += c
-			hole = max(hole, d.Start+d.J.Estimate)
-			added = max(added, d.X.cand+d.J.Estimate)
+			// what d releases ends at its old end or, delayed, at its new
+			// start; what it adds ends at its new end or, moved earlier, at
+			// its old start
+			if dt > 0 {
+				hole = max(hole, min(d.X.cand, d.Start+d.J.Estimate))
+				holeLo = min(holeLo, d.Start)
+				added = max(added, d.X.cand+d.J.Estimate)
+			} else {
+				hole = max(hole, d.Start+d.J.Estimate)
+				holeLo = min(holeLo, max(d.X.cand+d.J.Estimate, d.Start))
+				added = max(added, min(d.X.cand+d.J.Estimate, d.Start))
+			}
 		}
 		rest -= d.X.lbt
 		if !s.noPrune && *bestTs >= 0 && surelyWorse(price+rest, margin, *bestPrice) {
@@ -342,6 +381,18 @@ func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own,
 			s.best[k+done+i] = d.Start
 		}
 	}
+	if !held && done >= copyMin && done*copyPer >= prof.Len() {
+		// the profile before the slot: the running jobs and W[:k]
+		W := s.book.Wait()
+		for ; s.backupK < k; s.backupK++ {
+			w := W[s.backupK]
+			if err := s.backup.Add(w.Start, w.Start+w.J.Estimate, w.J.Procs); err != nil {
+				panic("slack: " + err.Error()) // unreachable: it is held in prof
+			}
+		}
+		prof.CopyFrom(s.backup)
+		return feasible, same, true
+	}
 	// every moved job released before any goes back: a later job may
 	// have moved into an earlier one's slot
 	for _, d := range D[:done] {
@@ -356,8 +407,17 @@ func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own,
 			}
 		}
 	}
-	return feasible, same
+	return feasible, same, false
 }
+
+// copyMin is the number of compressed jobs from which a slot restores the
+// profile by a copy (compressAST), and copyPer the breakpoints whose copy
+// costs about as much as releasing one job's hold (measured on SDSC-Par
+// and KTH: the thresholds between 0 and 24 jobs differ by noise).
+const (
+	copyMin = 8
+	copyPer = 64
+)
 
 // settledFrom sets s.settle for the waiting jobs W (all held, AST order;
 // the running jobs in the profile): s.settle[i] is the least τ of the jobs
@@ -410,6 +470,11 @@ func (s *Policy) settledFrom(now int64, W []*sjob) {
 				tau = c
 			}
 		}
+		w.X.tau = tau
+		// the earliest fit with the jobs before it held, for the start of
+		// its queries: a window that ends before every released instant
+		// meets at least B_j's holds, and none fits before base in B_j
+		w.X.base = prof.EarliestFitMoving(now, w.J.Estimate, w.J.Procs, w.Start)
 		s.settle[i] = tau
 		s.hold(w, w.Start)
 	}
