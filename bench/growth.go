@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/backfill-hpc/backfill/workload/model"
 )
 
 // Growth is the set of synthetic workloads of a growth curve: time
@@ -23,9 +26,57 @@ type Growth struct {
 	Seed     uint64    // generator seed
 	Estimate string    // runtime estimates (backfill generate --estimate)
 	Dir      string    // where the workloads are kept
-	// Generate writes the workload of jobs jobs at offered load as SWF
-	// (backfill generate with the fields above).
+	// Generate writes the workload of jobs jobs at offered load as SWF;
+	// nil: backfill generate with the fields above (model.WriteSWF).
 	Generate func(w io.Writer, jobs int, load float64) error
+}
+
+// Check refuses a growth curve that cannot be made (errors name bench's
+// flags): no job counts or loads, a count outside 1 to 10,000,000, a load
+// not above 0 or infinite, a machine below 1 processor, an unknown model.
+func (g *Growth) Check() error {
+	if len(g.Jobs) == 0 || len(g.Loads) == 0 {
+		return fmt.Errorf("--growth needs --growth-jobs and --growth-loads")
+	}
+	for _, n := range g.Jobs {
+		if n < 1 || n > 10_000_000 {
+			return fmt.Errorf("--growth-jobs %d: want 1 to 10,000,000", n)
+		}
+	}
+	for _, l := range g.Loads {
+		if !(l > 0) || math.IsInf(l, 1) {
+			return fmt.Errorf("--growth-loads %g: want an offered load greater than 0", l)
+		}
+	}
+	if g.Procs < 1 {
+		return fmt.Errorf("--growth-procs %d: want at least 1", g.Procs)
+	}
+	if _, err := model.New(g.Model); err != nil {
+		return fmt.Errorf("--growth-model: %w", err)
+	}
+	return nil
+}
+
+// generate writes the workload of jobs jobs at offered load (Generate).
+func (g *Growth) generate(w io.Writer, jobs int, load float64) error {
+	if g.Generate != nil {
+		return g.Generate(w, jobs, load)
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	if err := model.WriteSWF(bw, g.Model, model.Config{Jobs: jobs, Procs: g.Procs, Seed: g.Seed, Load: load}, g.Estimate); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// DefaultGrowthDir is where growth workloads are kept by default: the
+// user's cache directory, else the temporary one.
+func DefaultGrowthDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "backfill", "growth")
 }
 
 // Workload is one workload of a growth curve.
@@ -70,7 +121,7 @@ func (g *Growth) Ensure(log io.Writer) error {
 		if err != nil {
 			return err
 		}
-		err = g.Generate(f, w.Jobs, w.Load)
+		err = g.generate(f, w.Jobs, w.Load)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"time"
+
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 // Plan is what one bench run measures: every policy (after "none",
@@ -106,3 +109,65 @@ func (p *Plan) run(file, pol string, load float64, status *Status) (l Line, fail
 // loads: a policy over the limit on a trace is not run on it at the loads
 // after.
 func SkipAtLaterLoads(file, pol string, _ float64) string { return file + " " + pol }
+
+// AllPolicies is every registered policy, EASY first (the baseline of
+// × EASY): bench's --policy all.
+func AllPolicies() []string {
+	out := []string{"easy"}
+	for _, in := range policy.List() {
+		if in.Name != "easy" {
+			out = append(out, in.Name)
+		}
+	}
+	return out
+}
+
+// TraceFlags are the trace options (backfill's trace flags) that a
+// measuring child and a whole simulate process are given.
+type TraceFlags struct {
+	Estimate, Fallback          string // --estimate, --estimate-fallback
+	Seed                        uint64
+	Procs                       int // --procs, when > 0
+	Clamp, Lenient              bool
+	Mem, MemPerProc, MemMissing string // --mem, --mem-per-proc, --mem-missing
+}
+
+// ChildArgs is the command line of the child measuring pol on file at
+// offered load (0: the trace's own), for Plan.ChildArgs.
+func (t TraceFlags) ChildArgs(file, pol string, load float64) []string {
+	return append([]string{"bench", "--child", "--policy", pol}, t.args(file, load)...)
+}
+
+// WholeArgs is the command line of the whole simulate process running
+// pol on file at offered load, for Plan.WholeArgs.
+func (t TraceFlags) WholeArgs(file, pol string, load float64) []string {
+	return append([]string{"simulate", "--workers", "1", "--policy", pol}, t.args(file, load)...)
+}
+
+// args are the flags that load file as t says, at offered load (0: the
+// trace's own) in place of --load.
+func (t TraceFlags) args(file string, load float64) []string {
+	args := []string{"--trace", file, "--estimate", t.Estimate, "--estimate-fallback", t.Fallback, "--seed", strconv.FormatUint(t.Seed, 10)}
+	if t.Procs > 0 {
+		args = append(args, "--procs", fmt.Sprint(t.Procs))
+	}
+	if load > 0 {
+		args = append(args, "--load", strconv.FormatFloat(load, 'g', -1, 64))
+	}
+	if t.Clamp {
+		args = append(args, "--clamp")
+	}
+	if t.Lenient {
+		args = append(args, "--lenient")
+	}
+	if t.Mem != "" {
+		args = append(args, "--mem", t.Mem)
+	}
+	if t.MemPerProc != "" {
+		args = append(args, "--mem-per-proc", t.MemPerProc)
+	}
+	if t.Mem != "" || t.MemPerProc != "" {
+		args = append(args, "--mem-missing", t.MemMissing)
+	}
+	return args
+}

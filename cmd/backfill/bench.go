@@ -1,21 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/backfill-hpc/backfill/bench"
-	"github.com/backfill-hpc/backfill/policy"
-	"github.com/backfill-hpc/backfill/workload/model"
 )
 
 type benchFlags struct {
@@ -111,7 +106,7 @@ func registerBenchFlags(cmd *cobra.Command, f *benchFlags) {
 	fl.IntVar(&f.gProcs, "growth-procs", 1024, "machine size of the growth workloads")
 	fl.StringVar(&f.gModel, "growth-model", "lublin", "workload model of the growth workloads (backfill generate)")
 	fl.StringVar(&f.gEst, "growth-estimate", "modal", "runtime estimates of the growth workloads (backfill generate --estimate)")
-	fl.StringVar(&f.gDir, "growth-dir", defaultGrowthDir(), "directory where the growth workloads are generated once and kept (empty it after a change to the generator)")
+	fl.StringVar(&f.gDir, "growth-dir", bench.DefaultGrowthDir(), "directory where the growth workloads are generated once and kept (empty it after a change to the generator)")
 	fl.BoolVar(&f.child, "child", false, "internal: run one measurement and print it as JSON")
 	_ = fl.MarkHidden("child")
 }
@@ -134,47 +129,6 @@ func benchChild(cmd *cobra.Command, f *benchFlags) error {
 		return err
 	}
 	return json.NewEncoder(cmd.OutOrStdout()).Encode(line)
-}
-
-// benchChildArgs is the command line of the child measuring pol on file,
-// with the trace flags of f at offered load (0: the trace's own).
-func benchChildArgs(f *benchFlags, file, pol string, load float64) []string {
-	return append([]string{"bench", "--child", "--policy", pol}, benchTraceArgs(f, file, load)...)
-}
-
-// benchWholeArgs is the command line of the whole simulate process
-// running pol on file, with the trace flags of f at offered load.
-func benchWholeArgs(f *benchFlags, file, pol string, load float64) []string {
-	return append([]string{"simulate", "--workers", "1", "--policy", pol}, benchTraceArgs(f, file, load)...)
-}
-
-// benchTraceArgs is the flags that load file as f says, at offered load
-// (0: the trace's own) in place of --load.
-func benchTraceArgs(f *benchFlags, file string, load float64) []string {
-	args := []string{"--trace", file,
-		"--estimate", f.estimate, "--estimate-fallback", f.fallback, "--seed", strconv.FormatUint(f.seed, 10)}
-	if f.procs > 0 {
-		args = append(args, "--procs", fmt.Sprint(f.procs))
-	}
-	if load > 0 {
-		args = append(args, "--load", strconv.FormatFloat(load, 'g', -1, 64))
-	}
-	if f.clamp {
-		args = append(args, "--clamp")
-	}
-	if f.lenient {
-		args = append(args, "--lenient")
-	}
-	if f.mem != "" {
-		args = append(args, "--mem", f.mem)
-	}
-	if f.memPerProc != "" {
-		args = append(args, "--mem-per-proc", f.memPerProc)
-	}
-	if f.mem != "" || f.memPerProc != "" {
-		args = append(args, "--mem-missing", f.memMissing)
-	}
-	return args
 }
 
 // benchParent runs a child per trace and policy (none first: loading
@@ -200,28 +154,16 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 		return err
 	}
 	var curves []bench.Curve
+	var extra map[string]any
 	if growth != nil {
 		w := io.Discard
 		if f.format == "table" {
 			w = out
 		}
 		curves = growth.WriteTable(w, plan, all)
+		extra = map[string]any{"growth": curves}
 	}
-	switch f.format {
-	case "json":
-		m := map[string]any{"version": toolVersion(), "runs": all}
-		if growth != nil {
-			m["growth"] = curves
-		}
-		return writeJSON(out, m)
-	case "csv":
-		var rows [][]string
-		for _, l := range all {
-			rows = append(rows, l.CSV())
-		}
-		return writeCSV(out, bench.CSVHeader, rows)
-	}
-	return nil
+	return bench.WriteLines(out, f.format, toolVersion(), all, extra)
 }
 
 // benchPlan is the plan of f: the traces of --traces, or with --growth the
@@ -229,7 +171,7 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 func benchPlan(cmd *cobra.Command, f *benchFlags) (*bench.Plan, *bench.Growth, error) {
 	policies := f.policies
 	if len(policies) == 1 && policies[0] == "all" {
-		policies = benchAllPolicies()
+		policies = bench.AllPolicies()
 	}
 	loads, err := bench.ParseLoads(f.loads, f.loadTarget)
 	if err != nil {
@@ -239,10 +181,10 @@ func benchPlan(cmd *cobra.Command, f *benchFlags) (*bench.Plan, *bench.Growth, e
 	if err != nil {
 		return nil, nil, err
 	}
-	plan := &bench.Plan{Exe: exe, Policies: policies, Loads: loads, Whole: f.whole, Limit: f.limit,
-		ChildArgs: func(file, pol string, load float64) []string { return benchChildArgs(f, file, pol, load) },
-		WholeArgs: func(file, pol string, load float64) []string { return benchWholeArgs(f, file, pol, load) },
-	}
+	plan := &bench.Plan{Exe: exe, Policies: policies, Loads: loads, Whole: f.whole, Limit: f.limit}
+	tf := bench.TraceFlags{Estimate: f.estimate, Fallback: f.fallback, Seed: f.seed, Procs: f.procs, Clamp: f.clamp, Lenient: f.lenient,
+		Mem: f.mem, MemPerProc: f.memPerProc, MemMissing: f.memMissing}
+	plan.ChildArgs, plan.WholeArgs = tf.ChildArgs, tf.WholeArgs
 	if !f.growth {
 		if f.skip {
 			plan.SkipKey = bench.SkipAtLaterLoads
@@ -261,57 +203,9 @@ func benchPlan(cmd *cobra.Command, f *benchFlags) (*bench.Plan, *bench.Growth, e
 	return plan, growth, nil
 }
 
-// benchAllPolicies is every registered policy, EASY first (the baseline
-// of × EASY).
-func benchAllPolicies() []string {
-	out := []string{"easy"}
-	for _, in := range policy.List() {
-		if in.Name != "easy" {
-			out = append(out, in.Name)
-		}
-	}
-	return out
-}
-
-// defaultGrowthDir is where growth workloads are kept by default: the
-// user's cache directory, else the temporary one.
-func defaultGrowthDir() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	return filepath.Join(dir, "backfill", "growth")
-}
-
 // benchGrowth is the growth workloads of f, generated as 'backfill
 // generate' would.
 func benchGrowth(f *benchFlags) (*bench.Growth, error) {
-	if len(f.gJobs) == 0 || len(f.gLoads) == 0 {
-		return nil, fmt.Errorf("--growth needs --growth-jobs and --growth-loads")
-	}
-	for _, n := range f.gJobs {
-		if n < 1 || n > 10_000_000 {
-			return nil, fmt.Errorf("--growth-jobs %d: want 1 to 10,000,000", n)
-		}
-	}
-	for _, l := range f.gLoads {
-		if !(l > 0) || math.IsInf(l, 1) {
-			return nil, fmt.Errorf("--growth-loads %g: want an offered load greater than 0", l)
-		}
-	}
-	if f.gProcs < 1 {
-		return nil, fmt.Errorf("--growth-procs %d: want at least 1", f.gProcs)
-	}
-	if _, err := model.New(f.gModel); err != nil {
-		return nil, fmt.Errorf("--growth-model: %w", err)
-	}
 	g := &bench.Growth{Jobs: f.gJobs, Loads: f.gLoads, Model: f.gModel, Procs: f.gProcs, Seed: f.seed, Estimate: f.gEst, Dir: f.gDir}
-	g.Generate = func(w io.Writer, jobs int, load float64) error {
-		bw := bufio.NewWriterSize(w, 1<<20)
-		if err := runGenerate(bw, g.Model, &generateFlags{jobs: jobs, procs: g.Procs, seed: g.Seed, load: load, estimate: g.Estimate}); err != nil {
-			return err
-		}
-		return bw.Flush()
-	}
-	return g, nil
+	return g, g.Check()
 }
