@@ -16,7 +16,9 @@ import (
 // earlier (each is an earliest fit given all the others). Every other
 // seed draws its jobs from three shapes, submitted in bursts of up to 8
 // identical jobs (job arrays), so that the waiting list holds runs of
-// identical reservations, which the compression moves together.
+// identical reservations, which the compression moves together; on half
+// the seeds the searches consult the grid of the pass's fits
+// (reservation.Book.SearchBudget) after one blocking run.
 func TestCancellationsEqualLiteral(t *testing.T) {
 	n := 300
 	if longtest.Short() {
@@ -32,6 +34,9 @@ func TestCancellationsEqualLiteral(t *testing.T) {
 		}
 		fast, lit := New(procs), New(procs)
 		lit.book.Literal = true
+		if seed%4 >= 2 {
+			fast.book.SearchBudget = 1 // every search that crosses a blocking run asks the grid of fits
+		}
 		var reqs []*job.Request
 		type run struct {
 			j   *job.Request

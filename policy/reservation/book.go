@@ -108,10 +108,16 @@ type Book[A, X any] struct {
 	// reservation, without the freed and released bounds or the memory of
 	// failed searches (tests check that those change nothing).
 	FullSearch bool
+	// SearchBudget, when positive, replaces gridBudget (how many blocking
+	// runs a compression search crosses before it asks the grid of the
+	// pass's fits for a later start): tests set it to 1 so that the grid
+	// is used at once.
+	SearchBudget int
 	// name prefixes the panics of broken invariants
 	name   string
 	failed []query[A] // Compress's failed searches since the last move
 	found  []query[A] // compressScalar's successful searches of the pass (after: the start found)
+	grid   foundGrid  // all of them (compressScalar)
 	// compressScalar's scratch: the jobs moved in a pass and their
 	// indices in wait
 	moved   []*Entry[A, X]

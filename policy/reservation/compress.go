@@ -168,6 +168,11 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 	pm := prof.PrefixMax(now)
 	b.failed = b.failed[:0]
 	b.found = b.found[:0]
+	b.grid.reset(prof.Procs())
+	budget := gridBudget
+	if b.SearchBudget > 0 {
+		budget = b.SearchBudget
+	}
 	b.moved, b.movedAt = b.moved[:0], b.movedAt[:0]
 	w := b.wait
 	for i := 0; i < len(w); {
@@ -206,7 +211,21 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		t := Infinity
 		if from < q.limit {
-			t = prof.EarliestFitMovingBefore(from, d, e.Need, e.Start, released)
+			if memo {
+				var done bool
+				t, done = prof.EarliestFitMovingBounded(from, d, e.Need, e.Start, released, budget)
+				if !done {
+					// a long search: start it again after every fit found
+					// in the pass for a job this one dominates
+					from = max(t, b.grid.bound(e.Need, d))
+					t = e.Start
+					if from < q.limit {
+						t = prof.EarliestFitMovingBefore(from, d, e.Need, e.Start, released)
+					}
+				}
+			} else {
+				t = prof.EarliestFitMovingBefore(from, d, e.Need, e.Start, released)
+			}
 		}
 		if t >= e.Start {
 			if memo {
@@ -217,6 +236,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		if memo {
 			b.found = appendBounded(b.found, query[int]{n: e.Need, d: d, after: t})
+			b.grid.add(e.Need, d, t)
 		}
 		freed = min(freed, e.Start) // their old slots are released
 		released = max(released, e.Start+d)
@@ -238,6 +258,10 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		b.mergeMoved()
 	}
 }
+
+// gridBudget is how many blocking runs a compression search crosses
+// before it asks foundGrid for a later start.
+const gridBudget = 16
 
 // foundBound is the latest start found in this pass for a job that q's
 // dominates: a job earlier in the waiting list, with no more processors and
