@@ -60,6 +60,9 @@ type Entry[A, X any] struct {
 	First int64
 	// X is the policy's own state of the job.
 	X X
+	// seq numbers the jobs of Add, from 1 (0: an entry the policy built);
+	// history.go
+	seq uint64
 }
 
 // Cmp orders entries by (Start, job ID): the order of the waiting list.
@@ -118,6 +121,16 @@ type Book[A, X any] struct {
 	failed []query[A] // Compress's failed searches since the last move
 	found  []query[A] // compressScalar's successful searches of the pass (after: the start found)
 	grid   foundGrid  // all of them (compressScalar)
+	// which jobs a cancellation can move (history.go): count numbers the
+	// jobs of Add, hist is the history of the events that may free
+	// capacity (histCut: the count of the last one cut off), pendMin the
+	// smallest number cancelled at the pending instant (noCancel: none),
+	// keep the number below which the running compression skips jobs
+	count   uint64
+	hist    []event
+	histCut uint64
+	pendMin uint64
+	keep    uint64
 	// compressScalar's scratch: the jobs moved in a pass and their
 	// indices in wait
 	moved   []*Entry[A, X]
@@ -127,14 +140,14 @@ type Book[A, X any] struct {
 // NewScalar returns an empty book of processor reservations in run's
 // profile; name (the policy's) prefixes its panics.
 func NewScalar[X any](name string, run *policy.Running) *Book[int, X] {
-	return &Book[int, X]{m: &scalar{run: run, p: run.Prof}, byID: make(map[int]*Entry[int, X]), name: name}
+	return &Book[int, X]{m: &scalar{run: run, p: run.Prof}, byID: make(map[int]*Entry[int, X]), name: name, pendMin: noCancel}
 }
 
 // NewVector returns an empty book of requirement-vector reservations in
 // run's multi-resource profile; name (the policy's) prefixes its panics.
 func NewVector[X any](name string, run *policy.RunningK) *Book[[]int, X] {
 	v := &vector{run: run, m: run.Prof, pms: make([]profile.PrefixMax, run.Prof.K())}
-	return &Book[[]int, X]{m: v, byID: make(map[int]*Entry[[]int, X]), name: name}
+	return &Book[[]int, X]{m: v, byID: make(map[int]*Entry[[]int, X]), name: name, pendMin: noCancel}
 }
 
 func (b *Book[A, X]) fail(err error) {
@@ -151,10 +164,18 @@ func (b *Book[A, X]) Wait() []*Entry[A, X] { return b.wait }
 
 // SetWait replaces the waiting list with w, in (Start, ID) order, whose
 // entries hold their reservations (a policy that built a new schedule).
-func (b *Book[A, X]) SetWait(w []*Entry[A, X]) { b.wait = w }
+func (b *Book[A, X]) SetWait(w []*Entry[A, X]) {
+	b.touch(0)
+	b.wait = w
+}
 
 // Sort restores the (Start, ID) order after reservations moved.
-func (b *Book[A, X]) Sort() { slices.SortFunc(b.wait, Cmp[A, X]) }
+func (b *Book[A, X]) Sort() {
+	b.touch(0)
+	b.sort()
+}
+
+func (b *Book[A, X]) sort() { slices.SortFunc(b.wait, Cmp[A, X]) }
 
 // Get returns the entry of waiting job id.
 func (b *Book[A, X]) Get(id int) (*Entry[A, X], bool) {
@@ -167,6 +188,7 @@ func (b *Book[A, X]) Index(e *Entry[A, X]) { b.byID[e.J.ID] = e }
 
 // Hold holds e's Need over [at, at+Dur) in the profile.
 func (b *Book[A, X]) Hold(e *Entry[A, X], at int64) {
+	b.touch(0)
 	if err := b.m.add(at, at+e.Dur, e.Need); err != nil {
 		b.fail(err) // unreachable: reservations are found free
 	}
@@ -174,6 +196,7 @@ func (b *Book[A, X]) Hold(e *Entry[A, X], at int64) {
 
 // Unhold releases e's hold over [at, at+Dur).
 func (b *Book[A, X]) Unhold(e *Entry[A, X], at int64) {
+	b.touch(0)
 	if err := b.m.remove(at, at+e.Dur, e.Need); err != nil {
 		b.fail(err) // unreachable: the hold exists
 	}
@@ -202,16 +225,22 @@ func (b *Book[A, X]) unplace(e *Entry[A, X]) {
 // now, records that reservation as its first, and inserts it: the new job
 // of conservative backfilling. Call Settle first.
 func (b *Book[A, X]) Add(now int64, j *job.Request, need A, dur int64, x X) *Entry[A, X] {
-	e := &Entry[A, X]{J: j, Need: need, Dur: dur, X: x}
+	b.count++
+	e := &Entry[A, X]{J: j, Need: need, Dur: dur, X: x, seq: b.count}
 	b.place(now, e)
 	e.First = e.Start
-	b.Insert(e)
+	b.insert(e)
 	return e
 }
 
 // Insert adds e, which holds its reservation, to the waiting list and
 // the index.
 func (b *Book[A, X]) Insert(e *Entry[A, X]) {
+	b.touch(0) // a reservation the book did not place
+	b.insert(e)
+}
+
+func (b *Book[A, X]) insert(e *Entry[A, X]) {
 	i, _ := slices.BinarySearchFunc(b.wait, e, Cmp[A, X])
 	b.wait = slices.Insert(b.wait, i, e)
 	b.byID[e.J.ID] = e
@@ -235,11 +264,17 @@ func (b *Book[A, X]) settle() {
 	if !ok {
 		return
 	}
+	b.keep = 0
+	if x := b.pendMin; x != noCancel && b.unmoved(x) {
+		b.keep = x // only cancellations: the jobs added before x stay
+	}
+	b.pendMin = noCancel
 	if b.Hooks.Release != nil {
 		b.Hooks.Release(now, freed, released)
-		return
+	} else {
+		b.Compress(now, freed, released)
 	}
-	b.Compress(now, freed, released)
+	b.keep = 0
 }
 
 // Remove records that j ended (running) or was cancelled (waiting) at
@@ -259,6 +294,7 @@ func (b *Book[A, X]) Remove(now int64, j *job.Request) (e *Entry[A, X], running 
 	if running, early := b.m.end(now, j); running {
 		if early {
 			b.pend.Add(now, now, holdEnd)
+			b.touch(0)
 		}
 		return nil, true, start
 	}
@@ -266,6 +302,8 @@ func (b *Book[A, X]) Remove(now int64, j *job.Request) (e *Entry[A, X], running 
 	if !ok {
 		return nil, false, 0
 	}
+	b.touch(e.seq)
+	b.pendMin = min(b.pendMin, e.seq)
 	delete(b.byID, j.ID)
 	b.unplace(e)
 	i, _ := slices.BinarySearchFunc(b.wait, e, Cmp[A, X])
@@ -283,7 +321,10 @@ func (b *Book[A, X]) Remove(now int64, j *job.Request) (e *Entry[A, X], running 
 func (b *Book[A, X]) Pending() (now, freed, released int64, ok bool) { return b.pend.Peek() }
 
 // AddPending records releases not yet reacted to (a restored snapshot).
-func (b *Book[A, X]) AddPending(now, freed, released int64) { b.pend.Add(now, freed, released) }
+func (b *Book[A, X]) AddPending(now, freed, released int64) {
+	b.touch(0)
+	b.pend.Add(now, freed, released)
+}
 
 // Pass is the start of a pass at now, after Settle: it forgets the
 // profile before now, re-plans if running jobs overrun (Replan), starts

@@ -184,6 +184,10 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		if e.Start == Infinity {
 			break // the jobs that never fit sort last
 		}
+		if e.seq < b.keep {
+			i++ // added before every job cancelled, and nothing freed for it since (history.go)
+			continue
+		}
 		r := i + 1 // w[i:r] is the run of jobs identical to e
 		for r < len(w) && w[r].Start == e.Start && w[r].Need == e.Need && w[r].Dur == e.Dur {
 			r++
@@ -255,6 +259,14 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		i = r
 	}
 	if len(b.moved) > 0 {
+		low := uint64(math.MaxUint64)
+		for _, e := range b.moved {
+			low = min(low, e.seq)
+		}
+		// their old slots are free (implied by the release that started
+		// the pass, which touched the jobs numbered from at most low;
+		// recorded all the same)
+		b.touch(low)
 		b.mergeMoved()
 	}
 }
