@@ -121,16 +121,12 @@ type Book[A, X any] struct {
 	failed []query[A] // Compress's failed searches since the last move
 	found  []query[A] // compressScalar's successful searches of the pass (after: the start found)
 	grid   foundGrid  // all of them (compressScalar)
-	// which jobs a cancellation can move (history.go): count numbers the
+	// which jobs a compression can move (history.go): count numbers the
 	// jobs of Add, hist is the history of the events that may free
-	// capacity (histCut: the count of the last one cut off), pendMin the
-	// smallest number cancelled at the pending instant (noCancel: none),
-	// keep the number below which the running compression skips jobs
+	// capacity (histCut: the count of the last one cut off)
 	count   uint64
 	hist    []event
 	histCut uint64
-	pendMin uint64
-	keep    uint64
 	// compressScalar's scratch: the jobs moved in a pass and their
 	// indices in wait
 	moved   []*Entry[A, X]
@@ -140,14 +136,14 @@ type Book[A, X any] struct {
 // NewScalar returns an empty book of processor reservations in run's
 // profile; name (the policy's) prefixes its panics.
 func NewScalar[X any](name string, run *policy.Running) *Book[int, X] {
-	return &Book[int, X]{m: &scalar{run: run, p: run.Prof}, byID: make(map[int]*Entry[int, X]), name: name, pendMin: noCancel}
+	return &Book[int, X]{m: &scalar{run: run, p: run.Prof}, byID: make(map[int]*Entry[int, X]), name: name}
 }
 
 // NewVector returns an empty book of requirement-vector reservations in
 // run's multi-resource profile; name (the policy's) prefixes its panics.
 func NewVector[X any](name string, run *policy.RunningK) *Book[[]int, X] {
 	v := &vector{run: run, m: run.Prof, pms: make([]profile.PrefixMax, run.Prof.K())}
-	return &Book[[]int, X]{m: v, byID: make(map[int]*Entry[[]int, X]), name: name, pendMin: noCancel}
+	return &Book[[]int, X]{m: v, byID: make(map[int]*Entry[[]int, X]), name: name}
 }
 
 func (b *Book[A, X]) fail(err error) {
@@ -226,6 +222,9 @@ func (b *Book[A, X]) unplace(e *Entry[A, X]) {
 // of conservative backfilling. Call Settle first.
 func (b *Book[A, X]) Add(now int64, j *job.Request, need A, dur int64, x X) *Entry[A, X] {
 	b.count++
+	if _, _, _, ok := b.pend.Peek(); ok {
+		b.touch(0) // not settled: the profile before it is no bound (history.go)
+	}
 	e := &Entry[A, X]{J: j, Need: need, Dur: dur, X: x, seq: b.count}
 	b.place(now, e)
 	e.First = e.Start
@@ -264,17 +263,11 @@ func (b *Book[A, X]) settle() {
 	if !ok {
 		return
 	}
-	b.keep = 0
-	if x := b.pendMin; x != noCancel && b.unmoved(x) {
-		b.keep = x // only cancellations: the jobs added before x stay
-	}
-	b.pendMin = noCancel
 	if b.Hooks.Release != nil {
 		b.Hooks.Release(now, freed, released)
 	} else {
 		b.Compress(now, freed, released)
 	}
-	b.keep = 0
 }
 
 // Remove records that j ended (running) or was cancelled (waiting) at
@@ -303,7 +296,6 @@ func (b *Book[A, X]) Remove(now int64, j *job.Request) (e *Entry[A, X], running 
 		return nil, false, 0
 	}
 	b.touch(e.seq)
-	b.pendMin = min(b.pendMin, e.seq)
 	delete(b.byID, j.ID)
 	b.unplace(e)
 	i, _ := slices.BinarySearchFunc(b.wait, e, Cmp[A, X])

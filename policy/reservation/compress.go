@@ -174,6 +174,8 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		budget = b.SearchBudget
 	}
 	b.moved, b.movedAt = b.moved[:0], b.movedAt[:0]
+	unknown := b.unknownUpTo()         // no job numbered up to it is skipped
+	minMoved := uint64(math.MaxUint64) // the smallest number moved in this pass
 	w := b.wait
 	for i := 0; i < len(w); {
 		e := w[i]
@@ -184,8 +186,8 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		if e.Start == Infinity {
 			break // the jobs that never fit sort last
 		}
-		if e.seq < b.keep {
-			i++ // added before every job cancelled, and nothing freed for it since (history.go)
+		if memo && e.seq > unknown && e.seq < minMoved && b.settledSince(e.seq) {
+			i++ // nothing freed for it since it was placed (history.go)
 			continue
 		}
 		r := i + 1 // w[i:r] is the run of jobs identical to e
@@ -251,6 +253,9 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			q.limit = e.Start
 			b.remember(q)
 		}
+		for _, x := range w[i : i+k] {
+			minMoved = min(minMoved, x.seq)
+		}
 		b.moved = append(b.moved, w[i:i+k]...)
 		for x := i; x < i+k; x++ {
 			b.movedAt = append(b.movedAt, x)
@@ -259,14 +264,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		i = r
 	}
 	if len(b.moved) > 0 {
-		low := uint64(math.MaxUint64)
-		for _, e := range b.moved {
-			low = min(low, e.seq)
-		}
-		// their old slots are free (implied by the release that started
-		// the pass, which touched the jobs numbered from at most low;
-		// recorded all the same)
-		b.touch(low)
+		b.touch(minMoved) // their old slots are free
 		b.mergeMoved()
 	}
 }

@@ -1,38 +1,31 @@
 package reservation
 
-import (
-	"math"
-	"slices"
-)
-
-// Which waiting jobs a cancellation can move.
+// Which waiting jobs a compression can move.
 //
 // After every insertion and every compression each reservation is an
-// earliest fit given all the others. Let X be a waiting job added by Add
-// and P the profile just before X was added. A job J added before X was
-// then at an earliest fit in P. If, since X was added, no running job ended
-// early, no re-plan happened, and no job added before X was cancelled or
-// moved, then every change to the profile since P was a hold added (X, the
-// jobs added after X, their new places when they moved) or the removal of
-// a hold that P did not contain (a job added after X, cancelled or moved):
-// the profile without X uses, at every instant, at least what P used. So
-// when X is cancelled, J's earliest fit is still its reservation, and the
-// compression need not search it; the jobs that moved in the compression
-// were added after X, so this holds for the whole pass. In the live
-// service, where a client cancels a job it has just submitted, the
-// compression then searches only the few jobs submitted after it instead
-// of the whole queue.
+// earliest fit given all the others. Let J be a waiting job added by Add
+// (after Settle) and P the profile just after J was placed: every job then
+// waiting, J among them, was at an earliest fit in P. If every change
+// since that may have freed capacity affected only jobs added after J (a
+// cancellation of such a job, a move of one), every hold of P is still
+// there, where it was, and the profile uses, at every instant, at least
+// what P used: J cannot move, and the compression need not search it.
+// Within a pass the same holds until a job added before J moves (its old
+// slot was in P). An early end of a running job or a re-plan affects
+// every job. In the live service, where clients cancel jobs they have just
+// submitted, the compression then searches only the few jobs submitted
+// while the cancelled ones were in flight, not the whole queue.
 //
 // The book numbers the jobs of Add (Entry.seq, from 1; 0 for entries a
-// policy built itself, which are never skipped) and keeps the history of
-// the events that may free capacity as (count, seq): count the number of
-// jobs added when it happened, seq the smallest number of a job it
-// affected (0: every job, as for an early end or a re-plan). The
-// cancellations of an instant with smallest number x may skip the jobs
-// numbered below x iff every event with count ≥ x (after X was added) has
-// seq ≥ x. Only the suffix minima matter, so the history is a stack with
-// seq increasing upwards; it is cut to its upper half beyond maxHistory
-// entries, and a question about the part cut off is answered no.
+// policy built itself, never skipped) and keeps the history of the changes
+// that may free capacity as events (count, seq): count the number of jobs
+// added when it happened, seq the smallest number of a job it affected (0:
+// every job). With S(j) the smallest seq over the events with count ≥ j
+// (those after job j was added), job j cannot move if S(j) > j
+// (settledSince). Only the suffix minima matter, so the history is a stack
+// with count and seq increasing upwards (an event pops those with a seq no
+// smaller); it is cut to its upper half beyond maxHistory entries
+// (histCut: the last count cut off, at or below which nothing is known).
 
 // event is a change that may have freed capacity: after count jobs were
 // added, affecting the jobs numbered seq or more.
@@ -58,25 +51,35 @@ func (b *Book[A, X]) touch(seq uint64) {
 	b.hist = h
 }
 
-// unmoved reports whether the events since job x was added left every job
-// numbered below x at an earliest fit in a profile that, without x's hold,
-// uses no more than the present one (see the comment at the top).
-func (b *Book[A, X]) unmoved(x uint64) bool {
-	if x == 0 || x <= b.histCut {
+// settledSince reports whether every event since job j was added
+// affected only jobs added after it: S(j) > j (see the comment at the
+// top). The first event with count ≥ j on the stack holds S(j).
+func (b *Book[A, X]) settledSince(j uint64) bool {
+	if j <= b.histCut {
 		return false
 	}
-	i, _ := slices.BinarySearchFunc(b.hist, x, func(e event, x uint64) int {
-		switch {
-		case e.count < x:
-			return -1
-		case e.count > x:
-			return 1
+	h := b.hist
+	lo, hi := 0, len(h)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if h[m].count < j {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		return 0
-	})
-	return i == len(b.hist) || b.hist[i].seq >= x
+	}
+	return lo == len(h) || h[lo].seq > j
 }
 
-// noCancel is pendMin when no waiting job was cancelled at the pending
-// instant.
-const noCancel = math.MaxUint64
+// unknownUpTo is the largest number j for which settledSince is false
+// for every job numbered at most j because an event affected every job
+// (seq 0, at the bottom of the stack) or the history was cut.
+func (b *Book[A, X]) unknownUpTo() uint64 {
+	if len(b.hist) > 0 && b.hist[0].seq == 0 {
+		return max(b.histCut, b.hist[0].count)
+	}
+	return b.histCut
+}
+
+// maxScan bounds the events keepBelow looks at.
+const maxScan = 64
