@@ -223,6 +223,13 @@ type batch struct {
 	done    chan error
 }
 
+// MaxProcs is the largest machine size the service takes (flags or a
+// live reconfiguration): more than the largest machine (Fugaku's 7.6
+// million cores), and small enough that the policies' per-processor
+// tables (lookahead's dynamic program, a bitset per job over the free
+// processors) stay within memory.
+const MaxProcs = 1 << 23
+
 // ErrUnavailable is returned once the service can no longer make its
 // state durable; it must be restarted (it then recovers from the log).
 var ErrUnavailable = errors.New("service unavailable: the state database failed; restart the service to recover from its log")
@@ -251,8 +258,8 @@ func Open(cfg Config) (*Service, error) {
 // user — is refused here; a log that does not replay (the policy decides
 // otherwise than logged) is reported by WaitReady.
 func Start(cfg Config) (*Service, error) {
-	if cfg.Procs < 1 {
-		return nil, fmt.Errorf("machine size must be at least 1, got %d", cfg.Procs)
+	if cfg.Procs < 1 || cfg.Procs > MaxProcs {
+		return nil, fmt.Errorf("machine size must be in [1, %d], got %d", MaxProcs, cfg.Procs)
 	}
 	if cfg.StateDir == "" {
 		return nil, errors.New("no state directory")
