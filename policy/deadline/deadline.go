@@ -59,6 +59,7 @@ import (
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/policy/reservation"
+	specs "github.com/backfill-hpc/backfill/spec"
 )
 
 // Day is the least artificial deadline span of a job without a deadline
@@ -222,11 +223,11 @@ func parseParams(kind string, p policy.Params) (Params, error) {
 		if !ok {
 			continue
 		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1<<30 {
-			return prm, fmt.Errorf("%s: parameter %s: expected a non-negative integer, found %q", kind, f.key, v)
+		n, err := specs.Int64(f.key, v, 0, 1<<30)
+		if err != nil {
+			return prm, fmt.Errorf("%s: %w", kind, err)
 		}
-		*f.dst = n
+		*f.dst = int(n)
 	}
 	for _, f := range []struct {
 		key string

@@ -87,15 +87,9 @@ func (s *Sched) Restore(now int64, data []byte, lookup func(id int) *job.Request
 	if err := s.snapshotable(); err != nil {
 		return err
 	}
-	if s.run.Len() > 0 || len(s.wait) > 0 {
-		return errors.New("slurm: restore into a policy that is not fresh")
-	}
 	var sn snapshot
-	if err := json.Unmarshal(data, &sn); err != nil {
-		return fmt.Errorf("slurm: snapshot: %w", err)
-	}
-	if sn.V != 1 {
-		return fmt.Errorf("slurm: snapshot version %d, expected 1", sn.V)
+	if err := policy.DecodeSnapshot("slurm", s.run.Len() == 0 && len(s.wait) == 0, data, &sn, &sn.V, 1); err != nil {
+		return err
 	}
 	if err := s.mf.RestoreOrder(now, sn.MF, lookup); err != nil {
 		return fmt.Errorf("slurm: %w", err)
@@ -105,7 +99,7 @@ func (s *Sched) Restore(now int64, data []byte, lookup func(id int) *job.Request
 			return fmt.Errorf("slurm: %w", err)
 		}
 	}
-	if err := s.run.AdoptHolds("slurm", sn.Run, lookup); err != nil {
+	if err := s.run.RestoreHolds("slurm", sn.Run, lookup); err != nil {
 		return err
 	}
 	seen := map[int]bool{}
