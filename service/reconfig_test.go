@@ -435,9 +435,16 @@ func TestReconfigureToSlurm(t *testing.T) {
 		return string(b)
 	}
 	mk := func() *testEnv {
-		env := newEnv(t, "conservative", 10)
+		// created with the slurm policy and its file (a live
+		// reconfiguration may name only the files of the service's own
+		// configuration), switched to conservative before any job
+		env := newEnv(t, spec, 10)
 		env.cfg.SnapshotEvery = 1
 		env.restart()
+		cons := "conservative"
+		if err := env.admin.Do(context.Background(), "POST", "/v1/reconfigure", ReconfigRequest{Policy: &cons}, nil); err != nil {
+			t.Fatal(err)
+		}
 		return env
 	}
 	if a, b := steps(mk(), false), steps(mk(), true); a != b {

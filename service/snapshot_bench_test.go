@@ -2,7 +2,10 @@ package service
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -12,8 +15,12 @@ import (
 // feed entries (a service that ran for months keeps between
 // keepDecisions and twice as many).
 func snapshotBenchService(b *testing.B, queue, feed, every int) *Service {
+	return snapshotBenchServiceFor(b, "conservative", queue, feed, every)
+}
+
+func snapshotBenchServiceFor(b *testing.B, spec string, queue, feed, every int) *Service {
 	b.Helper()
-	svc, err := Open(Config{Policy: "conservative", Procs: 128, StateDir: b.TempDir(), Sync: "normal", AdminToken: "admin-secret",
+	svc, err := Open(Config{Policy: spec, Procs: 128, StateDir: b.TempDir(), Sync: "normal", AdminToken: "admin-secret",
 		Clock: NewManualClock(0), SnapshotEvery: every, SnapshotInterval: time.Hour, SnapshotCost: -1})
 	if err != nil {
 		b.Fatal(err)
@@ -27,7 +34,8 @@ func snapshotBenchService(b *testing.B, queue, feed, every int) *Service {
 			return err
 		}
 		for i := 0; i < queue; i++ {
-			if _, err := e.Submit(1, SubmitInput{User: "admin", UID: 1, Procs: 1 + i%64, Estimate: int64(100 + i%1000)}); err != nil {
+			// eight users (fair share keeps usage per user)
+			if _, err := e.Submit(1, SubmitInput{User: fmt.Sprintf("u%d", i%8), UID: int64(2 + i%8), Procs: 1 + i%64, Estimate: int64(100 + i%1000)}); err != nil {
 				return err
 			}
 		}
@@ -51,27 +59,39 @@ func snapshotBenchService(b *testing.B, queue, feed, every int) *Service {
 
 // BenchmarkSnapshotLocked measures how long taking a snapshot holds the
 // engine lock (every writer and the committer's next batch wait for it):
-// conservative with 10,000 jobs waiting and a decision feed of 150,000.
+// 10,000 jobs waiting and a decision feed of 150,000, for conservative
+// and for the policies whose own snapshot is large (the slurm policy and
+// EASY over multifactor priority: every job's priority and factors, every
+// association's usage).
 func BenchmarkSnapshotLocked(b *testing.B) {
-	svc := snapshotBenchService(b, 10000, 150000, -1)
-	svc.cfg.SnapshotEvery = 1
-	b.ResetTimer()
-	var locked time.Duration
-	for i := 0; i < b.N; i++ {
-		svc.mu.Lock()
-		svc.snapSeq = svc.eng.seq - 1 // due
-		t0 := time.Now()
-		snap := svc.takeSnapshotLocked()
-		locked += time.Since(t0)
-		svc.mu.Unlock()
-		if snap == nil {
-			b.Fatal("no snapshot")
-		}
-		if _, err := snap.data(); err != nil {
-			b.Fatal(err)
-		}
+	conf := filepath.Join(b.TempDir(), "slurm.conf")
+	if err := os.WriteFile(conf, []byte("PriorityWeightFairshare=10000\nPriorityWeightAge=1000\nPriorityCalcPeriod=5\n"), 0o600); err != nil {
+		b.Fatal(err)
 	}
-	b.ReportMetric(float64(locked.Nanoseconds())/float64(b.N), "locked-ns/snapshot")
+	for _, spec := range []string{"conservative", "slurm:slurmconf=" + conf, "easy:order=multifactor:slurmconf=" + conf} {
+		name := strings.ReplaceAll(spec, conf, "F")
+		b.Run(name, func(b *testing.B) {
+			svc := snapshotBenchServiceFor(b, spec, 10000, 150000, -1)
+			svc.cfg.SnapshotEvery = 1
+			b.ResetTimer()
+			var locked time.Duration
+			for i := 0; i < b.N; i++ {
+				svc.mu.Lock()
+				svc.snapSeq = svc.eng.seq - 1 // due
+				t0 := time.Now()
+				snap := svc.takeSnapshotLocked()
+				locked += time.Since(t0)
+				svc.mu.Unlock()
+				if snap == nil {
+					b.Fatal("no snapshot")
+				}
+				if _, err := snap.data(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(locked.Nanoseconds())/float64(b.N), "locked-ns/snapshot")
+		})
+	}
 }
 
 // BenchmarkSnapshotWriterStall measures the submissions' latency (through

@@ -208,6 +208,9 @@ func TestSnapshotByCost(t *testing.T) {
 	ctx := context.Background()
 	before, _, _ := env.svc.st.LatestSnapshot()
 	must[JobView](t)(env.admin.Submit(ctx, SubmitRequest{Procs: ip(2), Estimate: i64(10)}))
+	// the snapshot is saved after the submission is answered, before the
+	// records of the next write
+	must[JobView](t)(env.admin.Submit(ctx, SubmitRequest{Procs: ip(2), Estimate: i64(10)}))
 	snap, ok, err := env.svc.st.LatestSnapshot()
 	if err != nil || !ok || snap.Seq <= before.Seq {
 		t.Fatalf("no snapshot after a submission that cost more than SnapshotCost: %v %v (before: %d, now: %d)", ok, err, before.Seq, snap.Seq)
@@ -216,6 +219,7 @@ func TestSnapshotByCost(t *testing.T) {
 	env.cfg.SnapshotCost = -1
 	env.restart()
 	before, _, _ = env.svc.st.LatestSnapshot()
+	must[JobView](t)(env.admin.Submit(ctx, SubmitRequest{Procs: ip(2), Estimate: i64(10)}))
 	must[JobView](t)(env.admin.Submit(ctx, SubmitRequest{Procs: ip(2), Estimate: i64(10)}))
 	if snap, _, _ := env.svc.st.LatestSnapshot(); snap.Seq != before.Seq {
 		t.Fatalf("a snapshot by cost with SnapshotCost < 0")
