@@ -43,6 +43,7 @@ func reconfigure(t *testing.T, env *testEnv, body string) (*ReconfigReport, int,
 		t.Fatal(err)
 	}
 	// the report is the last reconfigure record of the log
+	env.svc.flushCommits()
 	env.svc.mu.Lock()
 	err := env.svc.st.Load(func(r Record) error {
 		if r.Kind == KindReconfig {
@@ -194,6 +195,7 @@ func health(env *testEnv) (Health, error) {
 func countRecords(t *testing.T, env *testEnv, kind string) int {
 	t.Helper()
 	n := 0
+	env.svc.flushCommits()
 	env.svc.mu.Lock()
 	defer env.svc.mu.Unlock()
 	if err := env.svc.st.Load(func(r Record) error {
