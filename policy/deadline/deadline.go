@@ -301,6 +301,10 @@ type Policy struct {
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool
+	// checkFits makes MRT check, after every backtrack, that the fits it
+	// restored are the earliest (tests); the first error is kept in fitErr
+	checkFits bool
+	fitErr    error
 	// refAdmit, when set, replaces the admission test (tests run the
 	// literal versions of ref_test.go through it)
 	refAdmit func(now int64, x *djob) bool
@@ -460,11 +464,7 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	s.last, s.lastOK, s.lastReason = j, false, ""
 	var ok bool
 	reason := ""
-	if s.kind == "qops" {
-		s.fm.reset(memoCapQoPS)
-	} else {
-		s.fm.reset(memoCap)
-	}
+	s.fm.reset(memoSize(s.kind, s.book.Len()))
 	switch {
 	case x.X.d < now+j.Estimate:
 		reason = fmt.Sprintf("deadline %d is before submission + estimate (%d)", x.X.d, now+j.Estimate)
