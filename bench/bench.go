@@ -58,6 +58,11 @@ type Line struct {
 	// takes longer than LimitSec, and SimSec is 0.
 	LimitSec float64 `json:"limit_s,omitempty"`
 	Done     int     `json:"done,omitempty"`
+	// NotRun, with LimitSec, says the run was not made: the same policy
+	// was already over the limit on a run that takes less (Plan.SkipKey).
+	NotRun bool `json:"not_run,omitempty"`
+	// Asked is the policy as asked (Policy is the scheduler's own name).
+	Asked string `json:"asked,omitempty"`
 	// XEasy is SimSec over EASY's on the same trace and load in the same
 	// run (the parent fills it in when it measured EASY first), or, for a
 	// run stopped at its limit, LimitSec over EASY's: a lower bound.
@@ -84,7 +89,8 @@ func (l Line) CSV() []string {
 // recorded); × EASY is the simulation time over EASY's on the same trace
 // and load in the same run. A run stopped at the time limit shows "> N"
 // as its sim s (and a lower bound as × EASY) and the share of jobs ended
-// by then in place of jobs/s.
+// by then in place of jobs/s, or "(not run)" when it was not made because
+// a run that takes less was already over the limit.
 const TableHeader = "trace\tjobs\tP\toffered\tpolicy\tload s\tsim s\t× EASY\tjobs/s\talloc B/job\tpeak RSS MB\twhole s\twhole CPU s\twhole RSS MB\t"
 
 // TableRow is l as a tab-separated row under TableHeader: jobs per second
@@ -107,6 +113,9 @@ func (l Line) TableRow(simulated bool) string {
 	if l.LimitSec > 0 {
 		sim = fmt.Sprintf("> %.0f", l.LimitSec)
 		rate = fmt.Sprintf("(%d%%)", 100*l.Done/max(1, l.Jobs))
+		if l.NotRun {
+			rate = "(not run)"
+		}
 		if l.XEasy > 0 {
 			x = fmt.Sprintf("> %.0f", l.XEasy)
 		}
@@ -128,7 +137,10 @@ func (l Line) TableRow(simulated bool) string {
 	if l.LimitSec > 0 { // the child said nothing but its progress
 		procs, load = "", ""
 		if l.Jobs == 0 {
-			jobs, rate = "", ""
+			jobs = ""
+			if !l.NotRun {
+				rate = ""
+			}
 		}
 	}
 	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", l.Trace, jobs, procs, offered, l.Policy,

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"time"
+
+	"github.com/backfill-hpc/backfill/policy"
 )
 
 // Plan is what one bench run measures: every policy (after "none",
@@ -17,6 +20,14 @@ type Plan struct {
 	Loads    []float64     // the offered loads (0: the trace's arrival times)
 	Whole    bool          // also time a whole simulate process per trace and policy
 	Limit    time.Duration // stop a child still running after this long (0: no limit)
+	// SkipKey, if not nil, names the runs that can only take longer than
+	// an earlier run with the same key: once a run was stopped at the
+	// limit, the later runs with its key are not made and are reported as
+	// over the limit (Line.NotRun). "" never skips.
+	SkipKey func(file, pol string, load float64) string
+	// OfferedOf, if not nil, is Line.Offered of the runs on file at load
+	// (else Offered(load)): for workloads generated at their own load.
+	OfferedOf func(file string, load float64) string
 
 	// ChildArgs is the command line of the child measuring pol on file at
 	// load; WholeArgs that of the whole simulate process.
@@ -30,15 +41,35 @@ type Plan struct {
 // to status.
 func (p *Plan) Run(out io.Writer, tb *Table, status *Status) ([]Line, error) {
 	var all []Line
+	capped := map[string]bool{}
 	for _, load := range p.Loads {
 		for _, file := range p.Files {
 			var easy Baseline // EASY's sim s on this trace and load
 			for _, pol := range append([]string{"none"}, p.Policies...) {
-				l, failed, err := p.run(file, pol, load, status)
-				if err != nil {
-					return nil, err
+				var key string
+				if p.SkipKey != nil && pol != "none" {
+					key = p.SkipKey(file, pol, load)
+				}
+				var l Line
+				var failed bool
+				if key != "" && capped[key] {
+					l = Line{Trace: filepath.Base(file), Policy: pol, LimitSec: p.Limit.Seconds(), NotRun: true}
+				} else {
+					var err error
+					if l, failed, err = p.run(file, pol, load, status); err != nil {
+						return nil, err
+					}
+				}
+				if key != "" && l.LimitSec > 0 {
+					capped[key] = true
+				}
+				if pol != "none" {
+					l.Asked = pol
 				}
 				l.Offered = Offered(load)
+				if p.OfferedOf != nil {
+					l.Offered = p.OfferedOf(file, load)
+				}
 				easy.Relate(&l, pol)
 				all = append(all, l)
 				switch {
@@ -72,4 +103,71 @@ func (p *Plan) run(file, pol string, load float64, status *Status) (l Line, fail
 		l.Error, failed = "whole process: "+err.Error(), true
 	}
 	return l, failed, nil
+}
+
+// SkipAtLaterLoads is a Plan.SkipKey for traces measured at increasing
+// loads: a policy over the limit on a trace is not run on it at the loads
+// after.
+func SkipAtLaterLoads(file, pol string, _ float64) string { return file + " " + pol }
+
+// AllPolicies is every registered policy, EASY first (the baseline of
+// × EASY): bench's --policy all.
+func AllPolicies() []string {
+	out := []string{"easy"}
+	for _, in := range policy.List() {
+		if in.Name != "easy" {
+			out = append(out, in.Name)
+		}
+	}
+	return out
+}
+
+// TraceFlags are the trace options (backfill's trace flags) that a
+// measuring child and a whole simulate process are given.
+type TraceFlags struct {
+	Estimate, Fallback          string // --estimate, --estimate-fallback
+	Seed                        uint64
+	Procs                       int // --procs, when > 0
+	Clamp, Lenient              bool
+	Mem, MemPerProc, MemMissing string // --mem, --mem-per-proc, --mem-missing
+}
+
+// ChildArgs is the command line of the child measuring pol on file at
+// offered load (0: the trace's own), for Plan.ChildArgs.
+func (t TraceFlags) ChildArgs(file, pol string, load float64) []string {
+	return append([]string{"bench", "--child", "--policy", pol}, t.args(file, load)...)
+}
+
+// WholeArgs is the command line of the whole simulate process running
+// pol on file at offered load, for Plan.WholeArgs.
+func (t TraceFlags) WholeArgs(file, pol string, load float64) []string {
+	return append([]string{"simulate", "--workers", "1", "--policy", pol}, t.args(file, load)...)
+}
+
+// args are the flags that load file as t says, at offered load (0: the
+// trace's own) in place of --load.
+func (t TraceFlags) args(file string, load float64) []string {
+	args := []string{"--trace", file, "--estimate", t.Estimate, "--estimate-fallback", t.Fallback, "--seed", strconv.FormatUint(t.Seed, 10)}
+	if t.Procs > 0 {
+		args = append(args, "--procs", fmt.Sprint(t.Procs))
+	}
+	if load > 0 {
+		args = append(args, "--load", strconv.FormatFloat(load, 'g', -1, 64))
+	}
+	if t.Clamp {
+		args = append(args, "--clamp")
+	}
+	if t.Lenient {
+		args = append(args, "--lenient")
+	}
+	if t.Mem != "" {
+		args = append(args, "--mem", t.Mem)
+	}
+	if t.MemPerProc != "" {
+		args = append(args, "--mem-per-proc", t.MemPerProc)
+	}
+	if t.Mem != "" || t.MemPerProc != "" {
+		args = append(args, "--mem-missing", t.MemMissing)
+	}
+	return args
 }

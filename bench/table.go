@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -168,4 +170,33 @@ func (b *Baseline) Relate(l *Line, pol string) {
 	case l.SimSec > 0:
 		l.XEasy = l.SimSec / b.easy
 	}
+}
+
+// WriteLines writes the lines of a bench run in format json (an object
+// with the tool's version, the runs and the keys of extra, indented) or
+// csv (CSVHeader, then a row a line); the table format is printed as the
+// runs go (Table).
+func WriteLines(w io.Writer, format, version string, lines []Line, extra map[string]any) error {
+	switch format {
+	case "json":
+		m := map[string]any{"version": version, "runs": lines}
+		for k, v := range extra {
+			m[k] = v
+		}
+		b, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	case "csv":
+		cw := csv.NewWriter(w)
+		_ = cw.Write(CSVHeader)
+		for _, l := range lines {
+			_ = cw.Write(l.CSV())
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -84,6 +86,38 @@ func TestSnapshotRestoreSameDecisions(t *testing.T) {
 	for _, spec := range specs {
 		for seed := uint64(1); seed <= 8; seed++ {
 			t.Run(fmt.Sprintf("%s/%d", spec, seed), func(t *testing.T) { snapshotRun(t, spec, seed) })
+		}
+	}
+}
+
+// TestSnapshotRestoreStatefulOrders: the same for the policies whose
+// state follows from the whole history — the slurm policy (timers of the
+// main scheduler and the backfill agent, the waiting list's order) and
+// multifactor priority as the slurm policy's and as a queue order's
+// (fair-share usage decayed at every calculation, the calculation clock,
+// Fair Tree ranks or classic effective usage, priorities kept between
+// calculations), with a slurm.conf where fair share weighs most and
+// priorities are recalculated every minute.
+func TestSnapshotRestoreStatefulOrders(t *testing.T) {
+	dir := t.TempDir()
+	conf := func(name, extra string) string {
+		p := filepath.Join(dir, name)
+		text := "PriorityWeightFairshare=10000\nPriorityWeightAge=1000\nPriorityWeightJobSize=100\nPriorityMaxAge=0-1\n" +
+			"PriorityDecayHalfLife=10\nPriorityCalcPeriod=1\nSchedulerParameters=bf_interval=20,sched_interval=45\n" + extra
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tree := conf("tree.conf", "")
+	classic := conf("classic.conf", "PriorityFlags=NO_FAIR_TREE\nAccountingStorageEnforce=limits\n")
+	specs := []string{"slurm:slurmconf=" + tree, "slurm:slurmconf=" + classic, "slurm:order=sjf:bf_interval=20",
+		"easy:order=multifactor:slurmconf=" + classic, "easy:depth=3:order=multifactor:slurmconf=" + tree,
+		"lookahead:order=multifactor:slurmconf=" + tree, "multiqueue:order=multifactor:slurmconf=" + classic,
+		"conservative:order=multifactor:slurmconf=" + tree, "slack:order=multifactor:slurmconf=" + classic}
+	for _, spec := range specs {
+		for seed := uint64(1); seed <= 4; seed++ {
+			t.Run(fmt.Sprintf("%s/%d", strings.ReplaceAll(spec, dir+"/", ""), seed), func(t *testing.T) { snapshotRun(t, spec, seed) })
 		}
 	}
 }
@@ -258,18 +292,42 @@ func snapshotRun(t *testing.T, spec string, seed uint64) {
 	}
 }
 
+// observingOrder is a queue order that observes the machine and cannot
+// save what it saw (tests): newest submission first.
+type observingOrder struct{ seen map[int]int64 }
+
+func (o *observingOrder) Name() string { return "test-observing" }
+func (o *observingOrder) Less(_ int64, a, b *job.Request) bool {
+	if o.seen[a.ID] != o.seen[b.ID] {
+		return o.seen[a.ID] > o.seen[b.ID]
+	}
+	return a.ID < b.ID
+}
+func (o *observingOrder) Submitted(now int64, j *job.Request) { o.seen[j.ID] = now }
+func (o *observingOrder) Started(int64, *job.Request)         {}
+func (o *observingOrder) Ended(_ int64, j *job.Request)       { delete(o.seen, j.ID) }
+func (o *observingOrder) Advance(int64)                       {}
+
+func init() {
+	policy.RegisterOrder(policy.OrderInfo{Name: "test-observing", Doc: "tests: an observing order without a snapshot",
+		New: func(int, policy.Params) (policy.Order, error) { return &observingOrder{seen: map[int]int64{}}, nil }})
+}
+
 // TestSnapshotRefused: configurations whose state is not saved (runtime
-// predictors, priority orders, policies without policy.Snapshotter) make
-// Snapshot fail, so that the live service falls back to replaying its
-// whole log instead of restoring a partial state.
+// predictors, a priority order that observes the machine but cannot save
+// its state) make Snapshot fail, so that the live service falls back to
+// replaying its whole log instead of restoring a partial state; the
+// others, multifactor priority and the slurm policy included, save it.
 func TestSnapshotRefused(t *testing.T) {
-	for _, spec := range []string{"conservative:predict=history-2", "conservative:order=multifactor", "easy++", "easy:predict=history-2", "easy:order=multifactor", "slack:order=multifactor"} {
+	for _, spec := range []string{"conservative:predict=history-2", "easy++", "easy:predict=history-2",
+		"conservative:order=test-observing", "easy:order=test-observing", "slack:order=test-observing", "lookahead:order=test-observing", "multiqueue:order=test-observing"} {
 		e := newEngine(t, spec, 8)
 		if _, err := e.Snapshot(); err == nil {
 			t.Errorf("%s: Snapshot succeeded", spec)
 		}
 	}
-	for _, spec := range []string{"conservative", "easy", "easy:order=sjf", "easy:depth=all", "fcfs", "slack", "qops", "msb", "mrt"} {
+	for _, spec := range []string{"conservative", "easy", "easy:order=sjf", "easy:depth=all", "fcfs", "slack", "qops", "msb", "mrt",
+		"conservative:order=multifactor", "easy:order=multifactor", "slack:order=multifactor", "lookahead:order=multifactor", "multiqueue:order=multifactor", "slurm", "slurm:order=sjf"} {
 		e := newEngine(t, spec, 8)
 		if _, err := e.Snapshot(); err != nil {
 			t.Errorf("%s: %v", spec, err)

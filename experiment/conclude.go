@@ -93,3 +93,31 @@ func (o *SlurmOptions) Prepare(file, out, tracesDir string, spec *Spec, runs int
 	}
 	return os.MkdirAll(filepath.Join(o.Out, "slurm"), 0o755)
 }
+
+// WriteSlurm is --emit-slurm: it completes o (Prepare) for the plan of the
+// sweep spec of file, writes the sbatch script to w (EmitSlurm) and says
+// on stderr how many runs and tasks it holds and where their logs go.
+func WriteSlurm(w, stderr io.Writer, o SlurmOptions, file, out, tracesDir string, spec *Spec, plan *Plan) error {
+	if err := o.Prepare(file, out, tracesDir, spec, len(plan.Runs)); err != nil {
+		return err
+	}
+	if err := EmitSlurm(w, o); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "sbatch script for %d runs in %d array tasks; task logs in %s\n", len(plan.Runs), o.Shards, filepath.Join(o.Out, "slurm"))
+	return nil
+}
+
+// WriteStart says on w what a sweep is about to do: its runs (and the
+// grid combinations collapsed), the shard's runs and where the shard came
+// from (source) when the sweep is sharded, and the results directory.
+func WriteStart(w io.Writer, spec *Spec, plan *Plan, shard Shard, source, out string) {
+	fmt.Fprintf(w, "sweep %s: %d runs", spec.Name, len(plan.Runs))
+	if plan.Collapsed > 0 {
+		fmt.Fprintf(w, " (%d identical grid combinations collapsed: runs without randomness do not depend on the seed)", plan.Collapsed)
+	}
+	if !shard.Whole() {
+		fmt.Fprintf(w, "; shard %s (%s): %d runs", shard, source, len(plan.Shard(shard)))
+	}
+	fmt.Fprintf(w, "; results in %s\n", out)
+}

@@ -91,3 +91,63 @@ func (r *Running) AdoptHolds(name string, holds []RunningHold, lookup func(id in
 	}
 	return nil
 }
+
+// OrderSnapshotter is implemented by queue orders that keep state of
+// their own (an OrderObserver such as Slurm's multifactor priority, whose
+// fair-share usage, calculation clock and priorities follow from the
+// whole history) and can save it, so that the policies over them take
+// snapshots too (policy.Snapshotter's contract, for the order).
+//
+// SnapshotOrder is taken between protocol steps. RestoreOrder is called
+// on a freshly built order with the same parameters and machine, before
+// any other call; lookup returns the request of each job the order knew
+// (waiting or running) by ID, nil for an unknown one. The policy that
+// owns the order restores it first and then re-inserts its own jobs
+// without reporting them to the order again (Ordering.Quiet).
+type OrderSnapshotter interface {
+	// SnapshotOrder encodes the order's state.
+	SnapshotOrder() ([]byte, error)
+	// RestoreOrder sets the state of a fresh order from data, at now.
+	RestoreOrder(now int64, data []byte, lookup func(id int) *job.Request) error
+}
+
+// Snapshot saves the order's own state for a policy's snapshot: nil for a
+// stateless order (nothing to save), an error for a stateful one that
+// cannot save it (not an OrderSnapshotter).
+func (r Ordering) Snapshot() ([]byte, error) {
+	if r.Stateless() {
+		return nil, nil
+	}
+	sn, ok := r.O.(OrderSnapshotter)
+	if !ok {
+		if r.obs == nil {
+			return nil, nil // a dynamic order that observes nothing: a function of the jobs and the time
+		}
+		return nil, fmt.Errorf("order %s cannot save its state", r.O.Name())
+	}
+	return sn.SnapshotOrder()
+}
+
+// Restore sets a fresh order's state from Snapshot's data (nil for an
+// order that saved none).
+func (r Ordering) Restore(now int64, data []byte, lookup func(id int) *job.Request) error {
+	sn, ok := r.O.(OrderSnapshotter)
+	if len(data) == 0 {
+		if ok && r.obs != nil {
+			return fmt.Errorf("order %s: the snapshot holds no state of it", r.O.Name())
+		}
+		return nil
+	}
+	if !ok {
+		return fmt.Errorf("order %s cannot restore a state", r.O.Name())
+	}
+	return sn.RestoreOrder(now, data, lookup)
+}
+
+// Quiet is r without its observer: a policy re-inserts its restored jobs
+// through it, so that the restored order does not see them submitted
+// again.
+func (r Ordering) Quiet() Ordering {
+	r.obs = nil
+	return r
+}

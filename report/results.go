@@ -142,6 +142,20 @@ func Load(path string, opt LoadOptions) (*Results, error) {
 	return nil, fmt.Errorf("%s: not a results directory: expected plan.json and runs/ (backfill sweep), or summary.json or *.jobs.csv (backfill simulate --out)", path)
 }
 
+// LoadAll loads every path (Load: a results directory or a jobs.csv) and
+// merges them (Merge).
+func LoadAll(paths []string, opt LoadOptions) (*Results, error) {
+	var list []*Results
+	for _, p := range paths {
+		r, err := Load(p, opt)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, r)
+	}
+	return Merge(list), nil
+}
+
 // Merge joins the results of several inputs into one, in order. When a
 // label occurs in more than one input, every run's label is prefixed with
 // its input's base name ("load0.9/easy").

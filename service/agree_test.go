@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -152,54 +154,118 @@ func TestServiceAgreesAcrossRestarts(t *testing.T) {
 			if spec == "qops" || spec == "msb" || spec == "mrt" {
 				jobs = withDeadlines
 			}
-			sched, err := policy.New(spec, s.Procs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := sim.Run(jobs, sched, sim.Options{Procs: s.Procs})
-			if err != nil {
-				t.Fatal(err)
-			}
-			env := newEnv(t, spec, s.Procs)
-			rr := rand.New(rand.NewPCG(uint64(k), 1))
-			// snapshots every few records: most restarts begin from one
-			// (every policy here saves its state)
-			env.cfg.SnapshotEvery = 1 + rr.IntN(40)
-			env.restart()
-			env.clock.Set(0)
-			restarts, fromSnap := 0, 0
-			got, err := replay(context.Background(), env.admin, jobs, func(int64) *Client {
-				if rr.IntN(8) == 0 {
-					before := engineView(env.svc)
-					env.restart()
-					if after := engineView(env.svc); after != before {
-						t.Fatalf("%s: the state before a restart\n%s\ndiffers from the state after it\n%s", spec, before, after)
-					}
-					restarts++
-					if _, ok, _ := env.svc.st.LatestSnapshot(); ok {
-						fromSnap++
-					}
-				}
-				return env.admin
-			})
-			if err != nil {
-				t.Fatalf("%s: %v", spec, err)
-			}
-			if restarts == 0 {
-				t.Fatalf("%s: no restart happened", spec)
-			}
-			if fromSnap == 0 {
-				t.Fatalf("%s: %d of %d restarts began from a snapshot", spec, fromSnap, restarts)
-			}
-			for i := range jobs {
-				w, g := want.Outcomes[i], got[i]
-				if w.Start != g.Start || w.End != g.End || w.Bound != g.Bound || w.Killed != g.Killed || w.Rejected != g.Rejected {
-					t.Fatalf("%s with %d restarts, job %d: simulator start %d end %d bound %d killed %v rejected %v; service start %d end %d bound %d killed %v rejected %v",
-						spec, restarts, jobs[i].SWFID, w.Start, w.End, w.Bound, w.Killed, w.Rejected, g.Start, g.End, g.Bound, g.Killed, g.Rejected)
-				}
-			}
-			env.stop()
+			agreeAcrossRestarts(t, spec, s.Procs, jobs, rand.New(rand.NewPCG(uint64(k), 1)))
 		}
+	}
+}
+
+// agreeAcrossRestarts replays jobs through a service that takes a
+// snapshot every few records and is restarted at random instants (rr),
+// and checks the simulator's schedule job by job; it fails unless some
+// restart began from a snapshot.
+func agreeAcrossRestarts(t *testing.T, spec string, procs int, jobs []job.Job, rr *rand.Rand) {
+	t.Helper()
+	sched, err := policy.New(spec, procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sim.Run(jobs, sched, sim.Options{Procs: procs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := newEnv(t, spec, procs)
+	// snapshots every few records: most restarts begin from one
+	env.cfg.SnapshotEvery = 1 + rr.IntN(40)
+	env.restart()
+	env.clock.Set(0)
+	restarts, fromSnap := 0, 0
+	got, err := replay(context.Background(), env.admin, jobs, func(int64) *Client {
+		if rr.IntN(8) == 0 {
+			before := engineView(env.svc)
+			env.restart()
+			if after := engineView(env.svc); after != before {
+				t.Fatalf("%s: the state before a restart\n%s\ndiffers from the state after it\n%s", spec, before, after)
+			}
+			restarts++
+			if _, ok, _ := env.svc.st.LatestSnapshot(); ok {
+				fromSnap++
+			}
+		}
+		return env.admin
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", spec, err)
+	}
+	if restarts == 0 {
+		t.Fatalf("%s: no restart happened", spec)
+	}
+	if fromSnap == 0 {
+		t.Fatalf("%s: %d of %d restarts began from a snapshot", spec, fromSnap, restarts)
+	}
+	for i := range jobs {
+		w, g := want.Outcomes[i], got[i]
+		if w.Start != g.Start || w.End != g.End || w.Bound != g.Bound || w.Killed != g.Killed || w.Rejected != g.Rejected {
+			t.Fatalf("%s with %d restarts, job %d: simulator start %d end %d bound %d killed %v rejected %v; service start %d end %d bound %d killed %v rejected %v",
+				spec, restarts, jobs[i].SWFID, w.Start, w.End, w.Bound, w.Killed, w.Rejected, g.Start, g.End, g.Bound, g.Killed, g.Rejected)
+		}
+	}
+	env.stop()
+}
+
+// TestStatefulPoliciesAgreeAcrossRestarts: the same for the slurm policy
+// and the queue orders that keep state of their own (multifactor
+// priority: fair-share usage decayed every calculation period, ages, Fair
+// Tree ranks; the slurm policy's backfill and main-scheduler timers),
+// with both fair-share algorithms: a restart from a snapshot must go on
+// exactly as the service that never stopped.
+func TestStatefulPoliciesAgreeAcrossRestarts(t *testing.T) {
+	specs := statefulSpecs(t)
+	r := rand.New(rand.NewPCG(20, 18))
+	n := 2
+	if longtest.Short() {
+		n = 1
+	}
+	for k := 0; k < n; k++ {
+		s := testgen.Random(r)
+		s.Jobs = 80 + r.IntN(60)
+		s.Overrun = 0.2
+		jobs := testgen.Jobs(r, s)
+		for i := range jobs {
+			jobs[i].User = int32(r.IntN(4)) // a few users compete for their shares
+		}
+		for _, spec := range specs {
+			agreeAcrossRestarts(t, spec, s.Procs, jobs, rand.New(rand.NewPCG(uint64(k), 3)))
+		}
+	}
+}
+
+// statefulSpecs are policies whose state follows from the whole history:
+// the slurm policy and queue orders by multifactor priority, with a
+// slurm.conf (written in a temporary directory) where fair share weighs
+// most, usage halves every 20 minutes and is recalculated every minute,
+// so that priorities change while jobs wait; Fair Tree and classic fair
+// share (with the usage of ending jobs added at once).
+func statefulSpecs(t *testing.T) []string {
+	dir := t.TempDir()
+	conf := func(name, extra string) string {
+		p := filepath.Join(dir, name)
+		text := "PriorityType=priority/multifactor\nPriorityWeightFairshare=10000\nPriorityWeightAge=1000\nPriorityWeightJobSize=100\n" +
+			"PriorityMaxAge=0-2\nPriorityDecayHalfLife=20\nPriorityCalcPeriod=1\nSchedulerParameters=bf_interval=30,sched_interval=60,bf_resolution=60\n" + extra
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tree := conf("fairtree.conf", "")
+	classic := conf("classic.conf", "PriorityFlags=NO_FAIR_TREE\nAccountingStorageEnforce=limits\n")
+	return []string{
+		"slurm:slurmconf=" + tree,
+		"slurm:slurmconf=" + classic,
+		"easy:order=multifactor:slurmconf=" + tree,
+		"lookahead:order=multifactor:slurmconf=" + classic,
+		"multiqueue:order=multifactor:slurmconf=" + tree,
+		"conservative:order=multifactor:slurmconf=" + classic,
+		"slack:order=multifactor:slurmconf=" + tree,
 	}
 }
 

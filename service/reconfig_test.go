@@ -381,3 +381,66 @@ func TestReconfigureToDeadlinePolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestReconfigureToSlurm: the slurm policy takes over running jobs too
+// (policy.Adopter), with a multifactor configuration that keeps state
+// (fair share recalculated every minute). From reconfigScenario at 1, by
+// hand: the slurm policy gives no guarantee (B, C, D re-planned to none);
+// A (6 of 10) runs until 100, when the main scheduler, seeing the end,
+// starts B (8: the first in priority order — equal priorities, by id —
+// and it fits); C (4) does not fit beside B until it ends. A restart
+// after the switch and in the middle of the run (from a snapshot each
+// time) changes no decision.
+func TestReconfigureToSlurm(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "slurm.conf")
+	if err := os.WriteFile(conf, []byte("PriorityWeightFairshare=10000\nPriorityWeightAge=1000\nPriorityCalcPeriod=1\nPriorityDecayHalfLife=20\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spec := "slurm:slurmconf=" + conf
+	steps := func(env *testEnv, restart bool) string {
+		reconfigScenario(t, env)
+		env.clockTo(1)
+		// the answer (the log is compacted behind every record here)
+		var rep ReconfigReport
+		err := env.admin.Do(context.Background(), "POST", "/v1/reconfigure", ReconfigRequest{Policy: &spec}, &rep)
+		want := []Replanned{{2, 100, -1}, {3, 150, -1}, {4, 350, -1}}
+		if err != nil || rep.Running != 1 || !slicesEqual(rep.Replanned, want) {
+			t.Fatalf("to slurm: %v %+v", err, rep)
+		}
+		if restart {
+			env.restart()
+		}
+		for _, now := range []int64{30, 60, 99} {
+			if r := env.clockTo(now); len(r.Started) != 0 {
+				t.Fatalf("slurm started %+v at %d", r.Started, now)
+			}
+		}
+		if r := env.clockTo(100); len(r.Started) != 1 || r.Started[0].ID != 2 {
+			t.Fatalf("at 100, slurm started %+v, want job 2", r.Started)
+		}
+		if restart {
+			env.restart()
+			if _, ok, _ := env.svc.st.LatestSnapshot(); !ok {
+				t.Fatal("the restart did not begin from a snapshot")
+			}
+		}
+		runToEnd(t, env)
+		l := must[JobList](t)(env.admin.Jobs(context.Background(), "", ""))
+		for _, j := range l.Jobs {
+			if j.State != Completed && j.State != Timeout {
+				t.Fatalf("job %d ends %s", j.ID, j.State)
+			}
+		}
+		b, _ := json.Marshal(l.Jobs)
+		return string(b)
+	}
+	mk := func() *testEnv {
+		env := newEnv(t, "conservative", 10)
+		env.cfg.SnapshotEvery = 1
+		env.restart()
+		return env
+	}
+	if a, b := steps(mk(), false), steps(mk(), true); a != b {
+		t.Fatalf("restarts changed the decisions:\n%s\n%s", a, b)
+	}
+}

@@ -233,16 +233,35 @@ func (r *run) loop() (*Result, error) {
 			r.res.NodeIdle += int64(r.opt.Placer.Free()) * (t - r.prev)
 		}
 		r.now, r.prev = t, t
-		if err := r.endJobs(); err != nil {
-			return nil, err
+		// 1. ends, then the kill checks of the instant (Extend), so
+		// that the policy prices an extension knowing every end of the
+		// instant (inline: the hot path)
+		r.checks = r.checks[:0]
+		for r.ends.Len() > 0 && r.ends.Min().Key == t {
+			it := r.ends.Pop()
+			if it.Val {
+				r.checks = append(r.checks, it)
+				continue
+			}
+			if err := r.end(it.ID); err != nil {
+				return nil, err
+			}
+		}
+		if len(r.checks) > 0 {
+			if err := r.killChecks(); err != nil {
+				return nil, err
+			}
 		}
 		if len(r.launch) > 0 { // only with a constrained Fitter
 			if err := r.launchWaiting(); err != nil {
 				return nil, err
 			}
 		}
-		if err := r.submit(); err != nil {
-			return nil, err
+		// 2. submissions
+		for r.next < len(r.jobs) && r.jobs[r.next].Submit == t {
+			if err := r.submit(); err != nil {
+				return nil, err
+			}
 		}
 		// 3. one pass
 		var err error
@@ -264,22 +283,10 @@ func (r *run) loop() (*Result, error) {
 	return r.res, nil
 }
 
-// endJobs processes the ends at now, then, with Extend, the kill checks at
-// now, so that the policy prices an extension knowing every end of the
-// instant.
-func (r *run) endJobs() error {
+// killChecks processes the kill checks at now (Extend), after every end
+// of the instant.
+func (r *run) killChecks() error {
 	now := r.now
-	r.checks = r.checks[:0]
-	for r.ends.Len() > 0 && r.ends.Min().Key == now {
-		it := r.ends.Pop()
-		if it.Val {
-			r.checks = append(r.checks, it)
-			continue
-		}
-		if err := r.end(it.ID); err != nil {
-			return err
-		}
-	}
 	for _, it := range r.checks {
 		id := it.ID
 		o := &r.res.Outcomes[id]
@@ -334,28 +341,25 @@ func (r *run) end(id int) error {
 	return nil
 }
 
-// submit processes the submissions at now.
+// submit processes the submission of the next job, at now.
 func (r *run) submit() error {
-	now := r.now
-	for r.next < len(r.jobs) && r.jobs[r.next].Submit == now {
-		j := &r.jobs[r.next]
-		o := &r.res.Outcomes[r.next]
-		// Outcomes are zero (made by Run): set the fields in place rather
-		// than copy a whole Outcome built aside
-		o.Job = *j
-		o.Start, o.End, o.Bound = -1, -1, -1
-		a, err := r.eng.Submit(now, &j.Request)
-		if err != nil {
-			return fmt.Errorf("sim: %w", err)
-		}
-		if !a.Admitted {
-			o.Rejected, o.Reason = true, a.Reason
-			r.done++
-			r.res.Rejected++
-		}
-		o.Bound = a.Bound
-		r.next++
+	j := &r.jobs[r.next]
+	o := &r.res.Outcomes[r.next]
+	// Outcomes are zero (made by Run): set the fields in place rather
+	// than copy a whole Outcome built aside
+	o.Job = *j
+	o.Start, o.End, o.Bound = -1, -1, -1
+	a, err := r.eng.Submit(r.now, &j.Request)
+	if err != nil {
+		return fmt.Errorf("sim: %w", err)
 	}
+	if !a.Admitted {
+		o.Rejected, o.Reason = true, a.Reason
+		r.done++
+		r.res.Rejected++
+	}
+	o.Bound = a.Bound
+	r.next++
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"github.com/backfill-hpc/backfill/internal/pool"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/metrics"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // Batch runs every spec on jobs with the options opt, on at most workers
@@ -42,6 +44,17 @@ func Batch(jobs []job.Job, name string, specs []string, opt Options, workers int
 		}
 	}
 	return res, nil
+}
+
+// TraceBatch is Batch of every spec on trace tr, after building each
+// policy on tr's resources, so that a bad spec fails before any work.
+func TraceBatch(tr *workload.Trace, specs []string, opt Options, workers int, ended func(n int)) ([]*Result, error) {
+	for _, spec := range specs {
+		if _, err := policy.NewK(spec, tr.Caps()); err != nil {
+			return nil, err
+		}
+	}
+	return Batch(tr.Jobs, tr.Name, specs, opt, workers, ended)
 }
 
 // Rows are the summary rows of results, labelled by policy, for the

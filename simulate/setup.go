@@ -278,3 +278,15 @@ func ApplyDeadlines(tr *workload.Trace, dl string) error {
 	tr.Rules = append(tr.Rules, b.Notes...)
 	return nil
 }
+
+// DefaultRunNote explains the default run of `backfill simulate` (no
+// --trace, no --policy) to a newcomer: what it compares, and why FCFS's
+// waits are days.
+func DefaultRunNote(tr *workload.Trace) []string {
+	return []string{
+		fmt.Sprintf("note: the default run: FCFS, EASY and conservative backfilling on the embedded %s trace (%d jobs, %d processors).", workload.BuiltinName, len(tr.Jobs), tr.Procs),
+		"note: FCFS waits are days: a wide job at the head of the queue keeps processors idle until enough are free, every job behind it waits,",
+		"note: and at this trace's load the backlog takes days to drain. Backfilling starts later jobs on idle processors when that delays",
+		"note: neither the head job (EASY) nor any earlier job (conservative). Other runs: --trace, --policy; --human prints days and hours.",
+	}
+}

@@ -1,12 +1,15 @@
 package workload
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/backfill-hpc/backfill/internal/flatcsv"
 )
 
 // SizeBin is one bin of the size histogram: sizes in [Lo, Hi].
@@ -203,4 +206,38 @@ func short(s string, n int) string {
 		s = s[:n]
 	}
 	return s
+}
+
+// WriteInfo writes what `backfill info` prints of trace tr, beside the
+// distributions of the traces of compare: in format table, the summary
+// (Summarize), a blank line and the distributions side by side; in json,
+// one object of the tool's version, the summary and the distributions;
+// in csv, that object flattened to key,value rows (nested keys dotted).
+func WriteInfo(w io.Writer, format, version string, tr *Trace, compare []*Trace) error {
+	sum := Summarize(tr)
+	ds := []Distribution{Distribute(tr)}
+	for _, c := range compare {
+		ds = append(ds, Distribute(c))
+	}
+	out := struct {
+		Version       string         `json:"version"`
+		Summary       Info           `json:"summary"`
+		Distributions []Distribution `json:"distributions"`
+	}{version, sum, ds}
+	switch format {
+	case "json":
+		b, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	case "csv":
+		return flatcsv.Write(w, out)
+	}
+	if err := sum.WriteText(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return WriteDistributions(w, ds)
 }

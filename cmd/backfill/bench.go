@@ -3,9 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,6 +23,14 @@ type benchFlags struct {
 	whole    bool
 	limit    time.Duration
 	loads    []string
+	skip     bool
+	growth   bool
+	gJobs    []int
+	gLoads   []float64
+	gProcs   int
+	gModel   string
+	gEst     string
+	gDir     string
 }
 
 func newBench() *cobra.Command {
@@ -41,11 +49,33 @@ trace and policy (--workers 1; start-up, loading, simulation, audit and
 output), run after the measuring child. While a run lasts, its progress (jobs
 ended) is shown on standard error: on one line rewritten in place when
 standard error is a terminal, else a line every 30 s. The machine is shared:
-compare figures from one run as ratios.`,
+compare figures from one run as ratios.
+
+--policy all measures every registered policy, EASY first (× EASY is each
+run's simulation time over EASY's on the same trace and load). With --limit,
+a child still running after that long is stopped and its sim s shown as
+"> N"; with --skip-capped, a policy stopped on a trace is not run on it at
+the loads listed after (list them in increasing order: orig first for
+traces whose own load is below the next), shown as "> N (not run)".
+
+--growth measures growth curves instead of traces: synthetic workloads
+(--growth-model, generated as 'backfill generate MODEL --jobs N --procs
+--growth-procs --load L --estimate --growth-estimate --seed --seed' for each N
+of --growth-jobs and L of --growth-loads) are generated once into
+--growth-dir and kept; each policy runs on each, smallest first, and a
+policy over --limit on one is not run on the larger ones of the same load.
+After the rows comes the table of the curves: sim s against jobs per policy
+and load, the exponent fitted by least squares to log(sim s) against
+log(jobs), and, when a larger workload was over the limit, a lower bound of
+the exponent from the last measured point to the limit.`,
 		Example: `  backfill bench --traces ../shared/traces --policy easy,conservative
   backfill bench --traces ../shared/traces --only KTH
   # every policy at the original load and at offered load 0.95, 5 minutes a run at most
-  backfill bench --policy easy,fcfs,conservative,slack --loads orig,0.95 --limit 5m --whole=false`,
+  backfill bench --policy easy,fcfs,conservative,slack --loads orig,0.95 --limit 5m --whole=false
+  # every registered policy, EASY first; a policy over the limit at the original load is not run at 0.95
+  backfill bench --policy all --loads orig,0.95 --limit 30s --skip-capped --whole=false
+  # growth curves: Lublin workloads of 10k, 100k, 1M jobs at loads 0.7, 0.9, 1.0 on 1,024 processors
+  backfill bench --growth --policy easy,conservative --limit 60s --whole=false`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.child {
@@ -55,6 +85,12 @@ compare figures from one run as ratios.`,
 		},
 	}
 	f.register(cmd, true)
+	registerBenchFlags(cmd, f)
+	return cmd
+}
+
+// registerBenchFlags adds bench's own flags to cmd.
+func registerBenchFlags(cmd *cobra.Command, f *benchFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.dir, "traces", filepath.Join("..", "shared", "traces"), "directory of SWF traces")
 	fl.StringSliceVar(&f.policies, "policy", []string{"fcfs", "easy", "conservative"}, "policies to measure")
@@ -63,9 +99,16 @@ compare figures from one run as ratios.`,
 	fl.BoolVar(&f.whole, "whole", true, "also time a whole 'backfill simulate' process per trace and policy (whole s, whole CPU s, whole RSS MB)")
 	fl.DurationVar(&f.limit, "limit", 0, "stop a measuring child still running after this long (e.g. 5m; 0: no limit) and report its sim s as \"> limit\"")
 	fl.StringSliceVar(&f.loads, "loads", nil, "offered loads to measure, each orig (the trace's arrival times) or a number for --load, e.g. orig,0.95 (default: --load's value, else orig)")
+	fl.BoolVar(&f.skip, "skip-capped", false, "with --limit: a policy over the limit on a trace is not run on that trace at the later loads of --loads")
+	fl.BoolVar(&f.growth, "growth", false, "measure growth curves on generated workloads (--growth-*) instead of the traces")
+	fl.IntSliceVar(&f.gJobs, "growth-jobs", []int{10000, 100000, 1000000}, "numbers of jobs of the growth workloads")
+	fl.Float64SliceVar(&f.gLoads, "growth-loads", []float64{0.7, 0.9, 1.0}, "offered loads of the growth workloads")
+	fl.IntVar(&f.gProcs, "growth-procs", 1024, "machine size of the growth workloads")
+	fl.StringVar(&f.gModel, "growth-model", "lublin", "workload model of the growth workloads (backfill generate)")
+	fl.StringVar(&f.gEst, "growth-estimate", "modal", "runtime estimates of the growth workloads (backfill generate --estimate)")
+	fl.StringVar(&f.gDir, "growth-dir", bench.DefaultGrowthDir(), "directory where the growth workloads are generated once and kept (empty it after a change to the generator)")
 	fl.BoolVar(&f.child, "child", false, "internal: run one measurement and print it as JSON")
 	_ = fl.MarkHidden("child")
-	return cmd
 }
 
 // benchChild loads one trace and measures one policy on it, printing the
@@ -88,47 +131,6 @@ func benchChild(cmd *cobra.Command, f *benchFlags) error {
 	return json.NewEncoder(cmd.OutOrStdout()).Encode(line)
 }
 
-// benchChildArgs is the command line of the child measuring pol on file,
-// with the trace flags of f at offered load (0: the trace's own).
-func benchChildArgs(f *benchFlags, file, pol string, load float64) []string {
-	return append([]string{"bench", "--child", "--policy", pol}, benchTraceArgs(f, file, load)...)
-}
-
-// benchWholeArgs is the command line of the whole simulate process
-// running pol on file, with the trace flags of f at offered load.
-func benchWholeArgs(f *benchFlags, file, pol string, load float64) []string {
-	return append([]string{"simulate", "--workers", "1", "--policy", pol}, benchTraceArgs(f, file, load)...)
-}
-
-// benchTraceArgs is the flags that load file as f says, at offered load
-// (0: the trace's own) in place of --load.
-func benchTraceArgs(f *benchFlags, file string, load float64) []string {
-	args := []string{"--trace", file,
-		"--estimate", f.estimate, "--estimate-fallback", f.fallback, "--seed", strconv.FormatUint(f.seed, 10)}
-	if f.procs > 0 {
-		args = append(args, "--procs", fmt.Sprint(f.procs))
-	}
-	if load > 0 {
-		args = append(args, "--load", strconv.FormatFloat(load, 'g', -1, 64))
-	}
-	if f.clamp {
-		args = append(args, "--clamp")
-	}
-	if f.lenient {
-		args = append(args, "--lenient")
-	}
-	if f.mem != "" {
-		args = append(args, "--mem", f.mem)
-	}
-	if f.memPerProc != "" {
-		args = append(args, "--mem-per-proc", f.memPerProc)
-	}
-	if f.mem != "" || f.memPerProc != "" {
-		args = append(args, "--mem-missing", f.memMissing)
-	}
-	return args
-}
-
 // benchParent runs a child per trace and policy (none first: loading
 // alone), and a whole simulate process per trace and policy with --whole,
 // and prints the measurements.
@@ -136,44 +138,74 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 	if err := checkFormat(f.format); err != nil {
 		return err
 	}
-	files, err := bench.Traces(f.dir, f.only)
-	if err != nil {
-		return err
-	}
-	exe, err := os.Executable()
+	plan, growth, err := benchPlan(cmd, f)
 	if err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	tb := bench.NewTable(files, f.policies)
-	if f.format == "table" {
+	var tb *bench.Table
+	if f.format == "table" { // else the lines are printed at the end
+		tb = bench.NewTable(plan.Files, plan.Policies)
 		fmt.Fprintf(out, "# version: %s\n", toolVersion())
 		fmt.Fprintln(out, tb.Header())
-	}
-	loads, err := bench.ParseLoads(f.loads, f.loadTarget)
-	if err != nil {
-		return err
-	}
-	plan := &bench.Plan{Exe: exe, Files: files, Policies: f.policies, Loads: loads, Whole: f.whole, Limit: f.limit,
-		ChildArgs: func(file, pol string, load float64) []string { return benchChildArgs(f, file, pol, load) },
-		WholeArgs: func(file, pol string, load float64) []string { return benchWholeArgs(f, file, pol, load) },
-	}
-	if f.format != "table" {
-		tb = nil // the lines are printed at the end
 	}
 	all, err := plan.Run(out, tb, bench.NewStatus(cmd.ErrOrStderr()))
 	if err != nil {
 		return err
 	}
-	switch f.format {
-	case "json":
-		return writeJSON(out, map[string]any{"version": toolVersion(), "runs": all})
-	case "csv":
-		var rows [][]string
-		for _, l := range all {
-			rows = append(rows, l.CSV())
+	var curves []bench.Curve
+	var extra map[string]any
+	if growth != nil {
+		w := io.Discard
+		if f.format == "table" {
+			w = out
 		}
-		return writeCSV(out, bench.CSVHeader, rows)
+		curves = growth.WriteTable(w, plan, all)
+		extra = map[string]any{"growth": curves}
 	}
-	return nil
+	return bench.WriteLines(out, f.format, toolVersion(), all, extra)
+}
+
+// benchPlan is the plan of f: the traces of --traces, or with --growth the
+// growth workloads (generated if not kept yet).
+func benchPlan(cmd *cobra.Command, f *benchFlags) (*bench.Plan, *bench.Growth, error) {
+	policies := f.policies
+	if len(policies) == 1 && policies[0] == "all" {
+		policies = bench.AllPolicies()
+	}
+	loads, err := bench.ParseLoads(f.loads, f.loadTarget)
+	if err != nil {
+		return nil, nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	plan := &bench.Plan{Exe: exe, Policies: policies, Loads: loads, Whole: f.whole, Limit: f.limit}
+	tf := bench.TraceFlags{Estimate: f.estimate, Fallback: f.fallback, Seed: f.seed, Procs: f.procs, Clamp: f.clamp, Lenient: f.lenient,
+		Mem: f.mem, MemPerProc: f.memPerProc, MemMissing: f.memMissing}
+	plan.ChildArgs, plan.WholeArgs = tf.ChildArgs, tf.WholeArgs
+	if !f.growth {
+		if f.skip {
+			plan.SkipKey = bench.SkipAtLaterLoads
+		}
+		plan.Files, err = bench.Traces(f.dir, f.only)
+		return plan, nil, err
+	}
+	growth, err := benchGrowth(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := growth.Ensure(cmd.ErrOrStderr()); err != nil {
+		return nil, nil, err
+	}
+	growth.Apply(plan)
+	return plan, growth, nil
+}
+
+// benchGrowth is the growth workloads of f, generated as 'backfill
+// generate' would.
+func benchGrowth(f *benchFlags) (*bench.Growth, error) {
+	g := &bench.Growth{Jobs: f.gJobs, Loads: f.gLoads, Model: f.gModel, Procs: f.gProcs, Seed: f.seed, Estimate: f.gEst, Dir: f.gDir}
+	return g, g.Check()
 }

@@ -1,12 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 )
 
 // checkFormat accepts table (the default text), json or csv.
@@ -31,49 +26,3 @@ func checkProcsLoad(changed func(string) bool, procs int, load float64, procsOut
 	}
 	return nil
 }
-
-// writeJSON writes v as indented JSON.
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
-	return err
-}
-
-// writeCSV writes a header and rows.
-func writeCSV(w io.Writer, header []string, rows [][]string) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	if err := cw.WriteAll(rows); err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// writeFile creates path and writes it through a buffer with fill; an
-// error names the file.
-func writeFile(path string, fill func(io.Writer) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := newBufWriter(fh)
-	if err := fill(bw); err != nil {
-		fh.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		fh.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return fh.Close()
-}
-
-// newBufWriter is a 64 KiB buffered writer on w.
-func newBufWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 1<<16) }

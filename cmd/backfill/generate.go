@@ -3,14 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/backfill-hpc/backfill/workload"
-	"github.com/backfill-hpc/backfill/workload/estimate"
 	"github.com/backfill-hpc/backfill/workload/model"
 	_ "github.com/backfill-hpc/backfill/workload/model/all" // register every workload model
 )
@@ -58,7 +55,7 @@ feitelson96:repeat=0:pow2=3 (see docs/workload.md).`,
 				return err
 			}
 			var buf bytes.Buffer
-			if err := runGenerate(&buf, args[0], f); err != nil {
+			if err := model.WriteSWF(&buf, args[0], model.Config{Jobs: f.jobs, Procs: f.procs, Seed: f.seed, Load: f.load, Rate: f.rate}, f.estimate); err != nil {
 				return err
 			}
 			if f.out == "" || f.out == "-" {
@@ -81,26 +78,4 @@ feitelson96:repeat=0:pow2=3 (see docs/workload.md).`,
 	fl.StringVar(&f.estimate, "estimate", "exact", "runtime estimates: exact (= runtime), factor:F, double or modal[:atmax=P][:max=S] (applied to estimate = runtime, with --seed)")
 	fl.StringVarP(&f.out, "out", "o", "", "output file (default: standard output)")
 	return cmd
-}
-
-// runGenerate generates the workload of spec and writes it as SWF.
-func runGenerate(w io.Writer, spec string, f *generateFlags) error {
-	m, err := model.New(spec)
-	if err != nil {
-		return err
-	}
-	wl, err := m.Generate(model.Config{Jobs: f.jobs, Procs: f.procs, Seed: f.seed, Load: f.load, Rate: f.rate})
-	if err != nil {
-		return fmt.Errorf("%s: %w", spec, err)
-	}
-	var notes []string
-	switch f.estimate {
-	case "", "exact", "user":
-		notes = []string{"estimates: requested time = runtime (at least 1 s)"}
-	default:
-		if notes, err = estimate.Apply(wl.Jobs, f.estimate, f.seed); err != nil {
-			return fmt.Errorf("--estimate: %w", err)
-		}
-	}
-	return workload.WriteJobs(w, wl.Header(notes), wl.Jobs, wl.Executable)
 }

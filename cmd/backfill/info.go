@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/backfill-hpc/backfill/audit"
-	"github.com/backfill-hpc/backfill/internal/flatcsv"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/workload"
 )
@@ -54,14 +53,7 @@ func runInfo(cmd *cobra.Command, f *traceFlags, args []string, format string, co
 	if err != nil {
 		return err
 	}
-	w := cmd.OutOrStdout()
-	sum := workload.Summarize(tr)
-	if format == "table" {
-		if err := sum.WriteText(w); err != nil {
-			return err
-		}
-	}
-	ds := []workload.Distribution{workload.Distribute(tr)}
+	var cs []*workload.Trace
 	for _, c := range compare {
 		g := *f
 		g.procs = 0
@@ -69,21 +61,9 @@ func runInfo(cmd *cobra.Command, f *traceFlags, args []string, format string, co
 		if err != nil {
 			return fmt.Errorf("--compare: %w", err)
 		}
-		ds = append(ds, workload.Distribute(ct))
+		cs = append(cs, ct)
 	}
-	out := struct {
-		Version       string                  `json:"version"`
-		Summary       workload.Info           `json:"summary"`
-		Distributions []workload.Distribution `json:"distributions"`
-	}{toolVersion(), sum, ds}
-	switch format {
-	case "json":
-		return writeJSON(w, out)
-	case "csv":
-		return flatcsv.Write(w, out)
-	}
-	fmt.Fprintln(w)
-	return workload.WriteDistributions(w, ds)
+	return workload.WriteInfo(cmd.OutOrStdout(), format, toolVersion(), tr, cs)
 }
 
 func newCheck() *cobra.Command {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/backfill-hpc/backfill/figure"
+	"github.com/backfill-hpc/backfill/internal/fileout"
 	"github.com/backfill-hpc/backfill/report"
 )
 
@@ -84,7 +85,7 @@ func runPlot(cmd *cobra.Command, f *plotFlags, args []string) error {
 	if err := checkPlotFlags(cmd, f, format); err != nil {
 		return err
 	}
-	res, err := loadInputs(args, f.procs)
+	res, err := report.LoadAll(args, report.LoadOptions{Procs: f.procs})
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func runPlot(cmd *cobra.Command, f *plotFlags, args []string) error {
 	if err := figure.WritePanels(&buf, panels, opt, format); err != nil {
 		return fmt.Errorf("%s: %w", f.output, err)
 	}
-	if err := writeFile(f.output, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+	if err := fileout.Write(f.output, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s of %d runs, %d panel(s)\n", f.output, what, len(res.Runs), len(panels))
@@ -122,18 +123,4 @@ func checkPlotFlags(cmd *cobra.Command, f *plotFlags, format string) error {
 		return fmt.Errorf("--metric %s: not used by --cdf or --gantt (they draw wait times or a schedule, not a metric)", f.metric)
 	}
 	return figure.CheckSize(f.width, f.height, f.dpi, format)
-}
-
-// loadInputs loads every input (results directory or jobs.csv) and merges
-// them.
-func loadInputs(args []string, procs int) (*report.Results, error) {
-	var list []*report.Results
-	for _, a := range args {
-		r, err := report.Load(a, report.LoadOptions{Procs: procs})
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, r)
-	}
-	return report.Merge(list), nil
 }

@@ -10,9 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/backfill-hpc/backfill/internal/progress"
+	"github.com/backfill-hpc/backfill/internal/fileout"
 	"github.com/backfill-hpc/backfill/metrics"
-	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/report"
 	"github.com/backfill-hpc/backfill/simulate"
 )
@@ -91,7 +90,7 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 		if len(bad) > 0 {
 			return fmt.Errorf("%s: simulation flags, for a report without an input; they cannot be combined with an input (%s)", strings.Join(bad, ", "), args[0])
 		}
-		res, err = loadInputs(args, f.csvProcs)
+		res, err = report.LoadAll(args, report.LoadOptions{Procs: f.csvProcs})
 	} else {
 		if err := checkTau(f.tau); err != nil {
 			return err
@@ -112,7 +111,7 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 		return err
 	}
 	d.Generator = "backfill report, " + toolVersion()
-	if err := writeFile(f.output, func(w io.Writer) error { return report.WriteHTML(w, d) }); err != nil {
+	if err := fileout.Write(f.output, func(w io.Writer) error { return report.WriteHTML(w, d) }); err != nil {
 		return err
 	}
 	st, err := os.Stat(f.output)
@@ -147,14 +146,7 @@ func simulateForReport(f *simulateFlags) (*report.Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, spec := range f.policies {
-		if _, err := policy.New(spec, tr.Procs); err != nil {
-			return nil, err
-		}
-	}
-	bar := progress.NewJobs(int64(len(tr.Jobs)*len(f.policies)), "simulating")
-	results, err := simulate.Batch(tr.Jobs, tr.Name, f.policies, opt, f.workers, func(n int) { bar.Add(int64(n)) })
-	bar.Finish()
+	results, err := simulateAll(tr, f, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"path/filepath"
 
@@ -53,7 +54,7 @@ func cellProgress(name string) (reproduce.Progress, func()) { return progress.Ce
 
 // printReport writes a reproduction's report to the command's output.
 func printReport(cmd *cobra.Command, r *reproduce.Report) error {
-	w := newBufWriter(cmd.OutOrStdout())
+	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
 	if err := r.WriteText(w); err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/backfill-hpc/backfill/internal/progress"
 	"github.com/backfill-hpc/backfill/metrics"
-	"github.com/backfill-hpc/backfill/policy"
 	_ "github.com/backfill-hpc/backfill/policy/all" // register every policy
 	"github.com/backfill-hpc/backfill/simulate"
 	"github.com/backfill-hpc/backfill/workload"
@@ -150,7 +149,7 @@ func runSimulate(cmd *cobra.Command, f *simulateFlags) error {
 		}
 	}
 	if f.format == "table" && f.trace == "" && !cmd.Flags().Changed("policy") {
-		header = append(header, defaultRunNote(tr)...)
+		header = append(header, simulate.DefaultRunNote(tr)...)
 	}
 	if err := simulate.WriteSummary(cmd.OutOrStdout(), f.format, tr.Name, tr.Procs, rows, header, f.human); err != nil {
 		return err
@@ -177,17 +176,6 @@ func resolveAuto(tr *workload.Trace, f *simulateFlags, opt simulate.Options) ([]
 	}
 	f.policies = specs
 	return header, nil
-}
-
-// defaultRunNote explains the default run (no --trace, no --policy) to a
-// newcomer: what it compares, and why FCFS's waits are days.
-func defaultRunNote(tr *workload.Trace) []string {
-	return []string{
-		fmt.Sprintf("note: the default run: FCFS, EASY and conservative backfilling on the embedded %s trace (%d jobs, %d processors).", workload.BuiltinName, len(tr.Jobs), tr.Procs),
-		"note: FCFS waits are days: a wide job at the head of the queue keeps processors idle until enough are free, every job behind it waits,",
-		"note: and at this trace's load the backlog takes days to drain. Backfilling starts later jobs on idle processors when that delays",
-		"note: neither the head job (EASY) nor any earlier job (conservative). Other runs: --trace, --policy; --human prints days and hours.",
-	}
 }
 
 // resolveOverrun checks --overrun and reconciles it with --no-kill.
@@ -266,15 +254,10 @@ func prepareTrace(cmd *cobra.Command, f *simulateFlags, tr *workload.Trace) erro
 	return simulate.ApplyDeadlines(tr, f.deadlines)
 }
 
-// simulateAll runs every policy of f on tr on the worker pool (each spec
-// built first, so that a bad one fails before any work).
+// simulateAll runs every policy of f on tr on the worker pool
+// (simulate.TraceBatch), with a progress bar.
 func simulateAll(tr *workload.Trace, f *simulateFlags, opt simulate.Options) ([]*simulate.Result, error) {
-	for _, spec := range f.policies {
-		if _, err := policy.NewK(spec, tr.Caps()); err != nil {
-			return nil, err
-		}
-	}
 	bar := progress.NewJobs(int64(len(tr.Jobs)*len(f.policies)), "simulating")
 	defer bar.Finish()
-	return simulate.Batch(tr.Jobs, tr.Name, f.policies, opt, f.workers, func(n int) { bar.Add(int64(n)) })
+	return simulate.TraceBatch(tr, f.policies, opt, f.workers, func(n int) { bar.Add(int64(n)) })
 }

@@ -98,7 +98,9 @@ func runSweep(cmd *cobra.Command, file string, f *sweepFlags) error {
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if f.emit {
-		return emitSlurm(stdout, stderr, file, out, spec, plan, f)
+		o := f.slurm
+		o.Binary, o.NoAudit, o.Shards = f.binary, f.noAudit, f.shards
+		return experiment.WriteSlurm(stdout, stderr, o, file, out, f.traces, spec, plan)
 	}
 	shard := experiment.Shard{}
 	source := ""
@@ -113,34 +115,12 @@ func runSweep(cmd *cobra.Command, file string, f *sweepFlags) error {
 	if f.dryRun {
 		return experiment.WriteDryRun(stdout, out, plan, shard)
 	}
-	runs := plan.Shard(shard)
-	fmt.Fprintf(stderr, "sweep %s: %d runs", spec.Name, len(plan.Runs))
-	if plan.Collapsed > 0 {
-		fmt.Fprintf(stderr, " (%d identical grid combinations collapsed: runs without randomness do not depend on the seed)", plan.Collapsed)
-	}
-	if !shard.Whole() {
-		fmt.Fprintf(stderr, "; shard %s (%s): %d runs", shard, source, len(runs))
-	}
-	fmt.Fprintf(stderr, "; results in %s\n", out)
-
+	experiment.WriteStart(stderr, spec, plan, shard, source, out)
 	rep, err := executeSweep(stderr, spec, plan, out, shard, f)
 	if err != nil {
 		return err
 	}
 	return rep.Conclude(stderr, shard, out)
-}
-
-func emitSlurm(stdout, stderr io.Writer, file, out string, spec *experiment.Spec, plan *experiment.Plan, f *sweepFlags) error {
-	o := f.slurm
-	o.Binary, o.NoAudit, o.Shards = f.binary, f.noAudit, f.shards
-	if err := o.Prepare(file, out, f.traces, spec, len(plan.Runs)); err != nil {
-		return err
-	}
-	if err := experiment.EmitSlurm(stdout, o); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "sbatch script for %d runs in %d array tasks; task logs in %s\n", len(plan.Runs), o.Shards, filepath.Join(o.Out, "slurm"))
-	return nil
 }
 
 // executeSweep runs the plan's runs of shard into out, showing progress on

@@ -23,18 +23,19 @@ type snapshot struct {
 	Run  []policy.RunningHold `json:"run"`
 	Wait [][3]int64           `json:"wait"` // job ID, start, first, in (start, ID) order
 	Pend *[4]int64            `json:"pend,omitempty"`
+	// Order is the queue order's own state (policy.OrderSnapshotter),
+	// absent for a stateless one.
+	Order json.RawMessage `json:"order,omitempty"`
 }
 
 // snapshotable reports why the configuration cannot be saved, or nil: a
-// runtime predictor learns from history, and a queue order other than
-// fcfs (order.go) may keep state of its own (fair share), neither of
-// which is saved. Such configurations are replayed in full.
+// runtime predictor learns from history, which is not saved (such
+// configurations are replayed in full). A queue order that keeps state
+// of its own (fair share) is saved with the policy when it can save it
+// (policy.OrderSnapshotter).
 func (c *Policy) snapshotable() error {
 	if c.plan.Params() != "" {
 		return fmt.Errorf("conservative: snapshot with predict=%s/correct=%s is not supported", c.plan.P.Name(), c.plan.C.Name())
-	}
-	if c.prio && !c.ord.Stateless() {
-		return fmt.Errorf("conservative: snapshot with order %s is not supported", c.ord.O.Name())
 	}
 	return nil
 }
@@ -51,6 +52,10 @@ func (c *Policy) Snapshot() ([]byte, error) {
 	}
 	if now, freed, rel, ok := c.book.Pending(); ok {
 		s.Pend = &[4]int64{1, now, freed, rel}
+	}
+	var err error
+	if s.Order, err = c.ord.Snapshot(); err != nil {
+		return nil, fmt.Errorf("conservative: %w", err)
 	}
 	return json.Marshal(s)
 }
@@ -69,6 +74,9 @@ func (c *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	}
 	if s.V != 1 {
 		return fmt.Errorf("conservative: snapshot version %d, expected 1", s.V)
+	}
+	if err := c.ord.Restore(now, s.Order, lookup); err != nil {
+		return fmt.Errorf("conservative: snapshot: %w", err)
 	}
 	get := func(id int64) (*job.Request, error) {
 		if id < 0 || id > int64(int(^uint(0)>>1)) {

@@ -18,18 +18,19 @@ var _ policy.Snapshotter = (*Policy)(nil)
 type snapshot struct {
 	V    int                  `json:"v"`
 	Run  []policy.RunningHold `json:"run"`
-	Wait []int                `json:"wait"` // job IDs in arrival order
+	Wait []int                `json:"wait"` // job IDs in arrival order (general order: the queue's order)
+	// Order is a general order's own state (policy.OrderSnapshotter),
+	// absent for a stateless one.
+	Order json.RawMessage `json:"order,omitempty"`
 }
 
 // snapshotable reports why the configuration cannot be saved, or nil: a
-// runtime predictor learns from history, and a general order (Config.Prio)
-// may keep state of its own (fair share), neither of which is saved.
+// runtime predictor learns from history, which is not saved. A general
+// order (Config.Prio) that keeps state of its own (fair share) is saved
+// with the policy when it can save it (policy.OrderSnapshotter).
 func (e *Policy) snapshotable() error {
 	if e.plan.Params() != "" {
 		return fmt.Errorf("easy: snapshot with predict=%s/correct=%s is not supported", e.plan.P.Name(), e.plan.C.Name())
-	}
-	if e.prio != nil && !policy.StatelessOrder(e.prio) {
-		return fmt.Errorf("easy: snapshot with order %s is not supported", e.prio.Name())
 	}
 	return nil
 }
@@ -44,6 +45,14 @@ func (e *Policy) Snapshot() ([]byte, error) {
 		for _, j := range e.queue[e.first:] {
 			if j != nil {
 				s.Wait = append(s.Wait, j.ID)
+			}
+		}
+		if e.prio != nil {
+			// Wait is in the order's order at the last pass (sorted
+			// again at the next), kept so for the plan shown until then
+			var err error
+			if s.Order, err = policy.NewOrdering(e.prio).Snapshot(); err != nil {
+				return nil, fmt.Errorf("easy: %w", err)
 			}
 		}
 	} else {
@@ -82,15 +91,25 @@ func (e *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 			return fmt.Errorf("easy: snapshot: %w", err)
 		}
 	}
-	last := -1
+	if e.prio != nil {
+		if err := policy.NewOrdering(e.prio).Restore(now, s.Order, lookup); err != nil {
+			return fmt.Errorf("easy: snapshot: %w", err)
+		}
+		// the restored order knows the waiting jobs already
+		obs := e.obs
+		e.obs = nil
+		defer func() { e.obs = obs }()
+	}
+	last, seen := -1, map[int]bool{}
 	for _, id := range s.Wait {
 		j := lookup(id)
 		if j == nil {
 			return fmt.Errorf("easy: snapshot: unknown job %d", id)
 		}
-		if id <= last {
-			return errors.New("easy: snapshot: waiting jobs out of arrival order")
+		if (id <= last && e.prio == nil) || seen[id] {
+			return errors.New("easy: snapshot: waiting jobs out of arrival order or listed twice")
 		}
+		seen[id] = true
 		last = id
 		e.Insert(now, j)
 	}

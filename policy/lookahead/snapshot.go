@@ -23,16 +23,15 @@ type snapshot struct {
 	V    int                  `json:"v"`
 	Run  []policy.RunningHold `json:"run"`
 	Wait [][2]int             `json:"wait"` // job ID, skips; in ID order
+	// Order is the queue order's own state (policy.OrderSnapshotter),
+	// absent for a stateless one.
+	Order json.RawMessage `json:"order,omitempty"`
 }
 
-// snapshotable reports why the configuration cannot be saved: a priority
-// order (order= other than arrival and sjf) may keep state of its own.
-func (l *Policy) snapshotable() error {
-	if l.c.Prio != nil && !policy.StatelessOrder(l.c.Prio) {
-		return fmt.Errorf("lookahead: snapshot with order %s is not supported", l.c.Prio.Name())
-	}
-	return nil
-}
+// snapshotable reports why the configuration cannot be saved: never (a
+// priority order that keeps state of its own is saved with the policy
+// when it can save it, policy.OrderSnapshotter).
+func (l *Policy) snapshotable() error { return nil }
 
 // Snapshot implements policy.Snapshotter.
 func (l *Policy) Snapshot() ([]byte, error) {
@@ -46,6 +45,10 @@ func (l *Policy) Snapshot() ([]byte, error) {
 		}
 	}
 	slices.SortFunc(s.Wait, func(a, b [2]int) int { return a[0] - b[0] })
+	var err error
+	if s.Order, err = l.ord.Snapshot(); err != nil {
+		return nil, fmt.Errorf("lookahead: %w", err)
+	}
 	return json.Marshal(s)
 }
 
@@ -67,6 +70,13 @@ func (l *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	if err := l.run.AdoptHolds("lookahead", s.Run, lookup); err != nil {
 		return err
 	}
+	if err := l.ord.Restore(now, s.Order, lookup); err != nil {
+		return fmt.Errorf("lookahead: snapshot: %w", err)
+	}
+	// the restored order knows the waiting jobs already
+	ord := l.ord
+	l.ord = ord.Quiet()
+	defer func() { l.ord = ord }()
 	last := -1
 	for _, w := range s.Wait {
 		j := lookup(w[0])

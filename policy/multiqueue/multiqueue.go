@@ -159,8 +159,24 @@ type Policy struct {
 	// profile changes (a start or a reservation in it)
 	memo []map[int64]int
 	// scratch of the cross-partition reservation
-	times []int64
-	steps []profile.Step
+	wide []wideScan
+	// base counts the changes of the partitions' profiles other than this
+	// pass's reservations (starts, ends, overruns); wideMemo keeps, per
+	// queue, the last cross-partition reservation (see reserveWide).
+	base     uint64
+	wideMemo []wideMemo
+}
+
+// wideMemo is a cross-partition reservation as reserveWide found it: for
+// job id, with the profiles' base count and the reservations placed
+// before it in its pass, at t with amt[p] the least free count of each
+// partition over the window.
+type wideMemo struct {
+	id    int
+	base  uint64
+	holds []hold
+	t     int64
+	amt   []int
 }
 
 type running struct {
@@ -298,6 +314,7 @@ func (m *Policy) Remove(now int64, j *job.Request) {
 			continue
 		}
 		if r.end > now {
+			m.base++
 			if err := m.prof[p].Remove(now, r.end, int(t)); err != nil {
 				panic("multiqueue: " + err.Error()) // unreachable: it was added at start
 			}
@@ -353,6 +370,7 @@ func (m *Policy) Tick(now int64, start func(*job.Request)) int64 {
 			r := &m.runs[j.ID]
 			for p, t := range r.take {
 				if t > 0 {
+					m.base++
 					if err := m.prof[p].Add(end, now+1, int(t)); err != nil {
 						panic("multiqueue: " + err.Error())
 					}
@@ -471,6 +489,7 @@ func (m *Policy) try(now int64, q, pos int, j *job.Request, total *int, start fu
 		if a == 0 {
 			continue
 		}
+		m.base++
 		if err := m.prof[p].Add(now, now+e, a); err != nil {
 			panic("multiqueue: " + err.Error()) // unreachable: a ≤ MinFree
 		}
@@ -521,41 +540,140 @@ func (m *Policy) reserve(now int64, q int, j *job.Request) {
 		m.add(q, t, t+e, n)
 		return
 	}
-	// a job wider than its partition: the earliest time at which the
-	// partitions together can hold it, trying every step of any profile
-	times := append(m.times[:0], now)
-	for _, pr := range m.prof {
-		m.steps = pr.AppendSteps(m.steps[:0])
-		for _, s := range m.steps {
-			if s.At > now {
-				times = append(times, s.At)
-			}
-		}
+	m.reserveWide(now, q, j.ID, n, e)
+}
+
+// reserveWide places the reservation of a pivot wider than its partition:
+// at the earliest time t ≥ now at which the partitions together have n
+// processors free for all of [t, t+e), taking from each partition its
+// least free count over the window (own partition first, then the next
+// ones).
+//
+// Only now and the instants at which some partition's free count rises
+// are tried: between two consecutive breakpoints of the union every
+// partition is constant, so at a breakpoint where no partition rises each
+// partition's window minimum is at most its minimum at the breakpoint
+// before (the window there covers the same future plus a value no lower),
+// and the first fit is never such an instant. Each partition's window
+// minimum is kept by a sliding-window minimum over its steps (both ends of
+// the window only move forward), so a reservation costs O(B) for B steps
+// in all, not a profile query per partition and instant.
+//
+// The pivot of a queue often stays the same over many passes in which no
+// job starts or ends (submissions that cannot start). When the profiles
+// are the same as at the last reservation of the queue's pivot (no start,
+// end or overrun since — the base count — and the same reservations
+// placed before it in the pass) and that reservation's time is still ≥ now,
+// it is the answer again: every instant tried before it failed on the same
+// profiles, and now, if it was not tried, lies after a tried instant with
+// only falls in between, where each window minimum is no higher (the
+// argument above).
+func (m *Policy) reserveWide(now int64, q, id, n int, e int64) {
+	np := len(m.prof)
+	if len(m.wide) < np {
+		m.wide = make([]wideScan, np)
+		m.wideMemo = make([]wideMemo, np)
 	}
-	slices.Sort(times)
-	times = slices.Compact(times)
-	m.times = times
-	for _, t := range times {
+	memo := &m.wideMemo[q]
+	if memo.amt != nil && memo.id == id && memo.base == m.base && memo.t >= now && slices.Equal(memo.holds, m.holds) {
+		m.place(q, n, memo.t, e, memo.amt)
+		return
+	}
+	for p, pr := range m.prof {
+		w := &m.wide[p]
+		*w = wideScan{steps: pr.AppendSteps(w.steps[:0]), dq: w.dq[:0], free: m.home[p]}
+	}
+	for t := now; t != profile.Infinity; t = m.nextRise(t) {
 		sum := 0
-		for p := range m.prof {
-			m.amt[p] = m.prof[p].MinFree(t, t+e)
+		for p := range m.wide[:np] {
+			m.amt[p] = m.wide[p].minFree(t, t+e)
 			sum += m.amt[p]
 		}
 		if sum < n {
 			continue
 		}
-		need := n
-		for k := 0; k < len(m.prof) && need > 0; k++ {
-			p := (q + k) % len(m.prof)
-			a := min(need, m.amt[p])
-			if a > 0 {
-				m.add(p, t, t+e, a)
-				need -= a
-			}
-		}
+		*memo = wideMemo{id: id, base: m.base, holds: append(memo.holds[:0], m.holds...), t: t, amt: append(memo.amt[:0], m.amt...)}
+		m.place(q, n, t, e, m.amt)
 		return
 	}
 	panic("multiqueue: no time fits a job of the machine's size") // unreachable: every hold ends
+}
+
+// place holds n processors over [t, t+e) for a pivot of queue q, taking up
+// to amt[p] from each partition p, its own partition first, then the next
+// ones.
+func (m *Policy) place(q, n int, t, e int64, amt []int) {
+	need := n
+	for k := 0; k < len(m.prof) && need > 0; k++ {
+		p := (q + k) % len(m.prof)
+		a := min(need, amt[p])
+		if a > 0 {
+			m.add(p, t, t+e, a)
+			need -= a
+		}
+	}
+}
+
+// nextRise is the first instant after t at which some partition's free
+// count rises (profile.Infinity: none), the partitions' rising steps
+// merged on the fly.
+func (m *Policy) nextRise(t int64) int64 {
+	next := profile.Infinity
+	for p := range m.prof {
+		w := &m.wide[p]
+		for w.rise < len(w.steps) {
+			s, prev := w.steps[w.rise], m.home[p]
+			if w.rise > 0 {
+				prev = w.steps[w.rise-1].Free
+			}
+			if s.At > t && s.Free > prev {
+				next = min(next, s.At)
+				break
+			}
+			w.rise++
+		}
+	}
+	return next
+}
+
+// wideScan is one partition's sliding window over its steps for
+// reserveWide: the free count at the window's start and a deque of the
+// steps inside the window, with increasing free counts.
+type wideScan struct {
+	steps []profile.Step
+	cur   int // steps[:cur] are at or before the window's start
+	next  int // steps[:next] have been offered to the deque
+	free  int // free count at the window's start
+	dq    []int32
+	head  int // dq[head:] is the deque
+	rise  int // steps[rise] is the next step that may be a rising instant
+}
+
+// minFree is the least free count over [t, end); t and end never
+// decrease between calls.
+func (w *wideScan) minFree(t, end int64) int {
+	st := w.steps
+	for w.cur < len(st) && st[w.cur].At <= t {
+		w.free = st[w.cur].Free
+		w.cur++
+	}
+	for w.next < len(st) && st[w.next].At < end {
+		if st[w.next].At > t {
+			f := st[w.next].Free
+			for len(w.dq) > w.head && st[w.dq[len(w.dq)-1]].Free >= f {
+				w.dq = w.dq[:len(w.dq)-1]
+			}
+			w.dq = append(w.dq, int32(w.next))
+		}
+		w.next++
+	}
+	for w.head < len(w.dq) && st[w.dq[w.head]].At <= t {
+		w.head++
+	}
+	if w.head < len(w.dq) {
+		return min(w.free, st[w.dq[w.head]].Free)
+	}
+	return w.free
 }
 
 func (m *Policy) add(p int, s, e int64, n int) {

@@ -21,6 +21,9 @@ type snapshot struct {
 	V    int        `json:"v"`
 	Run  []runEntry `json:"run"`
 	Wait []int      `json:"wait"` // job IDs in arrival order
+	// Order is the queue order's own state (policy.OrderSnapshotter),
+	// absent for a stateless one.
+	Order json.RawMessage `json:"order,omitempty"`
 }
 
 type runEntry struct {
@@ -29,12 +32,10 @@ type runEntry struct {
 	Take    []int32 `json:"take"`
 }
 
-func (m *Policy) snapshotable() error {
-	if m.c.Prio != nil && !policy.StatelessOrder(m.c.Prio) {
-		return fmt.Errorf("multiqueue: snapshot with order %s is not supported", m.c.Prio.Name())
-	}
-	return nil
-}
+// snapshotable reports why the configuration cannot be saved: never (a
+// priority order that keeps state of its own is saved with the policy
+// when it can save it, policy.OrderSnapshotter).
+func (m *Policy) snapshotable() error { return nil }
 
 // Snapshot implements policy.Snapshotter.
 func (m *Policy) Snapshot() ([]byte, error) {
@@ -56,6 +57,10 @@ func (m *Policy) Snapshot() ([]byte, error) {
 	}
 	slices.Sort(wait)
 	s.Wait = append(s.Wait, wait...)
+	var err error
+	if s.Order, err = m.ord.Snapshot(); err != nil {
+		return nil, fmt.Errorf("multiqueue: %w", err)
+	}
 	return json.Marshal(s)
 }
 
@@ -103,6 +108,7 @@ func (m *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 				continue
 			}
 			if r.HoldEnd > now {
+				m.base++
 				if err := m.prof[p].Add(now, r.HoldEnd, int(t)); err != nil {
 					return fmt.Errorf("multiqueue: snapshot: job %d in partition %d: %w", r.ID, p, err)
 				}
@@ -110,6 +116,13 @@ func (m *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 			m.held[p][q] += int(t)
 		}
 	}
+	if err := m.ord.Restore(now, s.Order, lookup); err != nil {
+		return fmt.Errorf("multiqueue: snapshot: %w", err)
+	}
+	// the restored order knows the waiting jobs already
+	ord := m.ord
+	m.ord = ord.Quiet()
+	defer func() { m.ord = ord }()
 	last := -1
 	for _, id := range s.Wait {
 		j := lookup(id)

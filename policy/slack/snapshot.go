@@ -28,6 +28,9 @@ type snapshot struct {
 	RunP []runP               `json:"run_p"`
 	Wait []waitEntry          `json:"wait"` // in (slot, ID) order
 	Pend *[3]int64            `json:"pend,omitempty"`
+	// Order is the queue order's own state (policy.OrderSnapshotter),
+	// absent for a stateless one.
+	Order json.RawMessage `json:"order,omitempty"`
 }
 
 // runP is a running job's priority p (strconv: −Inf for over quota).
@@ -44,14 +47,10 @@ type waitEntry struct {
 	Bound int64   `json:"bound"`
 }
 
-// snapshotable reports why the configuration cannot be saved: a queue
-// order (order=) may keep state of its own (fair share).
-func (s *Policy) snapshotable() error {
-	if s.prm.Order != nil && !policy.StatelessOrder(s.prm.Order) {
-		return fmt.Errorf("slack: snapshot with order %s is not supported", s.prm.Order.Name())
-	}
-	return nil
-}
+// snapshotable reports why the configuration cannot be saved: never (a
+// queue order that keeps state of its own, such as fair share, is saved
+// with the policy when it can save it, policy.OrderSnapshotter).
+func (s *Policy) snapshotable() error { return nil }
 
 // Snapshot implements policy.Snapshotter.
 func (s *Policy) Snapshot() ([]byte, error) {
@@ -69,6 +68,10 @@ func (s *Policy) Snapshot() ([]byte, error) {
 	}
 	if now, freed, rel, ok := s.book.Pending(); ok {
 		sn.Pend = &[3]int64{now, freed, rel}
+	}
+	var err error
+	if sn.Order, err = s.ord.Snapshot(); err != nil {
+		return nil, fmt.Errorf("slack: %w", err)
 	}
 	return json.Marshal(sn)
 }
@@ -90,6 +93,9 @@ func (s *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	}
 	if err := s.run.AdoptHolds("slack", sn.Run, lookup); err != nil {
 		return err
+	}
+	if err := s.ord.Restore(now, sn.Order, lookup); err != nil {
+		return fmt.Errorf("slack: snapshot: %w", err)
 	}
 	for _, rp := range sn.RunP {
 		p, err := strconv.ParseFloat(rp.P, 64)

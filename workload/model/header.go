@@ -2,10 +2,12 @@ package model
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
 	"github.com/backfill-hpc/backfill/workload"
+	"github.com/backfill-hpc/backfill/workload/estimate"
 )
 
 // Header is the SWF header of a generated workload (workload.WriteJobs):
@@ -32,4 +34,30 @@ func (w *Workload) Header(estimates []string) workload.JobsHeader {
 		Procs:        w.Procs,
 		Notes:        notes,
 	}
+}
+
+// WriteSWF generates the workload of the model spec with cfg and writes
+// it to w in SWF (workload.WriteJobs, with Header): what `backfill
+// generate` does. est is an estimate model (package workload/estimate)
+// applied with cfg.Seed; "", "exact" or "user" keep the requested time
+// equal to the runtime.
+func WriteSWF(w io.Writer, spec string, cfg Config, est string) error {
+	m, err := New(spec)
+	if err != nil {
+		return err
+	}
+	wl, err := m.Generate(cfg)
+	if err != nil {
+		return fmt.Errorf("%s: %w", spec, err)
+	}
+	var notes []string
+	switch est {
+	case "", "exact", "user":
+		notes = []string{"estimates: requested time = runtime (at least 1 s)"}
+	default:
+		if notes, err = estimate.Apply(wl.Jobs, est, cfg.Seed); err != nil {
+			return fmt.Errorf("--estimate: %w", err)
+		}
+	}
+	return workload.WriteJobs(w, wl.Header(notes), wl.Jobs, wl.Executable)
 }
