@@ -321,3 +321,20 @@ func TestLostTransactionWithoutRecords(t *testing.T) {
 	}
 	s.Close()
 }
+
+// TestSecondOpenRefused: a second service (or --check) on a directory in
+// use is refused with a message, not blocked or let in.
+func TestSecondOpenRefused(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, "normal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := Open(dir, "normal"); err == nil || !strings.Contains(err.Error(), "locked by another process") {
+		t.Fatalf("a second open: %v", err)
+	}
+	if _, _, err := OpenReadOnly(dir); err == nil || !strings.Contains(err.Error(), "locked by another process") {
+		t.Fatalf("a read-only open while in use: %v", err)
+	}
+}
