@@ -111,6 +111,22 @@ type Planner interface {
 	Reservations(now int64, fn func(j *job.Request, start int64))
 }
 
+// ArrivalOrdered is implemented by policies that may promise to start jobs
+// strictly in arrival order (FCFS): the auditor then checks that no job
+// starts before one that arrived earlier (InArrivalOrder).
+type ArrivalOrdered interface {
+	// StartsInArrivalOrder reports whether the policy, as configured,
+	// starts jobs in arrival order.
+	StartsInArrivalOrder() bool
+}
+
+// InArrivalOrder reports whether s promises starts in arrival order
+// (ArrivalOrdered): the one switch of the auditor's FCFS-order check.
+func InArrivalOrder(s Scheduler) bool {
+	a, ok := s.(ArrivalOrdered)
+	return ok && a.StartsInArrivalOrder()
+}
+
 // Params are a policy's parameters, parsed from "name:key=value:key=value"
 // (package spec's Params, with its typed getters Int, Float, Bool, Enum):
 // every policy is built from them (Info.New, Info.NewK).

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,7 +87,23 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("catalog lacks %q", want)
 		}
 	}
-	if strings.Contains(out, "fcfs, ff-cons") {
-		t.Error("the orders' heading names fcfs, which has no order parameter")
+	// the orders' heading names exactly the policies with the order
+	// parameter (every queue-based policy; not the deadline policies,
+	// whose order is their algorithm)
+	var takes []string
+	for _, p := range policy.List() {
+		for _, pp := range p.Params {
+			if pp.Name == "order" {
+				takes = append(takes, p.Name)
+			}
+		}
+	}
+	if want := "queue orders (parameter order of " + strings.Join(takes, ", ") + "):"; !strings.Contains(out, want) {
+		t.Errorf("catalog lacks %q", want)
+	}
+	for _, name := range []string{"fcfs", "easy", "conservative", "slack", "lookahead", "multiqueue", "slurm", "ff-easy", "ff-cons"} {
+		if !slices.Contains(takes, name) {
+			t.Errorf("queue-based policy %s takes no order", name)
+		}
 	}
 }

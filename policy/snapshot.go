@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -77,17 +79,78 @@ type Adopter interface {
 // AdoptHolds adds the running jobs' holds to a fresh tracker (Adopt's
 // common part): every hold must be a known job with start < end.
 func (r *Running) AdoptHolds(name string, holds []RunningHold, lookup func(id int) *job.Request) error {
+	return r.addHolds(name+": adopt", holds, lookup)
+}
+
+// RestoreHolds adds a snapshot's running holds to a fresh tracker
+// (Restore's common part), as AdoptHolds; errors say "snapshot".
+func (r *Running) RestoreHolds(name string, holds []RunningHold, lookup func(id int) *job.Request) error {
+	return r.addHolds(name+": snapshot", holds, lookup)
+}
+
+func (r *Running) addHolds(prefix string, holds []RunningHold, lookup func(id int) *job.Request) error {
 	for _, h := range holds {
 		j := lookup(h.ID)
 		if j == nil {
-			return fmt.Errorf("%s: adopt: unknown job %d", name, h.ID)
+			return fmt.Errorf("%s: unknown job %d", prefix, h.ID)
 		}
 		if h.End <= h.Start {
-			return fmt.Errorf("%s: adopt: job %d holds [%d, %d)", name, h.ID, h.Start, h.End)
+			return fmt.Errorf("%s: job %d holds [%d, %d)", prefix, h.ID, h.Start, h.End)
 		}
 		if err := r.Restore(j, h.Start, h.End); err != nil {
-			return fmt.Errorf("%s: adopt: %w", name, err)
+			return fmt.Errorf("%s: %w", prefix, err)
 		}
+	}
+	return nil
+}
+
+// DecodeSnapshot is the common start of a Snapshotter's Restore: it
+// refuses a policy that is not fresh (Restore is called before any other
+// call), decodes the JSON data into snap (a pointer to the policy's
+// snapshot struct) and checks that the version it holds, *version once
+// decoded, is want. Errors name the policy.
+func DecodeSnapshot(name string, fresh bool, data []byte, snap any, version *int, want int) error {
+	if !fresh {
+		return errors.New(name + ": restore into a policy that is not fresh")
+	}
+	if err := json.Unmarshal(data, snap); err != nil {
+		return fmt.Errorf("%s: snapshot: %w", name, err)
+	}
+	if *version != want {
+		return fmt.Errorf("%s: snapshot version %d, expected %d", name, *version, want)
+	}
+	return nil
+}
+
+// SnapshotJob is the request of job id for a Restore (lookup), or an
+// error naming the policy when id is not a job ID or is unknown.
+func SnapshotJob(name string, lookup func(id int) *job.Request, id int64) (*job.Request, error) {
+	if id < 0 || id > int64(int(^uint(0)>>1)) {
+		return nil, fmt.Errorf("%s: snapshot: bad job ID %d", name, id)
+	}
+	j := lookup(int(id))
+	if j == nil {
+		return nil, fmt.Errorf("%s: snapshot: unknown job %d", name, id)
+	}
+	return j, nil
+}
+
+// ReinsertWaiting inserts again (insert) the waiting jobs a snapshot
+// lists by ID (Restore's common part for the queue-based policies):
+// every ID must be known, listed once, and, when arrival, the IDs
+// increase (arrival order).
+func ReinsertWaiting(name string, ids []int, arrival bool, lookup func(id int) *job.Request, insert func(*job.Request)) error {
+	last, seen := -1, map[int]bool{}
+	for _, id := range ids {
+		j, err := SnapshotJob(name, lookup, int64(id))
+		if err != nil {
+			return err
+		}
+		if (arrival && id <= last) || seen[id] {
+			return fmt.Errorf("%s: snapshot: waiting jobs out of arrival order or listed twice", name)
+		}
+		seen[id], last = true, id
+		insert(j)
 	}
 	return nil
 }

@@ -779,6 +779,18 @@ func (p *Profile) Move(from, to, dur int64, n int) {
 	}
 }
 
+// AddFitted is Add for a hold the caller has just found room for (with
+// EarliestFit, in this profile, over a window that contains [start, end)):
+// it skips Add's range check, which costs a tree query when the hold spans
+// blocks. A hold that does not fit leaves a profile that breaks its
+// invariant (the caller's bug); it panics where it can see that cheaply.
+func (p *Profile) AddFitted(start, end int64, n int) {
+	if end <= start || n == 0 {
+		return
+	}
+	p.applyTrusted(start, end, n)
+}
+
 // applyTrusted is apply without the range check when the change spans
 // blocks.
 func (p *Profile) applyTrusted(start, end int64, d int) {

@@ -430,3 +430,35 @@ func TestMoveIsRemoveAdd(t *testing.T) {
 		}
 	}
 }
+
+// TestAddFittedIsAdd places holds at their earliest fits with AddFitted
+// and with Add, on small blocks (holds that span blocks) and large, and
+// compares the steps and the range summaries.
+func TestAddFittedIsAdd(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 29))
+		p, ref := New(16), New(16)
+		if seed%2 == 0 {
+			p.lim, p.fan = 4, 3
+			ref.lim, ref.fan = 4, 3
+		}
+		for k := 0; k < 80; k++ {
+			after, d, n := int64(r.IntN(300)), int64(1+r.IntN(50)), 1+r.IntN(16)
+			s := p.EarliestFit(after, d, n)
+			if s != ref.EarliestFit(after, d, n) {
+				t.Fatalf("seed %d: the profiles differ before hold %d", seed, k)
+			}
+			e := s + 1 + int64(r.IntN(int(d))) // a part of the window that starts it
+			p.AddFitted(s, e, n)
+			mustAdd(t, ref, s, e, n)
+			if got, want := p.Steps(), ref.Steps(); !slices.Equal(got, want) {
+				t.Fatalf("seed %d: AddFitted(%d, %d, %d): %v, want %v", seed, s, e, n, got, want)
+			}
+			a := int64(r.IntN(350))
+			b := a + int64(r.IntN(80))
+			if p.MinFree(a, b) != ref.MinFree(a, b) || p.MaxFree(a, b) != ref.MaxFree(a, b) {
+				t.Fatalf("seed %d: MinFree/MaxFree(%d, %d) %d/%d, want %d/%d", seed, a, b, p.MinFree(a, b), p.MaxFree(a, b), ref.MinFree(a, b), ref.MaxFree(a, b))
+			}
+		}
+	}
+}

@@ -39,7 +39,7 @@ func FuzzSimulate(f *testing.F) {
 				if err != nil {
 					t.Fatalf("%s: %v", spec, err)
 				}
-				rep := audit.Audit(res.Outcomes, audit.Options{Procs: P, Kill: !noKill, KnownRuntime: true, FCFS: spec == "fcfs", Expect: len(jobs)})
+				rep := audit.Audit(res.Outcomes, audit.Options{Procs: P, Kill: !noKill, KnownRuntime: true, FCFS: policy.InArrivalOrder(s), Expect: len(jobs)})
 				if !rep.OK() {
 					t.Fatalf("%s noKill=%v: %s", spec, noKill, rep.String())
 				}

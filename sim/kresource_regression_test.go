@@ -69,7 +69,7 @@ func TestKResourceRegression(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rep := audit.Audit(res.Outcomes, audit.Options{Procs: caps[0], Res: caps[1:], Kill: true, KnownRuntime: true, FCFS: spec == "fcfs", Expect: len(jobs)})
+				rep := audit.Audit(res.Outcomes, audit.Options{Procs: caps[0], Res: caps[1:], Kill: true, KnownRuntime: true, FCFS: policy.InArrivalOrder(s), Expect: len(jobs)})
 				if !rep.OK() {
 					t.Fatalf("%s: %s", spec, rep.String())
 				}

@@ -56,7 +56,7 @@ func TestRegressionOnNodes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rep := audit.Audit(res.Outcomes, audit.Options{Procs: tr.Procs, Kill: true, KnownRuntime: true, FCFS: spec == "fcfs",
+				rep := audit.Audit(res.Outcomes, audit.Options{Procs: tr.Procs, Kill: true, KnownRuntime: true, FCFS: policy.InArrivalOrder(s),
 					Expect: len(tr.Jobs), Cores: a.Intervals})
 				if !rep.OK() {
 					t.Fatalf("%s: %s", spec, rep.String())

@@ -94,7 +94,7 @@ func TestNodesRandomWorkloads(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: %v", where, err)
 					}
-					rep := audit.Audit(res.Outcomes, audit.Options{Procs: P, Kill: !noKill, KnownRuntime: true, FCFS: ps == "fcfs", Expect: n, Cores: a.Intervals})
+					rep := audit.Audit(res.Outcomes, audit.Options{Procs: P, Kill: !noKill, KnownRuntime: true, FCFS: policy.InArrivalOrder(s), Expect: n, Cores: a.Intervals})
 					if !rep.OK() {
 						t.Fatalf("%s: %s", where, rep.String())
 					}

@@ -54,7 +54,7 @@ func TestPropertiesRandomWorkloads(t *testing.T) {
 				}
 				rep := audit.Audit(res.Outcomes, audit.Options{
 					Procs: spec.Procs, Kill: !noKill, KnownRuntime: true,
-					FCFS: pspec == "fcfs", Expect: len(jobs),
+					FCFS: policy.InArrivalOrder(s), Expect: len(jobs),
 				})
 				if !rep.OK() {
 					t.Fatalf("seed %d %s noKill=%v (spec %+v): %s", seed, pspec, noKill, spec, rep.String())

@@ -53,7 +53,7 @@ func TestRealTraceRegression(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rep := audit.Audit(res.Outcomes, audit.Options{Procs: tr.Procs, Kill: true, KnownRuntime: true, FCFS: spec == "fcfs", Expect: len(tr.Jobs)})
+				rep := audit.Audit(res.Outcomes, audit.Options{Procs: tr.Procs, Kill: true, KnownRuntime: true, FCFS: policy.InArrivalOrder(s), Expect: len(tr.Jobs)})
 				if !rep.OK() {
 					t.Fatalf("%s: %s", spec, rep.String())
 				}

@@ -121,22 +121,25 @@ func RunScheduler(jobs []job.Job, s policy.Scheduler, opt Options) (*Result, err
 // AuditCores is Audit with the check that the allocator never gave a core
 // to two jobs at once and gave each job exactly its size in cores.
 func AuditCores(res *sim.Result, s policy.Scheduler, n int, alloc *machine.Allocator) audit.Report {
-	name, _, _ := strings.Cut(s.Name(), ":")
-	_, admits := s.(policy.Admitter)
-	return audit.Audit(res.Outcomes, audit.Options{Procs: res.Procs, Res: res.Res, Kill: !res.NoKill, KnownRuntime: true,
-		FCFS: name == "fcfs", Expect: n, Deadlines: admits, Cores: alloc.Intervals})
+	o := auditOptions(res, s, n)
+	o.Cores = alloc.Intervals
+	return audit.Audit(res.Outcomes, o)
 }
 
 // Audit checks the schedule of res, a simulation of n jobs under s, with
 // every check that applies to it: the outcomes carry the true runtimes;
-// the FCFS order is checked when s is fcfs, the deadlines when s does
-// admission control (policy.Admitter), the other resources when the
-// machine has them.
+// the FCFS order is checked when s promises it (policy.InArrivalOrder),
+// the deadlines when s does admission control (policy.Admitter), the
+// other resources when the machine has them.
 func Audit(res *sim.Result, s policy.Scheduler, n int) audit.Report {
-	name, _, _ := strings.Cut(s.Name(), ":")
+	return audit.Audit(res.Outcomes, auditOptions(res, s, n))
+}
+
+// auditOptions are the checks of Audit.
+func auditOptions(res *sim.Result, s policy.Scheduler, n int) audit.Options {
 	_, admits := s.(policy.Admitter)
-	return audit.Audit(res.Outcomes, audit.Options{Procs: res.Procs, Res: res.Res, Kill: !res.NoKill, KnownRuntime: true,
-		FCFS: name == "fcfs", Expect: n, Deadlines: admits})
+	return audit.Options{Procs: res.Procs, Res: res.Res, Kill: !res.NoKill, KnownRuntime: true,
+		FCFS: policy.InArrivalOrder(s), Expect: n, Deadlines: admits}
 }
 
 // AutoAWT is the spec value that ResolveAuto replaces.

@@ -38,11 +38,13 @@ func TestRunEASY(t *testing.T) {
 	}
 }
 
-// fakeFCFS is EASY calling itself fcfs: its schedule breaks the FCFS order
-// that the audit checks for a policy of that name.
+// fakeFCFS is EASY claiming to start jobs in arrival order
+// (policy.ArrivalOrdered): its schedule breaks the FCFS order that the
+// audit then checks.
 type fakeFCFS struct{ policy.Scheduler }
 
-func (fakeFCFS) Name() string { return "fcfs" }
+func (fakeFCFS) Name() string               { return "fcfs" }
+func (fakeFCFS) StartsInArrivalOrder() bool { return true }
 
 func TestAuditChecksFCFSOrderForFCFS(t *testing.T) {
 	easy, _ := policy.New("easy", 2)
@@ -56,6 +58,18 @@ func TestAuditChecksFCFSOrderForFCFS(t *testing.T) {
 	}
 	if _, err := simulate.Run(backfillable(), "fcfs", simulate.Options{Procs: 2}); err != nil {
 		t.Fatalf("the real fcfs: %v", err)
+	}
+	// in another queue order FCFS promises no arrival order, and the
+	// audit does not check it: on P = 2, job 0 (2 processors, 100 s),
+	// then job 1 (2, 50 s) and job 2 (1, 10 s); sjf starts job 2 at 100,
+	// before job 1 (at 110), which arrived earlier
+	jobs := []job.Job{mk(0, 0, 2, 100, 100), mk(1, 1, 2, 50, 50), mk(2, 2, 1, 10, 10)}
+	r, err := simulate.Run(jobs, "fcfs:order=sjf", simulate.Options{Procs: 2})
+	if err != nil {
+		t.Fatalf("fcfs:order=sjf: %v", err)
+	}
+	if o := r.Sim.Outcomes; o[1].Start != 110 || o[2].Start != 100 {
+		t.Fatalf("fcfs:order=sjf: starts %d %d, want 110 100", o[1].Start, o[2].Start)
 	}
 }
 

@@ -70,14 +70,7 @@ func WriteJobs(w io.Writer, h JobsHeader, jobs []job.Job, exec []int32) error {
 			int64(j.Procs), j.Estimate, -1, 1, int64(j.User), int64(j.Group), ex,
 			int64(j.Queue), int64(j.Partition), -1, -1,
 		}
-		line = line[:0]
-		for k, v := range f {
-			if k > 0 {
-				line = append(line, ' ')
-			}
-			line = strconv.AppendInt(line, v, 10)
-		}
-		line = append(line, '\n')
+		line = AppendSWFLine(line[:0], f)
 		if _, err := bw.Write(line); err != nil {
 			return err
 		}

@@ -82,14 +82,7 @@ func WriteSchedule(w io.Writer, tr *Trace, outcomes []job.Outcome, comments []st
 			// memory (Options.Mem): back to KB per processor, rounded up
 			f[9] = (int64(o.Res[0]) + int64(o.Procs) - 1) / int64(o.Procs)
 		}
-		line = line[:0]
-		for k, v := range f {
-			if k > 0 {
-				line = append(line, ' ')
-			}
-			line = strconv.AppendInt(line, v, 10)
-		}
-		line = append(line, '\n')
+		line = AppendSWFLine(line[:0], f)
 		if _, err := bw.Write(line); err != nil {
 			return err
 		}
@@ -113,4 +106,17 @@ func writeKey(w *bufio.Writer, key, value string) {
 		}
 		w.WriteString(";       " + l + "\n")
 	}
+}
+
+// AppendSWFLine appends to dst the SWF data line of the 18 fields f:
+// the numbers separated by one space, then a newline (the one line format
+// of every SWF this tool writes).
+func AppendSWFLine(dst []byte, f [18]int64) []byte {
+	for k, v := range f {
+		if k > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = strconv.AppendInt(dst, v, 10)
+	}
+	return append(dst, '\n')
 }

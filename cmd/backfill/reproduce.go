@@ -48,12 +48,17 @@ func addTracesFlag(cmd *cobra.Command, dir *string) {
 	cmd.Flags().StringVar(dir, "traces", defaultTraces, "directory of the SWF traces (the Parallel Workloads Archive's cleaned logs)")
 }
 
-// cellProgress reports a reproduction's finished cells on stderr: a bar
-// on a terminal, else one line per cell with the elapsed time.
-func cellProgress(name string) (reproduce.Progress, func()) { return progress.Cells(name) }
-
-// printReport writes a reproduction's report to the command's output.
-func printReport(cmd *cobra.Command, r *reproduce.Report) error {
+// runReproduction runs a reproduction (run), with its finished cells
+// reported on stderr through *cells (a bar on a terminal, else one
+// line per cell with the elapsed time), and prints its report.
+func runReproduction(cmd *cobra.Command, name string, cells *reproduce.Progress, run func() (*reproduce.Report, error)) error {
+	p, done := progress.Cells(name)
+	*cells = p
+	r, err := run()
+	done()
+	if err != nil {
+		return err
+	}
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
 	if err := r.WriteText(w); err != nil {
 		return err

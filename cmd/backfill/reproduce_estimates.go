@@ -43,14 +43,7 @@ Expected duration with the defaults: about 3 minutes of CPU.`,
   backfill reproduce estimates --part sweep --seeds 5 --factors 1,2,5,10`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, done := cellProgress("estimates")
-			c.Progress = p
-			r, err := reproduce.Estimates(c)
-			done()
-			if err != nil {
-				return err
-			}
-			return printReport(cmd, r)
+			return runReproduction(cmd, "estimates", &c.Progress, func() (*reproduce.Report, error) { return reproduce.Estimates(c) })
 		},
 	}
 	fl := cmd.Flags()

@@ -55,14 +55,7 @@ each trace (--real-jobs; the full traces take about 18 minutes of CPU).`,
 				}
 				c.Dists = append(c.Dists, d)
 			}
-			p, done := cellProgress("kresource")
-			c.Progress = p
-			r, err := reproduce.Kresource(c)
-			done()
-			if err != nil {
-				return err
-			}
-			return printReport(cmd, r)
+			return runReproduction(cmd, "kresource", &c.Progress, func() (*reproduce.Report, error) { return reproduce.Kresource(c) })
 		},
 	}
 	kresFlags(cmd, &c, &dists)

@@ -38,14 +38,7 @@ Expected duration with the defaults: about 2 minutes of CPU.`,
   backfill reproduce mqlook --part real,depth --real HPC2N-2002-2.2-cln.swf.gz`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, done := cellProgress("mqlook")
-			c.Progress = p
-			r, err := reproduce.MQLook(c)
-			done()
-			if err != nil {
-				return err
-			}
-			return printReport(cmd, r)
+			return runReproduction(cmd, "mqlook", &c.Progress, func() (*reproduce.Report, error) { return reproduce.MQLook(c) })
 		},
 	}
 	fl := cmd.Flags()

@@ -50,14 +50,7 @@ time on two idle cores).`,
   backfill reproduce qops --policies qops,qops:k=20,msb,mrt:backtrack=100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, done := cellProgress("qops")
-			c.Progress = p
-			r, err := reproduce.QoPS(c)
-			done()
-			if err != nil {
-				return err
-			}
-			return printReport(cmd, r)
+			return runReproduction(cmd, "qops", &c.Progress, func() (*reproduce.Report, error) { return reproduce.QoPS(c) })
 		},
 	}
 	qopsFlags(cmd, &c)

@@ -31,14 +31,7 @@ Expected duration: about 30 s of CPU.`,
   backfill reproduce slack --procs 128 --awt auto`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, done := cellProgress("slack")
-			c.Progress = p
-			r, err := reproduce.Slack(c)
-			done()
-			if err != nil {
-				return err
-			}
-			return printReport(cmd, r)
+			return runReproduction(cmd, "slack", &c.Progress, func() (*reproduce.Report, error) { return reproduce.Slack(c) })
 		},
 	}
 	fl := cmd.Flags()

@@ -65,43 +65,18 @@ func (c *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	if err := c.snapshotable(); err != nil {
 		return err
 	}
-	if c.run.Len() > 0 || c.book.Len() > 0 {
-		return errors.New("conservative: restore into a policy that is not fresh")
-	}
 	var s snapshot
-	if err := json.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("conservative: snapshot: %w", err)
-	}
-	if s.V != 1 {
-		return fmt.Errorf("conservative: snapshot version %d, expected 1", s.V)
+	if err := policy.DecodeSnapshot("conservative", c.run.Len() == 0 && c.book.Len() == 0, data, &s, &s.V, 1); err != nil {
+		return err
 	}
 	if err := c.ord.Restore(now, s.Order, lookup); err != nil {
 		return fmt.Errorf("conservative: snapshot: %w", err)
 	}
-	get := func(id int64) (*job.Request, error) {
-		if id < 0 || id > int64(int(^uint(0)>>1)) {
-			return nil, fmt.Errorf("conservative: snapshot: bad job ID %d", id)
-		}
-		j := lookup(int(id))
-		if j == nil {
-			return nil, fmt.Errorf("conservative: snapshot: unknown job %d", id)
-		}
-		return j, nil
-	}
-	for _, h := range s.Run {
-		j, err := get(int64(h.ID))
-		if err != nil {
-			return err
-		}
-		if h.End <= h.Start {
-			return fmt.Errorf("conservative: snapshot: job %d holds [%d, %d)", h.ID, h.Start, h.End)
-		}
-		if err := c.run.Restore(j, h.Start, h.End); err != nil {
-			return fmt.Errorf("conservative: snapshot: %w", err)
-		}
+	if err := c.run.RestoreHolds("conservative", s.Run, lookup); err != nil {
+		return err
 	}
 	for _, w := range s.Wait {
-		j, err := get(w[0])
+		j, err := policy.SnapshotJob("conservative", lookup, w[0])
 		if err != nil {
 			return err
 		}

@@ -59,6 +59,7 @@ import (
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/policy/reservation"
+	specs "github.com/backfill-hpc/backfill/spec"
 )
 
 // Day is the least artificial deadline span of a job without a deadline
@@ -222,11 +223,11 @@ func parseParams(kind string, p policy.Params) (Params, error) {
 		if !ok {
 			continue
 		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 1<<30 {
-			return prm, fmt.Errorf("%s: parameter %s: expected a non-negative integer, found %q", kind, f.key, v)
+		n, err := specs.Int64(f.key, v, 0, 1<<30)
+		if err != nil {
+			return prm, fmt.Errorf("%s: %w", kind, err)
 		}
-		*f.dst = n
+		*f.dst = int(n)
 	}
 	for _, f := range []struct {
 		key string
@@ -300,6 +301,10 @@ type Policy struct {
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool
+	// checkFits makes MRT check, after every backtrack, that the fits it
+	// restored are the earliest (tests); the first error is kept in fitErr
+	checkFits bool
+	fitErr    error
 	// refAdmit, when set, replaces the admission test (tests run the
 	// literal versions of ref_test.go through it)
 	refAdmit func(now int64, x *djob) bool
@@ -459,11 +464,7 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	s.last, s.lastOK, s.lastReason = j, false, ""
 	var ok bool
 	reason := ""
-	if s.kind == "qops" {
-		s.fm.reset(memoCapQoPS)
-	} else {
-		s.fm.reset(memoCap)
-	}
+	s.fm.reset(memoSize(s.kind, s.book.Len()))
 	switch {
 	case x.X.d < now+j.Estimate:
 		reason = fmt.Sprintf("deadline %d is before submission + estimate (%d)", x.X.d, now+j.Estimate)

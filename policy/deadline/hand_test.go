@@ -289,7 +289,7 @@ func TestParams(t *testing.T) {
 		{"mrt:backtrack=0:nd=reject", "mrt:backtrack=0:nd=reject", ""},
 		{"qops:h=ast", "", "expected edf or llf"},
 		{"msb:h=xyz", "", "expected ast, edf or llf"},
-		{"qops:k=-1", "", "non-negative integer"},
+		{"qops:k=-1", "", "parameter k: expected an integer in [0, "},
 		{"mrt:r=abc", "", "parameter r"},
 		{"msb:au=2", "", "in [0, 1]"},
 		{"qops:nd=maybe", "", "admit or reject"},

@@ -1,6 +1,9 @@
 package deadline
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // mrt is the admission test of Figure 2, a depth-first search after
 // Ramamritham, Stankovic & Shiah's real-time scheduler. Every waiting job
@@ -17,15 +20,32 @@ import "slices"
 // one backtrack; beyond the backtrack limit, or when the empty schedule is
 // not strongly feasible, x is rejected and the old schedule kept.
 //
-// The strong-feasibility test of an extension costs one fit test per job
-// not yet placed: the earliest fit of each is cached, and since an
-// extension only takes capacity away, a cached fit that still fits is
-// still the earliest; only the others are searched again, from there.
-// A cached fit whose window does not meet the extension's hold is not
-// even tested (the profile did not change there), and a discarded
-// extension restores only the cached fits it changed: an extension costs
-// O(N) comparisons plus a fit test per job whose window meets it, where it
-// cost O(N) fit tests and an O(N) copy.
+// Strong feasibility asks, of every job not yet placed, only whether it
+// still has a fit that meets its deadline, i.e. a start at or before its
+// latest start L = deadline − estimate; its earliest fit is needed only
+// when it is placed. So each unplaced job u keeps a witness wit[u] ≤ L(u),
+// a start where it fits, and a lower bound lb[u] of its earliest fit (its
+// earliest fit when last searched: an extension only takes capacity
+// away). A witness is first sought at L(u) itself, where the extensions,
+// placed from the front of the schedule, seldom reach; when an extension's
+// hold meets a witness's window, the witness is tested again (not when u
+// is no wider than the least free capacity over the hold's window once
+// the hold is made: one range query per extension), and only when it no
+// longer fits, at L(u) then by a search from lb[u], is a new one sought; a
+// job is searched for its earliest fit (from lb[u]) when it is tried as
+// the extension. An extension thus costs O(N) comparisons plus a test per
+// wider job whose witness it meets, where the literal version searches
+// every job again.
+//
+// Every change an extension makes to lb and wit is logged, and a discarded
+// extension restores them; so is every change made while the partial
+// schedule has a given length, per level, and undoing a kept extension (a
+// backtrack that removes a placed job) restores that level's changes
+// instead of searching every unplaced job again: the profile is then the
+// one they were found in. TestAdmissionEqualsReference checks the
+// decisions and the backtrack counts against the literal version, which
+// searches afresh; TestMRTBacktracksEqualReference checks after every
+// backtrack that the bounds and witnesses hold (checkFits).
 func (s *Policy) mrt(now int64, x *djob) bool {
 	W := s.book.Wait()
 	s.release(W)
@@ -33,51 +53,87 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 	tl = append(tl, x)
 	s.sortHeuristic(tl)
 	n := len(tl)
-	if cap(s.fits) < n {
-		s.fits = make([]int64, n)
+	if cap(s.fits) < 2*n {
+		s.fits = make([]int64, 2*n)
 	}
-	fits := s.fits[:n]
-	est := make([]int64, n) // the estimates, beside the fits (the scan's hot loop)
+	lb, wit := s.fits[:n], s.fits[n:2*n]
+	est := make([]int64, n)  // the estimates, beside the witnesses (the scan's hot loop)
+	late := make([]int64, n) // the latest starts
 	for u, w := range tl {
 		est[u] = w.J.Estimate
+		late[u] = w.X.d - w.J.Estimate
 	}
 	used := make([]bool, n)
 	stack := make([]int, 0, n) // indexes into tl of the placed jobs, in order
 	lo := 0                    // every job of tl[:lo] is placed
 	type undo struct {
-		u   int
-		fit int64
+		u       int
+		lb, wit int64
 	}
-	var log []undo // the cached fits an extension changed, to discard it
+	// hist holds the changes to lb and wit, level by level (levels[k]:
+	// where the changes made while k+1 jobs are placed start; before
+	// levels[0], those with none placed, never undone); the entries from
+	// the start of a test are those of the extension being tested
+	var hist []undo
+	levels := make([]int, 0, n)
+	prof := s.run.Prof
 
-	// refresh brings the cached fits of the unplaced jobs up to date after
-	// capacity was taken over [a, b) (the extension's hold); fresh
-	// recomputes them all from now. A cached fit whose window does not
-	// meet [a, b) still fits, and still meets its deadline: only the
-	// others are tested.
+	// witness finds u a new witness, at its latest start or else at its
+	// earliest fit (searched from lb[u]); false when it has none, i.e. u
+	// cannot meet its deadline
+	witness := func(u int) bool {
+		w := tl[u]
+		if late[u] < now {
+			return false
+		}
+		if wit[u] != late[u] && prof.Fits(late[u], w.J.Estimate, w.J.Procs) {
+			hist = append(hist, undo{u, lb[u], wit[u]})
+			wit[u] = late[u]
+			return true
+		}
+		s.Stats.Placements++
+		f := prof.EarliestFit(lb[u], w.J.Estimate, w.J.Procs)
+		hist = append(hist, undo{u, lb[u], wit[u]})
+		lb[u], wit[u] = f, f
+		return f <= late[u]
+	}
+	// refresh makes sure every unplaced job has a witness after capacity
+	// was taken over [a, b) (the extension's hold); fresh finds them all
+	// (lb from now). A witness whose window does not meet [a, b) still
+	// fits, as does one of a job of at most mf processors (the least free
+	// over [a, b) after the hold): only the others are tested.
 	refresh := func(fresh bool, a, b int64) bool {
 		ok := true
-		log = log[:0]
+		mf := 0
+		if !fresh {
+			mf = prof.MinFree(a, b)
+		}
 		for u := lo; u < n; u++ {
-			if used[u] || !fresh && (fits[u] >= b || fits[u]+est[u] <= a) {
+			if used[u] {
 				continue
 			}
-			w := tl[u]
 			if fresh {
-				fits[u] = s.fit(now, w)
-			} else if !s.run.Prof.Fits(fits[u], w.J.Estimate, w.J.Procs) {
-				s.Stats.Placements++
-				log = append(log, undo{u, fits[u]})
-				fits[u] = s.run.Prof.EarliestFit(fits[u], w.J.Estimate, w.J.Procs)
-			}
-			if fits[u]+w.J.Estimate > w.X.d {
-				ok = false
-				if !fresh {
-					return false
+				lb[u], wit[u] = now, -1
+				if !witness(u) {
+					ok = false
 				}
+				continue
+			}
+			if wit[u] >= b || wit[u]+est[u] <= a || tl[u].J.Procs <= mf {
+				continue
+			}
+			if !prof.Fits(wit[u], est[u], tl[u].J.Procs) && !witness(u) {
+				return false
 			}
 		}
 		return ok
+	}
+	// restore undoes the changes logged from k on
+	restore := func(k int) {
+		for _, l := range slices.Backward(hist[k:]) {
+			lb[l.u], wit[l.u] = l.lb, l.wit
+		}
+		hist = hist[:k]
 	}
 	backtracks := 0
 	fail := func() bool {
@@ -91,7 +147,8 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 	if !refresh(true, 0, 0) {
 		return fail() // some job cannot meet its deadline even alone
 	}
-	c := 0 // next candidate index into tl at the current level
+	hist = hist[:0] // the first witnesses are never undone
+	c := 0          // next candidate index into tl at the current level
 	for len(stack) < n {
 		for c < n && used[c] {
 			c++
@@ -111,20 +168,34 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 			s.unhold(tl[last], tl[last].Start)
 			used[last] = false
 			lo = min(lo, last)
-			refresh(true, 0, 0) // capacity came back: recompute from scratch
+			// capacity came back: the profile is the one before the
+			// extension, where the bounds and witnesses of its level hold
+			restore(levels[len(levels)-1])
+			levels = levels[:len(levels)-1]
+			if s.checkFits {
+				s.checkMRTFits(now, tl[lo:], used[lo:], lb[lo:], wit[lo:], late[lo:])
+			}
 			c = last + 1
 			continue
 		}
 		w := tl[c]
-		t := fits[c]
+		// c's earliest fit, from its bound: an exact bound at this level
+		s.Stats.Placements++
+		t := prof.EarliestFit(lb[c], w.J.Estimate, w.J.Procs)
+		if t != lb[c] {
+			hist = append(hist, undo{c, lb[c], wit[c]})
+			lb[c] = t
+		}
 		w.Start = t
 		s.hold(w, t)
 		used[c] = true
 		for lo < n && used[lo] {
 			lo++
 		}
+		k := len(hist)
 		if t+w.J.Estimate <= w.X.d && refresh(false, t, t+w.J.Estimate) {
 			stack = append(stack, c)
+			levels = append(levels, k)
 			c = lo
 			continue
 		}
@@ -132,9 +203,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		s.unhold(w, t)
 		used[c] = false
 		lo = min(lo, c)
-		for _, l := range log {
-			fits[l.u] = l.fit
-		}
+		restore(k)
 		backtracks++
 		s.Stats.Backtracks++
 		if backtracks > s.prm.Backtrack {
@@ -148,4 +217,19 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 	s.book.SetWait(nw)
 	s.tl = tl[:0]
 	return true
+}
+
+// checkMRTFits records in s.fitErr the first unplaced job whose bound is
+// above its earliest fit from now, or whose witness does not fit or is
+// after its latest start (tests).
+func (s *Policy) checkMRTFits(now int64, tl []*djob, used []bool, lb, wit, late []int64) {
+	for u, w := range tl {
+		if used[u] || s.fitErr != nil {
+			continue
+		}
+		f := s.run.Prof.EarliestFit(now, w.J.Estimate, w.J.Procs)
+		if lb[u] > f || wit[u] > late[u] || wit[u] < 0 || !s.run.Prof.Fits(wit[u], w.J.Estimate, w.J.Procs) {
+			s.fitErr = fmt.Errorf("job %d: bound %d, witness %d (latest start %d) after a backtrack; earliest fit %d", w.J.ID, lb[u], wit[u], late[u], f)
+		}
+	}
 }

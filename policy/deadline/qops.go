@@ -94,12 +94,20 @@ func (s *Policy) qopsAt(now int64, x *djob, p int) bool {
 	q.reset(s, x, p)
 	ok := s.qopsTry(now, x, p)
 	if !ok {
+		// placed jobs back where they were; a job of W[p:] placed at its
+		// own reservation never left it (qopsFit)
 		for _, c := range q.placed {
+			if c != x && c.Start == c.X.old {
+				c.X.rel = -q.epoch // still held
+				continue
+			}
 			s.unhold(c, c.Start)
 		}
 		for _, c := range q.rel {
+			if c.X.rel != -q.epoch {
+				s.hold(c, c.X.old)
+			}
 			c.Start = c.X.old
-			s.hold(c, c.Start)
 		}
 		return false
 	}
@@ -124,9 +132,11 @@ func (s *Policy) qopsTry(now int64, x *djob, p int) bool {
 		if c == nil {
 			return true
 		}
-		if t, ok := s.qopsFit(now, c); ok {
+		if t, ok, held := s.qopsFit(now, c); ok {
 			c.Start = t
-			s.hold(c, t)
+			if !held {
+				s.hold(c, t)
+			}
 			q.placed = append(q.placed, c)
 			continue
 		}
@@ -149,25 +159,50 @@ func (s *Policy) qopsTry(now int64, x *djob, p int) bool {
 // qopsFit is c's earliest fit in the profile with every job of W[p:]
 // released, computed with only some of them released (see qopsAt), and
 // whether it meets c's deadline; when it does not, the time is not
-// meaningful.
-func (s *Policy) qopsFit(now int64, c *djob) (int64, bool) {
+// meaningful. When it does, held says whether c already holds its
+// reservation in the profile.
+//
+// A job of W[p:] that no advance released yet is not taken out of the
+// profile for its search: its own hold counts as free
+// (Profile.EarliestFitMoving, exact, since a job fits where it is), so
+// that a job that goes back to its reservation — most of them, when the
+// point succeeds — costs one search and no change to the profile, and one
+// that moves costs one Move. It is taken out only if it misses its
+// deadline, since it is then not in the schedule.
+func (s *Policy) qopsFit(now int64, c *djob) (t int64, ok, held bool) {
 	q := &s.qs
 	s.Stats.Placements++
+	own := int64(-1) // c's reservation while it still holds it
 	if c != q.x && c.X.rel != q.epoch {
-		q.release(s, c)
+		own = c.Start
+		q.mark(c)
 	}
 	e := c.J.Estimate
 	for {
-		t := s.memoFit(now, c)
-		F := q.frontier()
-		if t+e <= F {
-			return t, t+e <= c.X.d
+		if own >= 0 {
+			t = s.memoFitMoving(now, c, own)
+		} else {
+			t = s.memoFit(now, c)
 		}
-		if F >= c.X.d {
-			return t, false
+		F := q.frontier()
+		if t+e <= F || F >= c.X.d {
+			ok = t+e <= c.X.d && t+e <= F
+			break
 		}
 		q.advance(s, min(t+e, c.X.d))
 	}
+	if own < 0 {
+		return t, ok, false
+	}
+	if !ok {
+		s.unhold(c, own)
+		return t, false, false
+	}
+	if t != own {
+		s.run.Prof.Move(own, t, c.Dur, c.Need)
+		s.fm.released(own)
+	}
+	return t, true, true
 }
 
 // qopsState is the scratch of one insertion point of QoPS.
@@ -225,9 +260,15 @@ func (q *qopsState) advance(s *Policy, t int64) {
 // release takes w's hold out of the profile, keeping its reservation in
 // w.X.old.
 func (q *qopsState) release(s *Policy, w *djob) {
+	q.mark(w)
+	s.unhold(w, w.Start)
+}
+
+// mark records w as released at this point, keeping its reservation in
+// w.X.old, without touching the profile (qopsFit takes it out or moves it).
+func (q *qopsState) mark(w *djob) {
 	w.X.old = w.Start
 	w.X.rel = q.epoch
-	s.unhold(w, w.Start)
 	q.rel = append(q.rel, w)
 }
 

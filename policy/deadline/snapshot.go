@@ -49,26 +49,17 @@ func (s *Policy) Snapshot() ([]byte, error) {
 
 // Restore implements policy.Snapshotter.
 func (s *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Request) error {
-	if s.run.Len() > 0 || s.book.Len() > 0 {
-		return fmt.Errorf("%s: restore into a policy that is not fresh", s.kind)
-	}
 	var sn snapshot
-	if err := json.Unmarshal(data, &sn); err != nil {
-		return fmt.Errorf("%s: snapshot: %w", s.kind, err)
+	if err := policy.DecodeSnapshot(s.kind, s.run.Len() == 0 && s.book.Len() == 0, data, &sn, &sn.V, 1); err != nil {
+		return err
 	}
-	if sn.V != 1 {
-		return fmt.Errorf("%s: snapshot version %d, expected 1", s.kind, sn.V)
-	}
-	if err := s.run.AdoptHolds(s.kind, sn.Run, lookup); err != nil {
+	if err := s.run.RestoreHolds(s.kind, sn.Run, lookup); err != nil {
 		return err
 	}
 	for _, w := range sn.Wait {
-		if w[0] < 0 || w[0] > int64(int(^uint(0)>>1)) {
-			return fmt.Errorf("%s: snapshot: bad job ID %d", s.kind, w[0])
-		}
-		j := lookup(int(w[0]))
-		if j == nil {
-			return fmt.Errorf("%s: snapshot: unknown job %d", s.kind, w[0])
+		j, err := policy.SnapshotJob(s.kind, lookup, w[0])
+		if err != nil {
+			return err
 		}
 		if _, dup := s.book.Get(j.ID); dup {
 			return fmt.Errorf("%s: snapshot: job %d waits twice", s.kind, j.ID)

@@ -2,7 +2,6 @@ package easy
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/backfill-hpc/backfill/job"
@@ -69,27 +68,12 @@ func (e *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	if err := e.snapshotable(); err != nil {
 		return err
 	}
-	if e.run.Len() > 0 || len(e.queue) > 0 || len(e.fifo) > 0 {
-		return errors.New("easy: restore into a policy that is not fresh")
-	}
 	var s snapshot
-	if err := json.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("easy: snapshot: %w", err)
+	if err := policy.DecodeSnapshot("easy", e.run.Len() == 0 && len(e.queue) == 0 && len(e.fifo) == 0, data, &s, &s.V, 1); err != nil {
+		return err
 	}
-	if s.V != 1 {
-		return fmt.Errorf("easy: snapshot version %d, expected 1", s.V)
-	}
-	for _, h := range s.Run {
-		j := lookup(h.ID)
-		if j == nil {
-			return fmt.Errorf("easy: snapshot: unknown job %d", h.ID)
-		}
-		if h.End <= h.Start {
-			return fmt.Errorf("easy: snapshot: job %d holds [%d, %d)", h.ID, h.Start, h.End)
-		}
-		if err := e.run.Restore(j, h.Start, h.End); err != nil {
-			return fmt.Errorf("easy: snapshot: %w", err)
-		}
+	if err := e.run.RestoreHolds("easy", s.Run, lookup); err != nil {
+		return err
 	}
 	if e.prio != nil {
 		if err := policy.NewOrdering(e.prio).Restore(now, s.Order, lookup); err != nil {
@@ -100,18 +84,9 @@ func (e *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 		e.obs = nil
 		defer func() { e.obs = obs }()
 	}
-	last, seen := -1, map[int]bool{}
-	for _, id := range s.Wait {
-		j := lookup(id)
-		if j == nil {
-			return fmt.Errorf("easy: snapshot: unknown job %d", id)
-		}
-		if (id <= last && e.prio == nil) || seen[id] {
-			return errors.New("easy: snapshot: waiting jobs out of arrival order or listed twice")
-		}
-		seen[id] = true
-		last = id
-		e.Insert(now, j)
+	// a general order lists the waiting jobs in its own order
+	if err := policy.ReinsertWaiting("easy", s.Wait, e.prio == nil, lookup, func(j *job.Request) { e.Insert(now, j) }); err != nil {
+		return err
 	}
 	e.run.Prof.Forget(now)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
@@ -15,13 +16,16 @@ var (
 )
 
 // snapshot is the saved state of FCFS (version 1): the free processors
-// (and units of the other resources) and the waiting jobs in arrival
-// order. Nothing else decides its later passes.
+// (and units of the other resources), the waiting jobs in arrival order,
+// and, with a queue order that keeps state of its own (fair share), that
+// state. Nothing else decides its later passes: with another order the
+// queue is sorted again at insertion (a key order) or at each pass.
 type snapshot struct {
-	V       int   `json:"v"`
-	Free    int   `json:"free"`
-	FreeRes []int `json:"free_res,omitempty"`
-	Wait    []int `json:"wait"` // job IDs in arrival order
+	V       int             `json:"v"`
+	Free    int             `json:"free"`
+	FreeRes []int           `json:"free_res,omitempty"`
+	Wait    []int           `json:"wait"` // job IDs in arrival order
+	Order   json.RawMessage `json:"order,omitempty"`
 }
 
 // Snapshot implements policy.Snapshotter.
@@ -30,35 +34,35 @@ func (f *Policy) Snapshot() ([]byte, error) {
 	for _, j := range f.queue[f.head:] {
 		s.Wait = append(s.Wait, j.ID)
 	}
+	if f.q != nil {
+		f.q.Each(func(j *job.Request) { s.Wait = append(s.Wait, j.ID) })
+		slices.Sort(s.Wait)
+		var err error
+		if s.Order, err = f.ord.Snapshot(); err != nil {
+			return nil, fmt.Errorf("fcfs: %w", err)
+		}
+	}
 	return json.Marshal(s)
 }
 
 // Restore implements policy.Snapshotter.
 func (f *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Request) error {
-	if len(f.queue) > 0 {
-		return errors.New("fcfs: restore into a policy that is not fresh")
-	}
 	var s snapshot
-	if err := json.Unmarshal(data, &s); err != nil {
+	if err := policy.DecodeSnapshot("fcfs", len(f.queue) == 0 && (f.q == nil || f.q.Len() == 0), data, &s, &s.V, 1); err != nil {
+		return err
+	}
+	if err := f.ord.Restore(now, s.Order, lookup); err != nil {
 		return fmt.Errorf("fcfs: snapshot: %w", err)
 	}
-	if s.V != 1 {
-		return fmt.Errorf("fcfs: snapshot version %d, expected 1", s.V)
-	}
+	// the restored order knows the waiting jobs already
+	ord := f.ord
+	f.ord = ord.Quiet()
+	defer func() { f.ord = ord }()
 	if s.Free < 0 || len(s.FreeRes) != len(f.freeRes) {
 		return fmt.Errorf("fcfs: snapshot of %d free processors and %d resources on a machine of %d resources", s.Free, len(s.FreeRes), len(f.freeRes)+1)
 	}
-	last := -1
-	for _, id := range s.Wait {
-		j := lookup(id)
-		if j == nil {
-			return fmt.Errorf("fcfs: snapshot: unknown job %d", id)
-		}
-		if id <= last {
-			return errors.New("fcfs: snapshot: waiting jobs out of arrival order")
-		}
-		last = id
-		f.Insert(now, j)
+	if err := policy.ReinsertWaiting("fcfs", s.Wait, true, lookup, func(j *job.Request) { f.Insert(now, j) }); err != nil {
+		return err
 	}
 	f.free = s.Free
 	copy(f.freeRes, s.FreeRes)
@@ -68,7 +72,7 @@ func (f *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 // Adopt implements policy.Adopter: the running jobs' processors (and
 // units) are taken.
 func (f *Policy) Adopt(now int64, holds []policy.RunningHold, lookup func(id int) *job.Request) error {
-	if len(f.queue) > 0 {
+	if len(f.queue) > 0 || (f.q != nil && f.q.Len() > 0) {
 		return errors.New("fcfs: adopt into a policy that is not fresh")
 	}
 	for _, h := range holds {

@@ -57,17 +57,11 @@ func (l *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	if err := l.snapshotable(); err != nil {
 		return err
 	}
-	if l.run.Len() > 0 || l.q.Len() > 0 {
-		return errors.New("lookahead: restore into a policy that is not fresh")
-	}
 	var s snapshot
-	if err := json.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("lookahead: snapshot: %w", err)
+	if err := policy.DecodeSnapshot("lookahead", l.run.Len() == 0 && l.q.Len() == 0, data, &s, &s.V, 1); err != nil {
+		return err
 	}
-	if s.V != 1 {
-		return fmt.Errorf("lookahead: snapshot version %d, expected 1", s.V)
-	}
-	if err := l.run.AdoptHolds("lookahead", s.Run, lookup); err != nil {
+	if err := l.run.RestoreHolds("lookahead", s.Run, lookup); err != nil {
 		return err
 	}
 	if err := l.ord.Restore(now, s.Order, lookup); err != nil {
@@ -79,9 +73,9 @@ func (l *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	defer func() { l.ord = ord }()
 	last := -1
 	for _, w := range s.Wait {
-		j := lookup(w[0])
-		if j == nil {
-			return fmt.Errorf("lookahead: snapshot: unknown job %d", w[0])
+		j, err := policy.SnapshotJob("lookahead", lookup, int64(w[0]))
+		if err != nil {
+			return err
 		}
 		if w[0] <= last || w[1] < 0 {
 			return errors.New("lookahead: snapshot: waiting jobs out of order or a negative skip count")

@@ -2,7 +2,6 @@ package multiqueue
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -69,30 +68,23 @@ func (m *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	if err := m.snapshotable(); err != nil {
 		return err
 	}
-	if m.run.Len() > 0 {
-		return errors.New("multiqueue: restore into a policy that is not fresh")
-	}
+	fresh := m.run.Len() == 0
 	for _, q := range m.qs {
-		if q.Len() > 0 {
-			return errors.New("multiqueue: restore into a policy that is not fresh")
-		}
+		fresh = fresh && q.Len() == 0
 	}
 	var s snapshot
-	if err := json.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("multiqueue: snapshot: %w", err)
-	}
-	if s.V != 1 {
-		return fmt.Errorf("multiqueue: snapshot version %d, expected 1", s.V)
+	if err := policy.DecodeSnapshot("multiqueue", fresh, data, &s, &s.V, 1); err != nil {
+		return err
 	}
 	for _, r := range s.Run {
-		j := lookup(r.ID)
-		if j == nil {
-			return fmt.Errorf("multiqueue: snapshot: unknown job %d", r.ID)
+		j, err := policy.SnapshotJob("multiqueue", lookup, int64(r.ID))
+		if err != nil {
+			return err
 		}
 		if len(r.Take) != len(m.prof) {
 			return fmt.Errorf("multiqueue: snapshot: job %d takes from %d partitions, the policy has %d", r.ID, len(r.Take), len(m.prof))
 		}
-		if err := m.run.AdoptHolds("multiqueue", []policy.RunningHold{r.RunningHold}, lookup); err != nil {
+		if err := m.run.RestoreHolds("multiqueue", []policy.RunningHold{r.RunningHold}, lookup); err != nil {
 			return err
 		}
 		for j.ID >= len(m.runs) {
@@ -123,17 +115,8 @@ func (m *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	ord := m.ord
 	m.ord = ord.Quiet()
 	defer func() { m.ord = ord }()
-	last := -1
-	for _, id := range s.Wait {
-		j := lookup(id)
-		if j == nil {
-			return fmt.Errorf("multiqueue: snapshot: unknown job %d", id)
-		}
-		if id <= last {
-			return errors.New("multiqueue: snapshot: waiting jobs out of arrival order")
-		}
-		last = id
-		m.Insert(now, j)
+	if err := policy.ReinsertWaiting("multiqueue", s.Wait, true, lookup, func(j *job.Request) { m.Insert(now, j) }); err != nil {
+		return err
 	}
 	m.run.Prof.Forget(now)
 	return nil

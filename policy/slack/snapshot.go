@@ -81,17 +81,11 @@ func (s *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	if err := s.snapshotable(); err != nil {
 		return err
 	}
-	if s.run.Len() > 0 || s.book.Len() > 0 {
-		return errors.New("slack: restore into a policy that is not fresh")
-	}
 	var sn snapshot
-	if err := json.Unmarshal(data, &sn); err != nil {
-		return fmt.Errorf("slack: snapshot: %w", err)
+	if err := policy.DecodeSnapshot("slack", s.run.Len() == 0 && s.book.Len() == 0, data, &sn, &sn.V, 1); err != nil {
+		return err
 	}
-	if sn.V != 1 {
-		return fmt.Errorf("slack: snapshot version %d, expected 1", sn.V)
-	}
-	if err := s.run.AdoptHolds("slack", sn.Run, lookup); err != nil {
+	if err := s.run.RestoreHolds("slack", sn.Run, lookup); err != nil {
 		return err
 	}
 	if err := s.ord.Restore(now, sn.Order, lookup); err != nil {
@@ -105,9 +99,9 @@ func (s *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 		s.runP[rp.ID] = p
 	}
 	for _, w := range sn.Wait {
-		j := lookup(w.ID)
-		if j == nil {
-			return fmt.Errorf("slack: snapshot: unknown job %d", w.ID)
+		j, err := policy.SnapshotJob("slack", lookup, int64(w.ID))
+		if err != nil {
+			return err
 		}
 		if _, dup := s.book.Get(j.ID); dup {
 			return fmt.Errorf("slack: snapshot: job %d waits twice", j.ID)

@@ -57,6 +57,10 @@ type SprioSample struct {
 	W          slurm.Factors
 }
 
+// calcAfterBackfill is how long after the backfill agent slurmctld
+// starts its decay thread (the first recording's log).
+const calcAfterBackfill = 0.26
+
 // CalcOrigin is a priority calculation instant: slurmctld starts its decay
 // thread a fraction of a second after the backfill agent (0.26 s in the
 // recording's log), which puts the calculations' whole seconds one after
@@ -229,8 +233,8 @@ type Comparison struct {
 	// Tolerance is bf_interval + 5 s.
 	Tolerance int64
 	// Within is the number of jobs whose start differs by at most
-	// Tolerance.
-	Within int
+	// Tolerance, Exact the number that start in the same second.
+	Within, Exact int
 }
 
 // Fraction is the share of the jobs within the tolerance.
@@ -240,6 +244,12 @@ func (c *Comparison) Fraction() float64 {
 	}
 	return float64(c.Within) / float64(len(c.Ours))
 }
+
+// CompleteLag is Phases.CompleteLag for the recordings: the log has no
+// line for slurmd's "already complete" reply, but in the second
+// recording's log a pass 23 ms after such an end started nothing while
+// jobs fitted, and passes 28 and 40 ms after others started jobs.
+const CompleteLag = 0.025
 
 // RecordingEndLag is the Options.EndLag the validation uses when the
 // recording has no log to take the timers' phases from: the loop sees a
@@ -264,6 +274,9 @@ func (r *Recording) Compare(starts []int64) *Comparison {
 	for i, s := range starts {
 		if d := s - r.Start[i]; d <= c.Tolerance && d >= -c.Tolerance {
 			c.Within++
+		}
+		if s == r.Start[i] {
+			c.Exact++
 		}
 	}
 	return c
@@ -418,7 +431,9 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 	}); err != nil {
 		return nil, err
 	}
-	ph := &Phases{Submits: map[int]float64{}, Overheads: map[int]float64{}}
+	ph := &Phases{Submits: map[int]float64{}, Overheads: map[int]float64{}, Epilog: map[int]float64{}}
+	ended := map[int64]float64{} // job ends (_job_complete), by Slurm's id
+	epilogAt := math.Inf(-1)     // the last epilog-complete message
 	var subs, over []float64
 	start := map[int64]float64{}
 	jobID := func(line, key string) (int64, bool) {
@@ -451,6 +466,12 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 		at := float64(sec) + frac
 		switch {
 		case strings.Contains(t, "Running job scheduler"):
+			if ph.FullPass == 0 && strings.Contains(t, "for full queue") {
+				ph.FullPass = sec
+			}
+			if at-epilogAt < 0.005 {
+				continue // the pass an epilog-complete message asked for
+			}
 			if n := len(ph.Loop.T); n > 0 {
 				prev := ph.Loop.At(ph.Loop.T[n-1])
 				d := frac - prev
@@ -477,8 +498,18 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 			if id, ok := jobID(t, "JobId="); ok {
 				start[id] = at
 			}
+		case strings.Contains(t, "_slurm_rpc_epilog_complete: JobId="):
+			epilogAt = at
+			if id, ok := jobID(t, "JobId="); ok {
+				if e, ok := ended[id]; ok {
+					if i, ok := byID[id]; ok {
+						ph.Epilog[i] = at - e
+					}
+				}
+			}
 		case strings.Contains(t, "_job_complete: JobId=") && strings.HasSuffix(strings.TrimSpace(t), "done"):
 			if id, ok := jobID(t, "JobId="); ok {
+				ended[id] = at
 				if s0, ok := start[id]; ok {
 					if sl, ok := sleep[names[id]]; ok {
 						over = append(over, at-s0-sl)
@@ -502,5 +533,12 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 	}
 	ph.Submit = median(subs)
 	ph.Overhead = median(over)
+	ph.CompleteLag = CompleteLag
+	if len(ph.Backfill.F) > 0 {
+		// the decay thread starts 0.26 s after the backfill agent
+		// (CalcOrigin), whose first cycle is bf_interval after its start
+		c := ph.Backfill.F[0] + calcAfterBackfill
+		ph.Calc = c - math.Floor(c)
+	}
 	return ph, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/backfill-hpc/backfill/workload"
 )
 
 // SWFFields returns the 18 SWF fields of the k-th job in output order:
@@ -114,14 +116,7 @@ func WriteSWF(w io.Writer, o *Output, conversion string) error {
 	var line []byte
 	for k := 0; k < o.Len(); k++ {
 		f := o.SWFFields(k)
-		line = line[:0]
-		for i, v := range f {
-			if i > 0 {
-				line = append(line, ' ')
-			}
-			line = strconv.AppendInt(line, v, 10)
-		}
-		line = append(line, '\n')
+		line = workload.AppendSWFLine(line[:0], f)
 		if _, err := bw.Write(line); err != nil {
 			return err
 		}

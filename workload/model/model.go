@@ -25,9 +25,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/backfill-hpc/backfill/spec"
 	specpkg "github.com/backfill-hpc/backfill/spec"
 
 	"github.com/backfill-hpc/backfill/job"
@@ -161,9 +161,9 @@ func ApplyOverrides(model string, args map[string]string, table []Override) ([]s
 			}
 			return nil, fmt.Errorf("model %s has no parameter %q (parameters: %s)", model, k, strings.Join(keys, ", "))
 		}
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(x) || x < o.Min || x > o.Max {
-			return nil, fmt.Errorf("model %s: %s must be a number in [%g, %g], found %q", model, k, o.Min, o.Max, v)
+		x, err := spec.Float(k, v, o.Min, o.Max)
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", model, err)
 		}
 		*o.Ptr = x
 		set = append(set, k)
