@@ -118,6 +118,14 @@ func startServe(t *testing.T, state string, env []string, args ...string) *serve
 		t.Fatal(err)
 	}
 	p.admin = service.NewClient(p.url, strings.TrimSpace(string(tok)))
+	// the port opens before the state is rebuilt (requests get 503 until
+	// then): wait for health to say ok
+	for time.Now().Before(deadline) {
+		if h, err := p.admin.Health(context.Background()); err == nil && h.Status == "ok" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	return p
 }
 
