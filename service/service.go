@@ -196,7 +196,8 @@ type Service struct {
 	// snapCost is the engine time (under the lock) spent on the records
 	// since the latest snapshot: about what replaying them would cost
 	snapCost time.Duration
-	replayed int // records replayed by Open (after the snapshot)
+	replayed int     // records replayed by Open (after the snapshot)
+	feedEnc  feedEnc // the decision feed's encoding, extended by each snapshot
 
 	// recovery (Start): ready is closed once the state is rebuilt
 	ready      chan struct{}
@@ -215,13 +216,20 @@ type Service struct {
 }
 
 type batch struct {
-	snap    *store.Snapshot  // saved after recs, when set
+	snap    *pendingSnap     // saved after recs, when set
 	arch    []store.Archived // jobs finished in recs
 	fin     []*Job
 	recs    []Record
 	effects []Effect
 	done    chan error
 }
+
+// MaxProcs is the largest machine size the service takes (flags or a
+// live reconfiguration): more than the largest machine (Fugaku's 7.6
+// million cores), and small enough that the policies' per-processor
+// tables (lookahead's dynamic program, a bitset per job over the free
+// processors) stay within memory.
+const MaxProcs = 1 << 23
 
 // ErrUnavailable is returned once the service can no longer make its
 // state durable; it must be restarted (it then recovers from the log).
@@ -251,8 +259,8 @@ func Open(cfg Config) (*Service, error) {
 // user — is refused here; a log that does not replay (the policy decides
 // otherwise than logged) is reported by WaitReady.
 func Start(cfg Config) (*Service, error) {
-	if cfg.Procs < 1 {
-		return nil, fmt.Errorf("machine size must be at least 1, got %d", cfg.Procs)
+	if cfg.Procs < 1 || cfg.Procs > MaxProcs {
+		return nil, fmt.Errorf("machine size must be in [1, %d], got %d", MaxProcs, cfg.Procs)
 	}
 	if cfg.StateDir == "" {
 		return nil, errors.New("no state directory")
@@ -972,38 +980,66 @@ func (s *Service) committer() {
 		q := s.queue
 		s.queue = nil
 		s.qmu.Unlock()
-		err := s.commitBatches(q)
-		if err != nil {
-			s.log.Error("commit failed; the service stops accepting requests", "err", err)
-			s.qmu.Lock()
-			if s.fatal == nil {
-				close(s.failed)
+		// the latest snapshot of q is saved right after the records it
+		// includes (the older ones are older states of the same log:
+		// skipped); the writers of those records are answered first
+		last := -1
+		for i, b := range q {
+			if b.snap != nil {
+				if last >= 0 {
+					q[last].snap.supersede()
+				}
+				last = i
 			}
-			s.fatal = err
-			rest := s.queue
-			s.queue = nil
-			s.qmu.Unlock()
-			for _, b := range append(q, rest...) {
-				b.done <- ErrUnavailable
-			}
+		}
+		if !s.commitAndAck(q[:last+1]) {
 			continue
 		}
-		var effs []Effect
-		for _, b := range q {
-			effs = append(effs, b.effects...)
+		if last >= 0 {
+			s.saveSnapshot(q[last].snap)
 		}
-		s.effects.push(effs) // never blocks: the executor has its own queue
-		for _, b := range q {
-			if n := len(b.recs); n > 0 {
-				s.committed.Store(b.recs[n-1].Seq)
-			}
-		}
-		for _, b := range q {
-			s.archivedDone(b.fin)
-			b.done <- nil
-		}
-		s.notifyDecisions()
+		s.commitAndAck(q[last+1:])
 	}
+}
+
+// commitAndAck commits the batches q and answers their writers, or, when
+// the commit fails, stops the service: every queued writer is answered
+// ErrUnavailable. It reports whether the commit succeeded.
+func (s *Service) commitAndAck(q []*batch) bool {
+	if len(q) == 0 {
+		return true
+	}
+	if err := s.commitBatches(q); err != nil {
+		s.log.Error("commit failed; the service stops accepting requests", "err", err)
+		s.qmu.Lock()
+		if s.fatal == nil {
+			close(s.failed)
+		}
+		s.fatal = err
+		rest := s.queue
+		s.queue = nil
+		s.qmu.Unlock()
+		for _, b := range append(q, rest...) {
+			b.done <- ErrUnavailable
+		}
+		return false
+	}
+	var effs []Effect
+	for _, b := range q {
+		effs = append(effs, b.effects...)
+	}
+	s.effects.push(effs) // never blocks: the executor has its own queue
+	for _, b := range q {
+		if n := len(b.recs); n > 0 {
+			s.committed.Store(b.recs[n-1].Seq)
+		}
+	}
+	for _, b := range q {
+		s.archivedDone(b.fin)
+		b.done <- nil
+	}
+	s.notifyDecisions()
+	return true
 }
 
 func (s *Service) notifyDecisions() {
@@ -1207,7 +1243,9 @@ func (s *Service) finalSnapshot() {
 		s.log.Info("no snapshot at shutdown: the next start replays the log", "policy", s.eng.Policy(), "reason", err)
 		return
 	}
-	b := &batch{snap: &store.Snapshot{Seq: s.eng.seq, T: s.eng.cur, Data: data}, done: make(chan error, 1)}
+	snap := encodedSnap(s.eng.seq, s.eng.cur, data)
+	snap.saved = make(chan error, 1)
+	b := &batch{snap: snap, done: make(chan error, 1)}
 	s.snapSeq, s.snapTime, s.snapCost = s.eng.seq, time.Now(), 0
 	s.qmu.Lock()
 	if s.fatal != nil || s.closing {
@@ -1219,8 +1257,11 @@ func (s *Service) finalSnapshot() {
 	s.qcond.Signal()
 	s.qmu.Unlock()
 	s.mu.Unlock()
-	if err := <-b.done; err == nil {
-		s.log.Info("snapshot saved at shutdown", "seq", b.snap.Seq)
+	if err := <-b.done; err != nil {
+		return
+	}
+	if err := <-snap.saved; err == nil {
+		s.log.Info("snapshot saved at shutdown", "seq", snap.Seq)
 	}
 }
 
