@@ -65,7 +65,19 @@ const calcAfterBackfill = 0.26
 // thread a fraction of a second after the backfill agent (0.26 s in the
 // recording's log), which puts the calculations' whole seconds one after
 // CtldStart's.
-func (r *Recording) CalcOrigin() int64 { return r.CtldStart + 1 }
+//
+// With the log's phases the decay thread's second follows from the
+// backfill agent's phase: its first cycle's fraction plus 0.26 s, which
+// crosses into the next second only when the agent started late in its
+// second (the second recording: 0.94; the third: 0.25, calculations in
+// CtldStart's own second).
+func (r *Recording) CalcOrigin() int64 {
+	if r.Phases != nil && len(r.Phases.Backfill.F) > 0 {
+		f := r.Phases.Backfill.F[0]
+		return r.CtldStart + int64(math.Floor(f-math.Floor(f)+calcAfterBackfill))
+	}
+	return r.CtldStart + 1
+}
 
 // Resolver maps the recording's jobs to their associations.
 func (r *Recording) Resolver() slurm.Resolver {
