@@ -35,14 +35,18 @@ const LoadOnly = "(load only)"
 
 // Line is one run's measurement, as a child reports it.
 type Line struct {
-	Trace    string  `json:"trace"`
-	Policy   string  `json:"policy"`
-	Jobs     int     `json:"jobs"`
-	Procs    int     `json:"procs"`
-	LoadSec  float64 `json:"load_s"`
-	SimSec   float64 `json:"sim_s"`
-	Alloc    uint64  `json:"sim_alloc_bytes"`
-	MaxRSSKB int64   `json:"max_rss_kb"`
+	Trace   string  `json:"trace"`
+	Policy  string  `json:"policy"`
+	Jobs    int     `json:"jobs"`
+	Procs   int     `json:"procs"`
+	LoadSec float64 `json:"load_s"`
+	SimSec  float64 `json:"sim_s"`
+	// SimCPUSec is the CPU seconds (user + system, all threads) of the
+	// child during the simulation: on a shared machine a steadier figure
+	// than SimSec, the wall time.
+	SimCPUSec float64 `json:"sim_cpu_s,omitempty"`
+	Alloc     uint64  `json:"sim_alloc_bytes"`
+	MaxRSSKB  int64   `json:"max_rss_kb"`
 	// WholeSec and WholeCPUSec are the wall and CPU (user + system)
 	// seconds of a whole `backfill simulate` process on the same trace and
 	// policy (start-up, loading, simulation, audit and output), when
@@ -61,25 +65,31 @@ type Line struct {
 	// NotRun, with LimitSec, says the run was not made: the same policy
 	// was already over the limit on a run that takes less (Plan.SkipKey).
 	NotRun bool `json:"not_run,omitempty"`
+	// NoKill says jobs ran past their estimate to their full runtime
+	// (bench --no-kill).
+	NoKill bool `json:"no_kill,omitempty"`
 	// Asked is the policy as asked (Policy is the scheduler's own name).
 	Asked string `json:"asked,omitempty"`
-	// XEasy is SimSec over EASY's on the same trace and load in the same
-	// run (the parent fills it in when it measured EASY first), or, for a
-	// run stopped at its limit, LimitSec over EASY's: a lower bound.
+	// XEasy is SimCPUSec over EASY's on the same trace and load in the
+	// same run (SimSec over EASY's when a CPU time is missing; the parent
+	// fills it in when it measured EASY first), or, for a run stopped at
+	// its limit, LimitSec over EASY's SimSec (both wall times): a lower
+	// bound.
 	XEasy float64 `json:"x_easy,omitempty"`
 	Error string  `json:"error,omitempty"`
 }
 
 // CSVHeader is the header of Line.CSV's rows.
 var CSVHeader = []string{"trace", "policy", "jobs", "procs", "load_s", "sim_s", "sim_alloc_bytes", "max_rss_kb",
-	"whole_s", "whole_cpu_s", "whole_max_rss_kb", "error", "offered", "limit_s", "done", "x_easy"}
+	"whole_s", "whole_cpu_s", "whole_max_rss_kb", "error", "offered", "limit_s", "done", "x_easy", "sim_cpu_s"}
 
 // CSV is l as a row under CSVHeader.
 func (l Line) CSV() []string {
 	return []string{l.Trace, l.Policy, strconv.Itoa(l.Jobs), strconv.Itoa(l.Procs), strconv.FormatFloat(l.LoadSec, 'f', 3, 64),
 		strconv.FormatFloat(l.SimSec, 'f', 3, 64), strconv.FormatUint(l.Alloc, 10), strconv.FormatInt(l.MaxRSSKB, 10),
 		strconv.FormatFloat(l.WholeSec, 'f', 3, 64), strconv.FormatFloat(l.WholeCPUSec, 'f', 3, 64), strconv.FormatInt(l.WholeRSSKB, 10), l.Error,
-		l.Offered, strconv.FormatFloat(l.LimitSec, 'f', 0, 64), strconv.Itoa(l.Done), strconv.FormatFloat(l.XEasy, 'f', 2, 64)}
+		l.Offered, strconv.FormatFloat(l.LimitSec, 'f', 0, 64), strconv.Itoa(l.Done), strconv.FormatFloat(l.XEasy, 'f', 2, 64),
+		strconv.FormatFloat(l.SimCPUSec, 'f', 3, 64)}
 }
 
 // TableHeader is the header of Line.TableRow's rows (tab-separated): the
@@ -91,7 +101,7 @@ func (l Line) CSV() []string {
 // as its sim s (and a lower bound as × EASY) and the share of jobs ended
 // by then in place of jobs/s, or "(not run)" when it was not made because
 // a run that takes less was already over the limit.
-const TableHeader = "trace\tjobs\tP\toffered\tpolicy\tload s\tsim s\t× EASY\tjobs/s\talloc B/job\tpeak RSS MB\twhole s\twhole CPU s\twhole RSS MB\t"
+const TableHeader = "trace\tjobs\tP\toffered\tpolicy\tload s\tsim s\tsim CPU s\t× EASY\tjobs/s\talloc B/job\tpeak RSS MB\twhole s\twhole CPU s\twhole RSS MB\t"
 
 // TableRow is l as a tab-separated row under TableHeader: jobs per second
 // of simulation and allocated bytes per job when it simulated; simulated
@@ -103,9 +113,12 @@ func (l Line) TableRow(simulated bool) string {
 		rate = fmt.Sprintf("%.0f", float64(l.Jobs)/l.SimSec)
 		perJob = fmt.Sprintf("%.0f", float64(l.Alloc)/float64(max(1, l.Jobs)))
 	}
-	sim, x := "", ""
+	sim, cpu, x := "", "", ""
 	if simulated {
 		sim = fmt.Sprintf("%.3f", l.SimSec)
+	}
+	if l.SimCPUSec > 0 {
+		cpu = fmt.Sprintf("%.3f", l.SimCPUSec)
 	}
 	if l.XEasy > 0 {
 		x = fmt.Sprintf("%.2f", l.XEasy)
@@ -143,8 +156,8 @@ func (l Line) TableRow(simulated bool) string {
 			}
 		}
 	}
-	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", l.Trace, jobs, procs, offered, l.Policy,
-		load, sim, x, rate, perJob, rss, whole, wholeCPU, wholeRSS)
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", l.Trace, jobs, procs, offered, l.Policy,
+		load, sim, cpu, x, rate, perJob, rss, whole, wholeCPU, wholeRSS)
 }
 
 // Measure simulates tr once under policy spec (none: no simulation) and
@@ -152,7 +165,13 @@ func (l Line) TableRow(simulated bool) string {
 // progress, if not nil, is called during the simulation with the number of
 // jobs ended so far (sim.Options.Progress).
 func Measure(name string, tr *workload.Trace, loadSec float64, spec string, progress func(done int)) (Line, error) {
-	line := Line{Trace: name, Policy: LoadOnly, Jobs: len(tr.Jobs), Procs: tr.Procs, LoadSec: loadSec}
+	return MeasureNoKill(name, tr, loadSec, spec, false, progress)
+}
+
+// MeasureNoKill is Measure, with jobs running past their estimate to
+// their full runtime when noKill is set (sim.Options.NoKill).
+func MeasureNoKill(name string, tr *workload.Trace, loadSec float64, spec string, noKill bool, progress func(done int)) (Line, error) {
+	line := Line{Trace: name, Policy: LoadOnly, Jobs: len(tr.Jobs), Procs: tr.Procs, LoadSec: loadSec, NoKill: noKill}
 	if spec == "none" {
 		return line, nil
 	}
@@ -163,9 +182,11 @@ func Measure(name string, tr *workload.Trace, loadSec float64, spec string, prog
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
+	c0 := cpuSeconds()
 	t1 := time.Now()
-	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps(), Progress: progress})
+	res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, Res: tr.ResCaps(), NoKill: noKill, Progress: progress})
 	line.SimSec = time.Since(t1).Seconds()
+	line.SimCPUSec = cpuSeconds() - c0
 	if err != nil {
 		return line, err
 	}
@@ -301,4 +322,13 @@ func RunWhole(exe string, args []string) (wall, cpu float64, rssKB int64, err er
 	}
 	cpu = (c.ProcessState.UserTime() + c.ProcessState.SystemTime()).Seconds()
 	return wall, cpu, rssKB, nil
+}
+
+// cpuSeconds is the CPU time (user + system) of this process so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

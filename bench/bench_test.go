@@ -53,6 +53,16 @@ func TestMeasure(t *testing.T) {
 	if l.Policy == LoadOnly || l.Jobs != 3 || l.Procs != 4 || l.LoadSec != 0.5 || l.Trace != "t.swf" {
 		t.Errorf("line %+v", l)
 	}
+	if l.NoKill || l.SimCPUSec < 0 {
+		t.Errorf("line %+v", l)
+	}
+	// a job past its estimate: killed by default; with no kill it runs on
+	// and the simulation still ends every job
+	tr.Jobs[0].Runtime = 500
+	l, err = MeasureNoKill("t.swf", tr, 0.5, "conservative", true, nil)
+	if err != nil || !l.NoKill || l.Policy != "conservative" {
+		t.Errorf("no kill: %+v, %v", l, err)
+	}
 	l, err = Measure("t.swf", tr, 0.5, "none", nil)
 	if err != nil || l.Policy != LoadOnly || l.SimSec != 0 {
 		t.Errorf("none: %+v, %v", l, err)
@@ -66,31 +76,31 @@ func TestMeasure(t *testing.T) {
 // is 500 jobs/s, 8000 bytes is 8 per job, 2048 KB is 2.0 MB.
 func TestRows(t *testing.T) {
 	l := Line{Trace: "x.swf", Policy: "easy", Jobs: 1000, Procs: 64, LoadSec: 0.25, SimSec: 2, Alloc: 8000, MaxRSSKB: 2048}
-	if got, want := l.TableRow(true), "x.swf\t1000\t64\torig\teasy\t0.250\t2.000\t\t500\t8\t2.0\t\t\t\t"; got != want {
+	if got, want := l.TableRow(true), "x.swf\t1000\t64\torig\teasy\t0.250\t2.000\t\t\t500\t8\t2.0\t\t\t\t"; got != want {
 		t.Errorf("row %q, want %q", got, want)
 	}
-	if got := strings.Join(l.CSV(), ","); got != "x.swf,easy,1000,64,0.250,2.000,8000,2048,0.000,0.000,0,,,0,0,0.00" {
+	if got := strings.Join(l.CSV(), ","); got != "x.swf,easy,1000,64,0.250,2.000,8000,2048,0.000,0.000,0,,,0,0,0.00,0.000" {
 		t.Errorf("csv %s", got)
 	}
 	// the whole process: 3 s wall, 2.5 s CPU, 3072 KB = 3.0 MB
 	l.WholeSec, l.WholeCPUSec, l.WholeRSSKB = 3, 2.5, 3072
-	if got, want := l.TableRow(true), "x.swf\t1000\t64\torig\teasy\t0.250\t2.000\t\t500\t8\t2.0\t3.000\t2.500\t3.0\t"; got != want {
+	if got, want := l.TableRow(true), "x.swf\t1000\t64\torig\teasy\t0.250\t2.000\t\t\t500\t8\t2.0\t3.000\t2.500\t3.0\t"; got != want {
 		t.Errorf("row %q, want %q", got, want)
 	}
-	if got := strings.Join(l.CSV(), ","); got != "x.swf,easy,1000,64,0.250,2.000,8000,2048,3.000,2.500,3072,,,0,0,0.00" {
+	if got := strings.Join(l.CSV(), ","); got != "x.swf,easy,1000,64,0.250,2.000,8000,2048,3.000,2.500,3072,,,0,0,0.00,0.000" {
 		t.Errorf("csv %s", got)
 	}
 	if n, m := len(strings.Split(TableHeader, "\t")), len(strings.Split(l.TableRow(true), "\t")); n != m {
 		t.Errorf("header has %d cells, row %d", n, m)
 	}
-	// at offered load 0.95, 4 s against EASY's 2 s: × 2.00
-	l.Offered, l.XEasy = "0.95", 2
-	if got, want := l.TableRow(true), "x.swf\t1000\t64\t0.95\teasy\t0.250\t2.000\t2.00\t500\t8\t2.0\t3.000\t2.500\t3.0\t"; got != want {
+	// at offered load 0.95, 1.5 CPU s, × 2.00
+	l.Offered, l.XEasy, l.SimCPUSec = "0.95", 2, 1.5
+	if got, want := l.TableRow(true), "x.swf\t1000\t64\t0.95\teasy\t0.250\t2.000\t1.500\t2.00\t500\t8\t2.0\t3.000\t2.500\t3.0\t"; got != want {
 		t.Errorf("row %q, want %q", got, want)
 	}
 	// stopped at a 300 s limit with 250 of 1000 jobs ended; EASY took 2 s
 	s := Line{Trace: "x.swf", Policy: "slack", Jobs: 1000, Procs: 64, LoadSec: 0.25, LimitSec: 300, Done: 250, XEasy: 150}
-	if got, want := s.TableRow(true), "x.swf\t1000\t\torig\tslack\t\t> 300\t> 150\t(25%)\t\t\t\t\t\t"; got != want {
+	if got, want := s.TableRow(true), "x.swf\t1000\t\torig\tslack\t\t> 300\t\t> 150\t(25%)\t\t\t\t\t\t"; got != want {
 		t.Errorf("row %q, want %q", got, want)
 	}
 }

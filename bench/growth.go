@@ -136,18 +136,20 @@ func (g *Growth) Ensure(log io.Writer) error {
 	return nil
 }
 
-// Point is one measured point of a growth curve: the simulation time of
-// Jobs jobs, or, when Capped, only that it took longer than Sec (the
-// limit; NotRun when a smaller workload was already over it).
+// Point is one measured point of a growth curve: the simulation's CPU
+// seconds Sec (its wall seconds Wall) for Jobs jobs, or, when Capped, only
+// that it took longer than Sec seconds of wall time (the limit; NotRun
+// when a smaller workload was already over it).
 type Point struct {
 	Jobs   int     `json:"jobs"`
-	Sec    float64 `json:"sim_s"`
+	Sec    float64 `json:"sim_cpu_s"`
+	Wall   float64 `json:"sim_s"`
 	Capped bool    `json:"capped,omitempty"`
 	NotRun bool    `json:"not_run,omitempty"`
 }
 
 // Curve is one policy's growth curve at one offered load. Exponent is
-// the least-squares slope of log(sim s) on log(jobs) over the measured
+// the least-squares slope of log(sim CPU s) on log(jobs) over the measured
 // points (NaN with fewer than two); when a larger workload was over the
 // limit, AtLeast is the slope from the last measured point to the limit at
 // the first capped one, a lower bound of the growth there (NaN if none).
@@ -199,7 +201,10 @@ func Curves(ws []Workload, policies []string, lines []Line) []Curve {
 				if !ok || w.Load != load || l.Policy == LoadOnly || l.Error != "" || !samePolicy(l, pol) {
 					continue
 				}
-				p := Point{Jobs: w.Jobs, Sec: l.SimSec}
+				p := Point{Jobs: w.Jobs, Sec: l.SimCPUSec, Wall: l.SimSec}
+				if p.Sec <= 0 { // no CPU time measured
+					p.Sec = l.SimSec
+				}
 				if l.LimitSec > 0 {
 					p = Point{Jobs: w.Jobs, Sec: l.LimitSec, Capped: true, NotRun: l.NotRun}
 				}
@@ -220,8 +225,8 @@ func samePolicy(l Line, pol string) bool {
 }
 
 // fit is the least-squares slope of log(sec) on log(jobs) over the
-// measured points, and the slope from the last measured point to the
-// first capped one (NaN when not defined).
+// measured points, and the slope from the last measured point's wall time
+// to the first capped one's limit (NaN when not defined).
 func fit(ps []Point) (exponent, atLeast float64) {
 	exponent, atLeast = math.NaN(), math.NaN()
 	var xs, ys []float64
@@ -229,8 +234,9 @@ func fit(ps []Point) (exponent, atLeast float64) {
 	for i := range ps {
 		p := &ps[i]
 		if p.Capped {
-			if last != nil && math.IsNaN(atLeast) && p.Jobs > last.Jobs && last.Sec > 0 {
-				atLeast = math.Log(p.Sec/last.Sec) / math.Log(float64(p.Jobs)/float64(last.Jobs))
+			wall := last.wall()
+			if last != nil && math.IsNaN(atLeast) && p.Jobs > last.Jobs && wall > 0 {
+				atLeast = math.Log(p.Sec/wall) / math.Log(float64(p.Jobs)/float64(last.Jobs))
 			}
 			continue
 		}
@@ -261,7 +267,18 @@ func fit(ps []Point) (exponent, atLeast float64) {
 	return sxy / sxx, atLeast
 }
 
-// GrowthTable writes the curves as an aligned table: sim s at each number
+// wall is p's wall seconds (Sec when not recorded).
+func (p *Point) wall() float64 {
+	if p == nil {
+		return 0
+	}
+	if p.Wall > 0 {
+		return p.Wall
+	}
+	return p.Sec
+}
+
+// GrowthTable writes the curves as an aligned table: sim CPU s at each number
 // of jobs ("> N" over the limit of N s, "(not run)" when a smaller
 // workload already was), the fitted exponent and the lower bound towards
 // the first capped point.
@@ -334,7 +351,7 @@ func (g *Growth) Apply(p *Plan) {
 // curves.
 func (g *Growth) WriteTable(w io.Writer, p *Plan, lines []Line) []Curve {
 	curves := Curves(g.Workloads(), p.Policies, lines)
-	fmt.Fprintf(w, "\n# growth: sim s against jobs (%s, P = %d, estimates %s, seed %d); exponent: least-squares slope of log(sim s) on log(jobs)\n",
+	fmt.Fprintf(w, "\n# growth: sim CPU s against jobs (%s, P = %d, estimates %s, seed %d); exponent: least-squares slope of log(sim CPU s) on log(jobs);\n# to limit: from the last measured point's wall time to the limit (wall) at the first run stopped\n",
 		g.Model, g.Procs, g.Estimate, g.Seed)
 	GrowthTable(w, g.Jobs, curves)
 	return curves

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -30,9 +31,10 @@ type Plan struct {
 	OfferedOf func(file string, load float64) string
 
 	// ChildArgs is the command line of the child measuring pol on file at
-	// load; WholeArgs that of the whole simulate process.
+	// load; WholeArgs that of the whole simulate process, writing its
+	// output files into the directory out (removed after the run).
 	ChildArgs func(file, pol string, load float64) []string
-	WholeArgs func(file, pol string, load float64) []string
+	WholeArgs func(file, pol string, load float64, out string) []string
 }
 
 // Run measures every load, trace and policy of p in that order and
@@ -98,7 +100,12 @@ func (p *Plan) run(file, pol string, load float64, status *Status) (l Line, fail
 		return l, failed, err
 	}
 	status.Show("%s %s: whole simulate process", name, pol)
-	l.WholeSec, l.WholeCPUSec, l.WholeRSSKB, err = RunWhole(p.Exe, p.WholeArgs(file, pol, load))
+	dir, err := os.MkdirTemp("", "backfill-bench-")
+	if err != nil {
+		return l, failed, err
+	}
+	defer os.RemoveAll(dir)
+	l.WholeSec, l.WholeCPUSec, l.WholeRSSKB, err = RunWhole(p.Exe, p.WholeArgs(file, pol, load, dir))
 	if err != nil {
 		l.Error, failed = "whole process: "+err.Error(), true
 	}
@@ -130,6 +137,7 @@ type TraceFlags struct {
 	Procs                       int // --procs, when > 0
 	Clamp, Lenient              bool
 	Mem, MemPerProc, MemMissing string // --mem, --mem-per-proc, --mem-missing
+	NoKill                      bool   // --no-kill
 }
 
 // ChildArgs is the command line of the child measuring pol on file at
@@ -139,9 +147,10 @@ func (t TraceFlags) ChildArgs(file, pol string, load float64) []string {
 }
 
 // WholeArgs is the command line of the whole simulate process running
-// pol on file at offered load, for Plan.WholeArgs.
-func (t TraceFlags) WholeArgs(file, pol string, load float64) []string {
-	return append([]string{"simulate", "--workers", "1", "--policy", pol}, t.args(file, load)...)
+// pol on file at offered load, for Plan.WholeArgs: it writes its files
+// (per-job CSV, SWF schedule, summary) into out, as a user's run would.
+func (t TraceFlags) WholeArgs(file, pol string, load float64, out string) []string {
+	return append([]string{"simulate", "--workers", "1", "--policy", pol, "--out", out}, t.args(file, load)...)
 }
 
 // args are the flags that load file as t says, at offered load (0: the
@@ -168,6 +177,9 @@ func (t TraceFlags) args(file string, load float64) []string {
 	}
 	if t.Mem != "" || t.MemPerProc != "" {
 		args = append(args, "--mem-missing", t.MemMissing)
+	}
+	if t.NoKill {
+		args = append(args, "--no-kill")
 	}
 	return args
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -29,7 +30,10 @@ func TestPlanRun(t *testing.T) {
 			}
 			return []string{"-c", fmt.Sprintf(`echo '{"trace":"%s","policy":"%s","jobs":4,"sim_s":%s}'`, file[4:], pol, sim[pol])}
 		},
-		WholeArgs: func(file, pol string, load float64) []string {
+		WholeArgs: func(file, pol string, load float64, out string) []string {
+			if _, err := os.Stat(out); err != nil {
+				t.Errorf("whole process's output directory: %v", err)
+			}
 			calls = append(calls, fmt.Sprintf("whole %s %s %g", file, pol, load))
 			if file == "dir/a.swf" && pol == "easy" && load == 0.9 {
 				return []string{"-c", "echo 'out of memory' >&2; exit 2"}

@@ -150,16 +150,18 @@ func Offered(load float64) string {
 	return ""
 }
 
-// Baseline is EASY's simulation time on one trace and load, once
-// measured.
-type Baseline struct{ easy float64 }
+// Baseline is EASY's simulation time (wall and CPU) on one trace and
+// load, once measured.
+type Baseline struct{ easy, easyCPU float64 }
 
-// Relate records l's time if pol is easy, and sets l.XEasy once EASY's
-// time is known: SimSec over EASY's, or LimitSec over it (a lower bound)
-// for a run stopped at its limit; nothing for the loading-only run.
+// Relate records l's times if pol is easy, and sets l.XEasy once EASY's
+// time is known: SimCPUSec over EASY's (SimSec over EASY's when either CPU
+// time is missing), or LimitSec over EASY's SimSec (a lower bound, wall
+// over wall) for a run stopped at its limit; nothing for the loading-only
+// run.
 func (b *Baseline) Relate(l *Line, pol string) {
 	if pol == "easy" && l.SimSec > 0 {
-		b.easy = l.SimSec
+		b.easy, b.easyCPU = l.SimSec, l.SimCPUSec
 	}
 	if b.easy == 0 || pol == "none" {
 		return
@@ -167,6 +169,8 @@ func (b *Baseline) Relate(l *Line, pol string) {
 	switch {
 	case l.LimitSec > 0:
 		l.XEasy = l.LimitSec / b.easy
+	case l.SimCPUSec > 0 && b.easyCPU > 0:
+		l.XEasy = l.SimCPUSec / b.easyCPU
 	case l.SimSec > 0:
 		l.XEasy = l.SimSec / b.easy
 	}

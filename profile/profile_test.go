@@ -430,3 +430,86 @@ func TestMoveIsRemoveAdd(t *testing.T) {
 		}
 	}
 }
+
+// TestEarliestFitMovingBounded: with a budget of 1 to 25 blocking runs, the
+// bounded search either gives EarliestFitMovingBefore's answer or stops at
+// a start t, after ≤ t < min(limit, own), with no fit in [after, t) (the
+// unbounded search from after and from t agree), on one- and many-block
+// profiles (scan and tree mode).
+func TestEarliestFitMovingBounded(t *testing.T) {
+	gaveUp := 0
+	for seed := uint64(1); seed <= 6000; seed++ {
+		r := rand.New(rand.NewPCG(seed, 29))
+		holds := 1 + r.IntN(60)
+		if seed%3 == 0 {
+			holds = 1 + r.IntN(200) // many blocks: tree mode
+		}
+		procs := 1 + r.IntN(10)
+		p := New(procs)
+		if seed%2 == 0 {
+			p.lim, p.fan = 4, 3
+		}
+		for k := 0; k < holds; k++ {
+			s := int64(r.IntN(2+holds*2) * 5)
+			d := int64(1+r.IntN(8)) * 5
+			n := 1 + r.IntN(procs)
+			if p.MinFree(s, s+d) >= n {
+				mustAdd(t, p, s, s+d, n)
+			}
+		}
+		n := 1 + r.IntN(procs)
+		dur := int64(1+r.IntN(8)) * 5
+		own := p.EarliestFit(int64(r.IntN(60)*5), dur, n)
+		mustAdd(t, p, own, own+dur, n)
+		after := min(int64(r.IntN(60)*5), own)
+		limit := after + int64(r.IntN(400))
+		want := p.EarliestFitMovingBefore(after, dur, n, own, limit)
+		budget := 1 + r.IntN(25)
+		got, done := p.EarliestFitMovingBounded(after, dur, n, own, limit, budget)
+		if done {
+			if got != want {
+				t.Fatalf("seed %d: bounded(%d,%d,%d,own=%d,limit=%d,budget=%d)=%d want %d; steps %v", seed, after, dur, n, own, limit, budget, got, want, p.Steps())
+			}
+			continue
+		}
+		gaveUp++
+		if got < after || got >= min(limit, own) || p.EarliestFitMovingBefore(got, dur, n, own, limit) != want {
+			t.Fatalf("seed %d: bounded(%d,%d,%d,own=%d,limit=%d,budget=%d) gave up at %d, answer %d; steps %v", seed, after, dur, n, own, limit, budget, got, want, p.Steps())
+		}
+	}
+	if gaveUp < 100 {
+		t.Fatalf("only %d searches gave up", gaveUp)
+	}
+}
+
+// TestAddFittedIsAdd places holds at their earliest fits with AddFitted
+// and with Add, on small blocks (holds that span blocks) and large, and
+// compares the steps and the range summaries.
+func TestAddFittedIsAdd(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 29))
+		p, ref := New(16), New(16)
+		if seed%2 == 0 {
+			p.lim, p.fan = 4, 3
+			ref.lim, ref.fan = 4, 3
+		}
+		for k := 0; k < 80; k++ {
+			after, d, n := int64(r.IntN(300)), int64(1+r.IntN(50)), 1+r.IntN(16)
+			s := p.EarliestFit(after, d, n)
+			if s != ref.EarliestFit(after, d, n) {
+				t.Fatalf("seed %d: the profiles differ before hold %d", seed, k)
+			}
+			e := s + 1 + int64(r.IntN(int(d))) // a part of the window that starts it
+			p.AddFitted(s, e, n)
+			mustAdd(t, ref, s, e, n)
+			if got, want := p.Steps(), ref.Steps(); !slices.Equal(got, want) {
+				t.Fatalf("seed %d: AddFitted(%d, %d, %d): %v, want %v", seed, s, e, n, got, want)
+			}
+			a := int64(r.IntN(350))
+			b := a + int64(r.IntN(80))
+			if p.MinFree(a, b) != ref.MinFree(a, b) || p.MaxFree(a, b) != ref.MaxFree(a, b) {
+				t.Fatalf("seed %d: MinFree/MaxFree(%d, %d) %d/%d, want %d/%d", seed, a, b, p.MinFree(a, b), p.MaxFree(a, b), ref.MinFree(a, b), ref.MaxFree(a, b))
+			}
+		}
+	}
+}

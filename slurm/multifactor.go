@@ -83,6 +83,7 @@ type Multifactor struct {
 	origin   int64 // a calculation instant; the others are origin + k·CalcPeriod
 	lastCalc int64
 	nextCalc int64
+	hold     int64 // Advance runs no calculation at or after hold (0: none)
 	started  bool
 	// jobs: by ID (nil when gone), and the waiting and running ones
 	// (positions kept in mfJob.pos for O(1) removal; the iteration order
@@ -324,11 +325,16 @@ func (m *Multifactor) Advance(now int64) {
 			m.fairTree()
 		}
 	}
-	for m.nextCalc <= now {
+	for m.nextCalc <= now && (m.hold == 0 || m.nextCalc < m.hold) {
 		m.calc(m.nextCalc)
 		m.nextCalc += m.c.CalcPeriod
 	}
 }
+
+// Hold makes Advance run no calculation at or after t until Hold(0):
+// a caller that knows events of a second came before the decay thread's
+// pass in it (Slurm's calculations come at a fraction of a second).
+func (m *Multifactor) Hold(t int64) { m.hold = t }
 
 // NextCalc is the next calculation instant.
 func (m *Multifactor) NextCalc() int64 { return m.nextCalc }

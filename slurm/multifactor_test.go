@@ -58,6 +58,10 @@ func TestMultifactorByHand(t *testing.T) {
 	check(0, a, 10000+900)
 	check(0, b, 10000+900)
 	check(99, a, 10000+900)
+	// held, the calculation at 100 waits (the age stays 0) until released
+	m.Hold(100)
+	check(100, a, 10000+900)
+	m.Hold(0)
 	check(100, a, 10000+900+100)
 	check(100, b, 10000+900+100)
 	if u := tr.User("10", "1").UsageRaw(); u != 1000 {

@@ -24,6 +24,7 @@ type benchFlags struct {
 	limit    time.Duration
 	loads    []string
 	skip     bool
+	noKill   bool
 	growth   bool
 	gJobs    []int
 	gLoads   []float64
@@ -45,16 +46,18 @@ of wall time, the bytes the simulation allocated per job, and the peak
 resident memory of the process (trace loading included), beside the same for
 loading alone. Beside them (--whole, the default) are the wall and CPU
 seconds and peak memory of a whole 'backfill simulate' process on the same
-trace and policy (--workers 1; start-up, loading, simulation, audit and
-output), run after the measuring child. While a run lasts, its progress (jobs
+trace and policy (--workers 1 --out into a temporary directory: start-up,
+loading, simulation, audit and the output files), run after the measuring
+child. While a run lasts, its progress (jobs
 ended) is shown on standard error: on one line rewritten in place when
 standard error is a terminal, else a line every 30 s. The machine is shared:
 compare figures from one run as ratios.
 
---policy all measures every registered policy, EASY first (× EASY is each
-run's simulation time over EASY's on the same trace and load). With --limit,
-a child still running after that long is stopped and its sim s shown as
-"> N"; with --skip-capped, a policy stopped on a trace is not run on it at
+--policy all measures every registered policy, EASY first. sim CPU s is the
+child's CPU time during the simulation, steadier than the wall time (sim s)
+on a shared machine; × EASY is it over EASY's on the same trace and load.
+With --limit, a child still running after that long (wall time) is stopped
+and its sim s shown as "> N"; with --skip-capped, a policy stopped on a trace is not run on it at
 the loads listed after (list them in increasing order: orig first for
 traces whose own load is below the next), shown as "> N (not run)".
 
@@ -64,10 +67,11 @@ traces whose own load is below the next), shown as "> N (not run)".
 of --growth-jobs and L of --growth-loads) are generated once into
 --growth-dir and kept; each policy runs on each, smallest first, and a
 policy over --limit on one is not run on the larger ones of the same load.
-After the rows comes the table of the curves: sim s against jobs per policy
-and load, the exponent fitted by least squares to log(sim s) against
-log(jobs), and, when a larger workload was over the limit, a lower bound of
-the exponent from the last measured point to the limit.`,
+After the rows comes the table of the curves: sim CPU s against jobs per
+policy and load, the exponent fitted by least squares to log(sim CPU s)
+against log(jobs), and, when a larger workload was over the limit, a lower
+bound of the exponent from the last measured point to the limit (both wall
+times).`,
 		Example: `  backfill bench --traces ../shared/traces --policy easy,conservative
   backfill bench --traces ../shared/traces --only KTH
   # every policy at the original load and at offered load 0.95, 5 minutes a run at most
@@ -99,6 +103,7 @@ func registerBenchFlags(cmd *cobra.Command, f *benchFlags) {
 	fl.BoolVar(&f.whole, "whole", true, "also time a whole 'backfill simulate' process per trace and policy (whole s, whole CPU s, whole RSS MB)")
 	fl.DurationVar(&f.limit, "limit", 0, "stop a measuring child still running after this long (e.g. 5m; 0: no limit) and report its sim s as \"> limit\"")
 	fl.StringSliceVar(&f.loads, "loads", nil, "offered loads to measure, each orig (the trace's arrival times) or a number for --load, e.g. orig,0.95 (default: --load's value, else orig)")
+	fl.BoolVar(&f.noKill, "no-kill", false, "jobs run past their estimate to their full runtime (simulate --no-kill), in the child and the whole process")
 	fl.BoolVar(&f.skip, "skip-capped", false, "with --limit: a policy over the limit on a trace is not run on that trace at the later loads of --loads")
 	fl.BoolVar(&f.growth, "growth", false, "measure growth curves on generated workloads (--growth-*) instead of the traces")
 	fl.IntSliceVar(&f.gJobs, "growth-jobs", []int{10000, 100000, 1000000}, "numbers of jobs of the growth workloads")
@@ -124,7 +129,7 @@ func benchChild(cmd *cobra.Command, f *benchFlags) error {
 		spec = f.policies[0]
 	}
 	progress := bench.ChildProgress(cmd.ErrOrStderr(), len(tr.Jobs)) // for the parent
-	line, err := bench.Measure(filepath.Base(f.trace), tr, time.Since(t0).Seconds(), spec, progress)
+	line, err := bench.MeasureNoKill(filepath.Base(f.trace), tr, time.Since(t0).Seconds(), spec, f.noKill, progress)
 	if err != nil {
 		return err
 	}
@@ -147,6 +152,9 @@ func benchParent(cmd *cobra.Command, f *benchFlags) error {
 	if f.format == "table" { // else the lines are printed at the end
 		tb = bench.NewTable(plan.Files, plan.Policies)
 		fmt.Fprintf(out, "# version: %s\n", toolVersion())
+		if f.noKill {
+			fmt.Fprintln(out, "# --no-kill: jobs run past their estimate to their full runtime")
+		}
 		fmt.Fprintln(out, tb.Header())
 	}
 	all, err := plan.Run(out, tb, bench.NewStatus(cmd.ErrOrStderr()))
@@ -183,7 +191,7 @@ func benchPlan(cmd *cobra.Command, f *benchFlags) (*bench.Plan, *bench.Growth, e
 	}
 	plan := &bench.Plan{Exe: exe, Policies: policies, Loads: loads, Whole: f.whole, Limit: f.limit}
 	tf := bench.TraceFlags{Estimate: f.estimate, Fallback: f.fallback, Seed: f.seed, Procs: f.procs, Clamp: f.clamp, Lenient: f.lenient,
-		Mem: f.mem, MemPerProc: f.memPerProc, MemMissing: f.memMissing}
+		Mem: f.mem, MemPerProc: f.memPerProc, MemMissing: f.memMissing, NoKill: f.noKill}
 	plan.ChildArgs, plan.WholeArgs = tf.ChildArgs, tf.WholeArgs
 	if !f.growth {
 		if f.skip {

@@ -26,6 +26,7 @@ type Queue struct {
 	first int                      // index of the first non-hole (or len)
 	holes int                      // holes at or after first
 	tree  []int                    // min of Procs over positions; leaves at n..2n-1
+	est   []int64                  // min of Estimate over the same nodes (MaxInt64 for holes)
 	n     int                      // leaves, a power of two
 	dirty bool                     // tree must be rebuilt before use
 }
@@ -46,7 +47,7 @@ func (q *Queue) Push(j *job.Request) {
 	if q.key == nil {
 		q.jobs = append(q.jobs, j)
 		if !q.dirty && len(q.jobs) <= q.n {
-			q.set(len(q.jobs)-1, j.Procs)
+			q.set(len(q.jobs)-1, j.Procs, j.Estimate)
 		} else {
 			q.dirty = true
 		}
@@ -127,6 +128,63 @@ func (q *Queue) Next(i, x int) int {
 	return k - q.n
 }
 
+// NextFit is the first position ≥ i whose job j has fits(j.Procs,
+// j.Estimate), or -1. fits must be antitone: fits(n, e) implies fits(n',
+// e') for every n' ≤ n and e' ≤ e (e.g. "n is at most what the machine
+// can give for e"). A subtree is entered only if fits holds for its least
+// size and least estimate, which every job it holds dominates; so runs of
+// jobs that are both wide and long are skipped in O(log Q).
+func (q *Queue) NextFit(i int, fits func(n int, e int64) bool) int {
+	if q.dirty {
+		q.rebuild()
+	}
+	if i < q.first {
+		i = q.first
+	}
+	if i >= len(q.jobs) {
+		return -1
+	}
+	ok := func(k int) bool { return q.tree[k] != hole && fits(q.tree[k], q.est[k]) }
+	k := i + q.n
+	if ok(k) {
+		return i
+	}
+	for {
+		for k%2 == 1 { // climb while this is a right child
+			k /= 2
+			if k <= 1 {
+				return -1
+			}
+		}
+		k++ // the subtree to the right at this level
+		if ok(k) {
+			if leaf := q.descend(k, ok); leaf >= 0 {
+				if leaf >= len(q.jobs) {
+					return -1
+				}
+				return leaf
+			}
+		}
+	}
+}
+
+// descend is the first leaf under node k that passes ok, or -1; ok(k)
+// holds.
+func (q *Queue) descend(k int, ok func(int) bool) int {
+	if k >= q.n {
+		return k - q.n
+	}
+	if ok(2 * k) {
+		if leaf := q.descend(2*k, ok); leaf >= 0 {
+			return leaf
+		}
+	}
+	if ok(2*k + 1) {
+		return q.descend(2*k+1, ok)
+	}
+	return -1
+}
+
 // Take removes the job at position i, leaving a hole.
 func (q *Queue) Take(i int) {
 	if q.jobs[i] == nil {
@@ -135,7 +193,7 @@ func (q *Queue) Take(i int) {
 	q.jobs[i] = nil
 	q.holes++
 	if !q.dirty {
-		q.set(i, hole)
+		q.set(i, hole, math.MaxInt64)
 	}
 }
 
@@ -195,12 +253,13 @@ func (q *Queue) Each(f func(j *job.Request)) {
 	}
 }
 
-func (q *Queue) set(i, v int) {
+func (q *Queue) set(i, v int, e int64) {
 	k := i + q.n
-	q.tree[k] = v
+	q.tree[k], q.est[k] = v, e
 	for k > 1 {
 		k /= 2
 		q.tree[k] = min(q.tree[2*k], q.tree[2*k+1])
+		q.est[k] = min(q.est[2*k], q.est[2*k+1])
 	}
 }
 
@@ -211,19 +270,20 @@ func (q *Queue) rebuild() {
 	}
 	q.n = n
 	if cap(q.tree) >= 2*n {
-		q.tree = q.tree[:2*n]
+		q.tree, q.est = q.tree[:2*n], q.est[:2*n]
 	} else {
-		q.tree = make([]int, 2*n)
+		q.tree, q.est = make([]int, 2*n), make([]int64, 2*n)
 	}
 	for i := range q.tree[n:] {
-		v := hole
+		v, e := hole, int64(math.MaxInt64)
 		if i < len(q.jobs) && q.jobs[i] != nil {
-			v = q.jobs[i].Procs
+			v, e = q.jobs[i].Procs, q.jobs[i].Estimate
 		}
-		q.tree[n+i] = v
+		q.tree[n+i], q.est[n+i] = v, e
 	}
 	for k := n - 1; k >= 1; k-- {
 		q.tree[k] = min(q.tree[2*k], q.tree[2*k+1])
+		q.est[k] = min(q.est[2*k], q.est[2*k+1])
 	}
 	q.dirty = false
 }

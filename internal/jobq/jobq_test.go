@@ -9,7 +9,7 @@ import (
 
 // TestAgainstSlice applies random pushes, takes, cancels and compactions to
 // a Queue and to a plain slice, and compares Head, Len, the order and every
-// Next query.
+// Next and NextFit query.
 func TestAgainstSlice(t *testing.T) {
 	for seed := uint64(1); seed <= 200; seed++ {
 		r := rand.New(rand.NewPCG(seed, 3))
@@ -72,6 +72,26 @@ func TestAgainstSlice(t *testing.T) {
 				}
 				if got != want {
 					t.Fatalf("seed %d step %d: Next(%d, %d) = %d, want %d", seed, step, from, x, got, want)
+				}
+				// an antitone predicate: n at most a step function of e
+				// that falls from x (short jobs) to y (long ones)
+				y, cut := r.IntN(x+1), int64(r.IntN(6))
+				fits := func(n int, e int64) bool {
+					if e < cut {
+						return n <= x
+					}
+					return n <= y
+				}
+				got = q.NextFit(from, fits)
+				want = -1
+				for i := from; i < q.End(); i++ {
+					if j := q.At(i); j != nil && fits(j.Procs, j.Estimate) {
+						want = i
+						break
+					}
+				}
+				if got != want {
+					t.Fatalf("seed %d step %d: NextFit(%d, x %d, y %d from estimate %d) = %d, want %d", seed, step, from, x, y, cut, got, want)
 				}
 			}
 			if q.Len() != len(ref) {

@@ -206,8 +206,13 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 				e.extra[i] -= n
 			}
 		}
-		// 3. backfill
-		if e.cfg.Heuristic == FF {
+		// 3. backfill: in queue order for FF, and for BB and BL on one
+		// resource, where every score is 1 (BB: the balance of one
+		// resource is 1; BL: the window is K−1 = 0) and ties go by queue
+		// order: starting the first fitting candidate again and again is
+		// the same as starting each one that fits in one scan, since a
+		// candidate that does not fit never will in this pass
+		if e.cfg.Heuristic == FF || e.k == 1 {
 			for _, x := range e.queue[head+1:] {
 				if e.fits(now, x) {
 					launch(x)
@@ -254,12 +259,13 @@ func (e *EASY) fits(now int64, x *entry) bool {
 // backfillScored starts the candidates from queue index from on, best
 // score first (ties by queue order), re-scoring after every start.
 //
-// Each round scores the candidates that still fit the free vector, makes
-// a binary heap of them by (score, arrival) in O(C), and pops until one
-// fits for its whole estimate; the ones popped before it never will in
-// this pass (capacity only shrinks as jobs start) and are dropped. The
-// rest are the next round's candidates. A pass costs O(C·K) per start
-// plus O(log C + K log B) per dropped candidate.
+// Each round drops the candidates that do not fit for their whole
+// estimate — they never will in this pass: capacity only shrinks as jobs
+// start, and the reservation stays — scores the others and starts the one
+// with the least (score, queue index); the rest are the next round's
+// candidates. When none fits, the pass ends. A round costs O(C·K) for C
+// candidates (plus a profile query each when the fit is asked of the
+// profile).
 func (e *EASY) backfillScored(now int64, from int, launch func(*entry)) {
 	cs := e.cands[:0]
 	for i := from; i < len(e.queue); i++ {
@@ -269,33 +275,25 @@ func (e *EASY) backfillScored(now int64, from int, launch func(*entry)) {
 	}
 	for len(cs) > 0 {
 		e.prepare()
+		best := -1 // index in cs of the least (score, ID)
 		n := 0
 		for _, c := range cs {
 			x := e.queue[c.ID]
-			if !fitsFree(x.need, e.free) {
+			if !e.fits(now, x) {
 				continue
 			}
 			c.Key = e.score(x.need)
 			cs[n] = c
+			if best < 0 || c.Key < cs[best].Key || (c.Key == cs[best].Key && c.ID < cs[best].ID) {
+				best = n
+			}
 			n++
 		}
-		cs = cs[:n]
-		var h minheap.Heap[float64, struct{}] // by (score, queue index)
-		h.Init(cs)
-		started := false
-		for h.Len() > 0 {
-			c := h.Pop()
-			x := e.queue[c.ID]
-			if e.fits(now, x) {
-				launch(x)
-				started = true
-				break
-			}
-		}
-		cs = cs[:h.Len()]
-		if !started {
+		if best < 0 {
 			break
 		}
+		launch(e.queue[cs[best].ID])
+		cs = append(cs[:best], cs[best+1:n]...)
 	}
 	e.cands = cs[:0]
 }

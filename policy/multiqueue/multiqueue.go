@@ -156,8 +156,10 @@ type Policy struct {
 	hfree  []int
 	nholds []int // reservations placed in each partition this pass
 	// memo of gives by estimate, per partition, valid until the partition's
-	// profile changes (a start or a reservation in it)
-	memo []map[int64]int
+	// profile changes (a start or a reservation in it), and of what all the
+	// partitions together give (valid until any of them changes)
+	memo []estMemo
+	gsum estMemo
 	// scratch of the cross-partition reservation
 	wide []wideScan
 	// base counts the changes of the partitions' profiles other than this
@@ -224,7 +226,7 @@ func New(procs int, c Config) (*Policy, error) {
 		return nil, fmt.Errorf("multiqueue: partition sizes %v sum to %d, the machine has %d processors", home, sum, procs)
 	}
 	c.Procs = home
-	m := &Policy{c: c, home: home, run: policy.NewRunning(procs),
+	m := &Policy{c: c, home: home, run: policy.NewRunning(procs), gsum: estMemo{gen: 1},
 		free: make([]int, q), amt: make([]int, q), pivot: make([]int, q), first: make([]int64, q), hfree: make([]int, q), nholds: make([]int, q)}
 	var key func(*job.Request) int64
 	if c.Order == SJF {
@@ -238,7 +240,7 @@ func New(procs int, c Config) (*Policy, error) {
 		m.prof = append(m.prof, profile.New(home[p]))
 		m.qs = append(m.qs, jobq.New(key))
 		m.held = append(m.held, make([]int, q))
-		m.memo = append(m.memo, map[int64]int{})
+		m.memo = append(m.memo, estMemo{gen: 1})
 	}
 	return m, nil
 }
@@ -390,8 +392,9 @@ func (m *Policy) Tick(now int64, start func(*job.Request)) int64 {
 		m.pivot[p] = -1
 		m.first[p] = math.MaxInt64
 		m.nholds[p] = 0
-		clear(m.memo[p])
+		m.memo[p].reset()
 	}
+	m.gsum.reset()
 	defer func() {
 		for _, h := range m.holds {
 			_ = m.prof[h.p].Remove(h.start, h.end, h.n)
@@ -437,16 +440,40 @@ func (m *Policy) Tick(now int64, start func(*job.Request)) int64 {
 				continue
 			}
 		}
-		for total > 0 {
-			pos = qq.Next(pos, total)
+		x := m.classBound(now, q, total)
+		fits := func(n int, e int64) bool { return n <= x && n <= m.ub(now, e) }
+		for x > 0 {
+			pos = qq.NextFit(pos, fits)
 			if pos < 0 {
 				break
 			}
-			m.try(now, q, pos, qq.At(pos), &total, start)
+			if m.try(now, q, pos, qq.At(pos), &total, start) {
+				x = m.classBound(now, q, total)
+			}
 			pos++
 		}
 	}
 	return policy.NoWake
+}
+
+// classBound is the most processors a job of queue q could start on now:
+// what the partitions can give for the shortest estimate of the class
+// (gives is the least free count over the window, which only falls as the
+// window grows, and a job starts exactly when the partitions together give
+// its size), at most total. Jobs of the queue wider than that are not
+// tried: try would refuse them.
+func (m *Policy) classBound(now int64, q, total int) int {
+	var lo int64 // the shortest estimate of queue q
+	if q > 0 {
+		lo = m.c.Bounds[q-1] + 1
+	}
+	x := 0
+	for p := range m.prof {
+		if m.free[p] > 0 {
+			x += m.gives(p, now, lo)
+		}
+	}
+	return min(x, total)
 }
 
 // try starts job j (queue q, position pos) now if its own partition and
@@ -456,14 +483,10 @@ func (m *Policy) try(now int64, q, pos int, j *job.Request, total *int, start fu
 	if n > *total {
 		return false
 	}
-	ub := 0 // what the partitions could give at most
-	for p, f := range m.free {
-		if now+e > m.first[p] {
-			f = min(f, m.hfree[p])
-		}
-		ub += f
+	if m.ub(now, e) < n {
+		return false
 	}
-	if ub < n {
+	if g, ok := m.gsum.get(e); ok && g < n {
 		return false
 	}
 	need := n
@@ -477,8 +500,12 @@ func (m *Policy) try(now int64, q, pos int, j *job.Request, total *int, start fu
 		need -= m.amt[p]
 	}
 	if need > 0 {
+		// every partition gave all it could: n - need is what they give
+		// together for this estimate
+		m.gsum.put(e, n-need)
 		return false
 	}
+	m.gsum.reset()
 	for j.ID >= len(m.runs) {
 		m.runs = append(m.runs, make([]running, max(64, len(m.runs)))...)
 	}
@@ -499,7 +526,7 @@ func (m *Policy) try(now int64, q, pos int, j *job.Request, total *int, start fu
 		if m.first[p] != math.MaxInt64 {
 			m.hfree[p] = m.prof[p].FreeAt(m.first[p])
 		}
-		clear(m.memo[p])
+		m.memo[p].reset()
 	}
 	if err := m.run.Start(now, j); err != nil {
 		panic("multiqueue: " + err.Error()) // unreachable: the partitions had room
@@ -508,6 +535,21 @@ func (m *Policy) try(now int64, q, pos int, j *job.Request, total *int, start fu
 	m.qs[q].Take(pos)
 	start(j)
 	return true
+}
+
+// ub is an upper bound on what the partitions can give together for
+// [now, now+e): each at most its free processors now, and, for a window
+// reaching its first reservation, what is free when that starts. It only
+// falls as e grows.
+func (m *Policy) ub(now, e int64) int {
+	ub := 0
+	for p, f := range m.free {
+		if now+e > m.first[p] {
+			f = min(f, m.hfree[p])
+		}
+		ub += f
+	}
+	return ub
 }
 
 // gives is what partition p can give for [now, now+e) without touching
@@ -523,12 +565,45 @@ func (m *Policy) gives(p int, now, e int64) int {
 	case m.nholds[p] == 1:
 		return min(m.free[p], m.hfree[p])
 	}
-	if a, ok := m.memo[p][e]; ok {
+	if a, ok := m.memo[p].get(e); ok {
 		return a
 	}
 	a := m.prof[p].MinFree(now, now+e)
-	m.memo[p][e] = a
+	m.memo[p].put(e, a)
 	return a
+}
+
+// estMemo is a direct-mapped cache of a number by estimate, emptied in
+// O(1) by starting a new generation; gen starts at 1.
+type estMemo struct {
+	gen   uint32
+	slots [64]estSlot
+}
+
+type estSlot struct {
+	e   int64
+	v   int
+	gen uint32
+}
+
+func estHash(e int64) int { return int(uint64(e) * 0x9E3779B97F4A7C15 >> 58) }
+
+func (c *estMemo) get(e int64) (int, bool) {
+	s := &c.slots[estHash(e)]
+	if s.gen == c.gen && s.e == e {
+		return s.v, true
+	}
+	return 0, false
+}
+
+func (c *estMemo) put(e int64, v int) { c.slots[estHash(e)] = estSlot{e, v, c.gen} }
+
+func (c *estMemo) reset() {
+	c.gen++
+	if c.gen == 0 { // wrapped: no slot may look current
+		clear(c.slots[:])
+		c.gen = 1
+	}
 }
 
 // reserve places the reservation of pivot j of queue q: in its own
@@ -684,5 +759,6 @@ func (m *Policy) add(p int, s, e int64, n int) {
 	m.first[p] = min(m.first[p], s)
 	m.hfree[p] = m.prof[p].FreeAt(m.first[p])
 	m.nholds[p]++
-	clear(m.memo[p])
+	m.memo[p].reset()
+	m.gsum.reset()
 }

@@ -3,6 +3,8 @@ package slack
 import (
 	"math"
 	"slices"
+
+	"github.com/backfill-hpc/backfill/profile"
 )
 
 // search prices the candidate schedules for inserting x (a new job, or the
@@ -65,6 +67,7 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 	for i := len(W) - 1; i >= 0; i-- {
 		w := W[i]
 		ef := prof.EarliestFitMoving(now, w.J.Estimate, w.J.Procs, w.Start)
+		w.X.efr = ef
 		w.X.lbt = math.Min(s.cost(w, ef-w.Start, x.X.p), 0)
 		lb[i] = lb[i+1] + w.X.lbt
 	}
@@ -76,16 +79,28 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 	// at its slot, and a slot's compression moves only the jobs that can
 	// move (compressAST)
 	allHeld := !s.noLazy && s.prm.Order == nil && s.prm.Heuristic == AST && x.J.Procs == 0 && x.J.Estimate == 0
-	if allHeld {
-		for _, w := range W {
-			s.hold(w, w.Start)
+	ast := !s.noLazy && s.prm.Order == nil && (s.prm.Heuristic == AST || s.prm.Heuristic == All)
+	if ast {
+		// the blocked runs of settled jobs (compressAST), each seen with
+		// the jobs before it held
+		s.settledFrom(now, W)
+		if !allHeld {
+			for _, w := range W {
+				s.unhold(w, w.Start)
+			}
+			// the profile before the slots: the running jobs
+			s.backupK = 0
+			if s.backup == nil {
+				s.backup = profile.New(prof.Procs())
+			}
+			s.backup.CopyFrom(prof)
 		}
 	}
 
 	n, e := x.J.Procs, x.J.Estimate
 	bestPrice, bestMoved, bestTs := math.Inf(1), math.MaxInt, int64(-1)
 	k := 0      // W[:k] are held (scheduled before ts)
-	lastK := -1 // k of the last slot priced, for the dummy
+	sameK := -1 // slots up to this k price the schedule last priced (dummy)
 	slot := func(ts int64) bool {
 		for k < len(W) && W[k].Start < ts {
 			if !allHeld {
@@ -94,10 +109,11 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 			k++
 		}
 		D := W[k:]
-		if n == 0 && k == lastK && !s.noPrune {
-			// the dummy (nothing placed, nothing delayed): the same k is
-			// the same schedule at the same price and moves, which never
-			// beats the earlier slot that priced it
+		if n == 0 && k <= sameK && !s.noPrune {
+			// the dummy (nothing placed, nothing delayed): the same k, or
+			// a k that only holds jobs the last compression left in place,
+			// is the same schedule at the same price and moves, which
+			// never beats the earlier slot that priced it
 			return true
 		}
 		own := 0.0
@@ -111,7 +127,7 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 			return true
 		}
 		s.Stats.Slots++
-		lastK = k
+		sameK = k
 		if n > 0 {
 			if err := prof.Add(ts, ts+e, n); err != nil {
 				panic("slack: " + err.Error()) // unreachable: it fits
@@ -119,9 +135,17 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 		}
 		anyFeasible := false
 		if !s.noLazy && s.prm.Order == nil && (s.prm.Heuristic == AST || s.prm.Heuristic == All && len(D) > MaxExhaustive) {
-			anyFeasible = s.compressAST(now, ts, e, D, k, allHeld, own, x.X.p, &bestPrice, &bestMoved, &bestTs)
-			if n > 0 {
+			var same int
+			var restored bool
+			anyFeasible, same, restored = s.compressAST(now, ts, e, D, k, allHeld, own, x.X.p, &bestPrice, &bestMoved, &bestTs)
+			if n > 0 && !restored {
 				_ = prof.Remove(ts, ts+e, n)
+			}
+			if allHeld {
+				if same < 0 && !s.noPrune {
+					return false // nothing moves from any later slot either
+				}
+				sameK = k + same
 			}
 			return !(anyFeasible && len(D) == 0)
 		}
@@ -219,6 +243,9 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 // and a margin. better's tolerance grows with the price, but slower than
 // the price, so a price above lo also loses.
 func surelyWorse(lo, slack, best float64) bool {
+	if lo-slack <= best {
+		return false // the usual answer, without the tolerance
+	}
 	return lo-slack > best+2*tolerance(math.Max(math.Abs(lo), math.Abs(best)))
 }
 
@@ -239,21 +266,55 @@ func surelyWorse(lo, slack, best float64) bool {
 // With held (the dummy of remove: e = 0 and nothing placed), D is held at
 // its slots, which are its delayed slots: a job that cannot move is not
 // touched, a job that moves is held at its new slot, and the moved jobs
-// go back after the pricing.
-func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own, p float64, bestPrice *float64, bestMoved *int, bestTs *int64) bool {
+// go back after the pricing. It then also returns same: the slots whose k
+// is at most k + same compress to this very schedule (a slot that holds
+// W[k+j] at its slot where this compression left it there goes through
+// the same compression from D[j] on: same price, same moves, never
+// better), or −1 when that holds for every later slot (nothing moved in
+// the whole compression). For an abandoned compression (surely worse,
+// from a lower bound of its whole price) the whole compression is still
+// the same up to the first job that moves, which comes after the jobs
+// compressed; for an infeasible one, as long as the slot still
+// compresses the job that made it so.
+//
+// Without held, the profile goes back to the running jobs and W[:k] (the
+// new job's hold included, restored reports) by a copy of s.backup when
+// many jobs were compressed, rather than job by job.
+func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own, p float64, bestPrice *float64, bestMoved *int, bestTs *int64) (feasible bool, same int, restored bool) {
 	prof := s.run.Prof
 	if s.onSlot != nil {
 		s.onSlot(ts, D)
 	}
 	lb := s.lb
-	price, moved, feasible := own, 0, true
+	price, moved := own, 0
+	feasible = true
+	first, ended := -1, false // first moved job; whether D was settled
 	rest := lb[k]
 	margin := tolerance(lb[k])
 	done := 0
+	// what the moved jobs release lies before hole; what the new job and
+	// the moved jobs add ends by added (settledFrom)
+	hole, added := int64(math.MinInt64+1), ts+e
+	holeLo := int64(math.MaxInt64) // and begins at holeLo or later
 	for _, d := range D {
 		s.Stats.Placements++
 		d.X.shifted = d.Start + e
-		d.X.cand = min(prof.EarliestFitMoving(now, d.J.Estimate, d.J.Procs, d.X.shifted), d.X.shifted)
+		if !s.noSettle && d.X.tau >= hole && (held || d.Start >= added) {
+			d.X.cand = d.Start // it stays (settledFrom), no query
+		} else {
+			s.Stats.Queries++
+			// no start before from fits (settledFrom), so the query
+			// begins there
+			from := now
+			if !s.noSettle {
+				from = d.X.base
+				if holeLo != math.MaxInt64 {
+					from = min(from, holeLo-max(d.J.Estimate, 1)+1)
+				}
+				from = max(from, d.X.efr, now)
+			}
+			d.X.cand = min(prof.EarliestFitMoving(from, d.J.Estimate, d.J.Procs, d.X.shifted), d.X.shifted)
+		}
 		switch {
 		case !held:
 			s.hold(d, d.X.cand)
@@ -263,6 +324,9 @@ func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own,
 		}
 		done++
 		if dt := d.X.cand - d.Start; dt != 0 {
+			if moved == 0 {
+				first = done - 1
+			}
 			moved++
 			c := s.cost(d, dt, p)
 			if math.IsInf(c, 1) {
@@ -270,12 +334,39 @@ func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own,
 				break
 			}
 			price += c
+			// what d releases ends at its old end or, delayed, at its new
+			// start; what it adds ends at its new end or, moved earlier, at
+			// its old start
+			if dt > 0 {
+				hole = max(hole, min(d.X.cand, d.Start+d.J.Estimate))
+				holeLo = min(holeLo, d.Start)
+				added = max(added, d.X.cand+d.J.Estimate)
+			} else {
+				hole = max(hole, d.Start+d.J.Estimate)
+				holeLo = min(holeLo, max(d.X.cand+d.J.Estimate, d.Start))
+				added = max(added, min(d.X.cand+d.J.Estimate, d.Start))
+			}
 		}
 		rest -= d.X.lbt
 		if !s.noPrune && *bestTs >= 0 && surelyWorse(price+rest, margin, *bestPrice) {
 			feasible = false
 			break
 		}
+		if m := k + done; !s.noSettle && m < len(s.settle) && s.settle[m] >= hole && (held || D[done].Start >= added) {
+			ended = true
+			break // the rest stays (settledFrom)
+		}
+	}
+	ended = ended || done == len(D) && feasible
+	switch {
+	case first >= 0:
+		same = first
+	case ended:
+		same = -1
+	default:
+		// abandoned with nothing moved among D[:done] (an infeasible
+		// compression has moved a job)
+		same = done
 	}
 	if feasible && better(price, moved, *bestPrice, *bestMoved) {
 		*bestPrice, *bestMoved, *bestTs = price, moved, ts
@@ -283,9 +374,24 @@ func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own,
 		for i := 0; i < k; i++ {
 			s.best[i] = W[i].Start
 		}
-		for i, d := range D {
+		for i, d := range D[:done] {
 			s.best[k+i] = d.X.cand
 		}
+		for i, d := range D[done:] {
+			s.best[k+done+i] = d.Start
+		}
+	}
+	if !held && done >= copyMin && done*copyPer >= prof.Len() {
+		// the profile before the slot: the running jobs and W[:k]
+		W := s.book.Wait()
+		for ; s.backupK < k; s.backupK++ {
+			w := W[s.backupK]
+			if err := s.backup.Add(w.Start, w.Start+w.J.Estimate, w.J.Procs); err != nil {
+				panic("slack: " + err.Error()) // unreachable: it is held in prof
+			}
+		}
+		prof.CopyFrom(s.backup)
+		return feasible, same, true
 	}
 	// every moved job released before any goes back: a later job may
 	// have moved into an earlier one's slot
@@ -301,7 +407,80 @@ func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own,
 			}
 		}
 	}
-	return feasible
+	return feasible, same, false
+}
+
+// copyMin is the number of compressed jobs from which a slot restores the
+// profile by a copy (compressAST), and copyPer the breakpoints whose copy
+// costs about as much as releasing one job's hold (measured on SDSC-Par
+// and KTH: the thresholds between 0 and 24 jobs differ by noise).
+const (
+	copyMin = 8
+	copyPer = 64
+)
+
+// settledFrom sets s.settle for the waiting jobs W (all held, AST order;
+// the running jobs in the profile): s.settle[i] is the least τ of the jobs
+// W[i:], where τ of a job says from which hole on it may move earlier.
+// The profile ends with W held.
+//
+// The AST compression of a slot (compressAST) can stop at a job m, with
+// every job from m on staying at its slot, when each of them provably
+// does. Let hole bound the moved jobs' old slots (everything they release
+// lies before it; every old slot is at or after ts) and added the new job's
+// and the moved jobs' new slots (everything they add ends by it). Job j of
+// the rest, with the jobs before it already settled, is compressed in a
+// profile P that holds at least what the base profile B_j holds (the
+// running jobs and the jobs before j in AST order at their slots) at every
+// instant not released, i.e. from hole on, and at most what the whole
+// schedule holds from added on. Then:
+//
+//   - j fits at its slot when that slot is at or after added (in the whole
+//     schedule it does, and P holds no more there); and
+//   - j cannot start earlier when every window it could start earlier in
+//     meets an instant from hole on at which B_j blocks it (fewer than its
+//     n processors free). With efr its earliest fit among the running jobs
+//     alone, d its estimate and S its slot, let τ = min(efr + d, S) − 1: if
+//     B_j blocks j at every instant of [τ, S), a window starting at t ≤ τ
+//     (t ≥ efr) contains τ and one starting in (τ, S) contains its own
+//     start, so each meets a blocked instant at or after τ; it is outside
+//     the released part when hole ≤ τ. (τ is +∞ when efr = S: j cannot start
+//     earlier at all; −∞ when B_j does not block all of [τ, S).)
+//
+// A settled job neither releases nor adds, so hole and added stay, and the
+// rest (ascending slots) settles job by job: the compression stops at the
+// first m with hole ≤ settle[m] and, unless nothing is delayed (the dummy
+// of remove), W[m]'s slot at or after added. The jobs from m on move by 0
+// and cost nothing, so the price and the schedule are the full
+// compression's.
+func (s *Policy) settledFrom(now int64, W []*sjob) {
+	prof := s.run.Prof
+	if cap(s.settle) < len(W) {
+		s.settle = make([]int64, len(W))
+	}
+	s.settle = s.settle[:len(W)]
+	for i, w := range W {
+		tau := int64(math.MinInt64)
+		switch {
+		case w.J.Estimate < 1 || w.J.Procs < 1:
+		case w.X.efr >= w.Start:
+			tau = math.MaxInt64
+		default:
+			if c := min(w.X.efr+w.J.Estimate, w.Start) - 1; prof.MaxFree(c, w.Start) < w.J.Procs {
+				tau = c
+			}
+		}
+		w.X.tau = tau
+		// the earliest fit with the jobs before it held, for the start of
+		// its queries: a window that ends before every released instant
+		// meets at least B_j's holds, and none fits before base in B_j
+		w.X.base = prof.EarliestFitMoving(now, w.J.Estimate, w.J.Procs, w.Start)
+		s.settle[i] = tau
+		s.hold(w, w.Start)
+	}
+	for i := len(W) - 2; i >= 0; i-- {
+		s.settle[i] = min(s.settle[i], s.settle[i+1])
+	}
 }
 
 // tolerance is the margin within which two prices count as equal.

@@ -49,6 +49,7 @@ import (
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/policy/reservation"
+	"github.com/backfill-hpc/backfill/profile"
 )
 
 // Heuristic chooses the one permutation of the delayed jobs that is priced
@@ -173,6 +174,9 @@ type sstate struct {
 	cand    int64 // slot after compression in this candidate
 	key     float64
 	lbt     float64 // lower bound of this job's cost in the search
+	efr     int64   // earliest fit among the running jobs alone
+	base    int64   // earliest fit with the jobs before it held (settledFrom)
+	tau     int64   // it stays in a compression that releases only before τ (settledFrom)
 }
 
 // newJob is the entry of j, not yet placed.
@@ -216,7 +220,14 @@ type Policy struct {
 	order []*sjob
 	slots []int64
 	lb    []float64 // suffix lower bounds of the search
-	best  []int64   // chosen slots of the delayed jobs, by position in wait
+	// settle[i]: the jobs from i on stay at their slots in a slot's AST
+	// compression once the released capacity lies before it (settledFrom)
+	settle []int64
+	// backup is the profile with the running jobs and W[:backupK] held,
+	// for the slots of an insertion's search to go back to (compressAST)
+	backup  *profile.Profile
+	backupK int
+	best    []int64 // chosen slots of the delayed jobs, by position in wait
 	// Stats of the search, for benchmarks and tests.
 	Stats Stats
 	// onSlot, when set (tests), sees each priced slot and its permutation.
@@ -227,6 +238,10 @@ type Policy struct {
 	// noLazy disables the AST compression without the delayed holds
 	// (compressAST; tests check that it never changes the schedule).
 	noLazy bool
+	// noSettle disables what settledFrom allows the AST compression: the
+	// early end, the jobs left without a query, the queries' later start
+	// (tests check that it never changes the schedule).
+	noSettle bool
 }
 
 // Stats count the work of the search.
@@ -234,6 +249,7 @@ type Stats struct {
 	Inserts, Removes int
 	Slots            int // candidate slots priced
 	Placements       int // compressions of single jobs
+	Queries          int // earliest-fit queries of the AST compressions
 }
 
 var (

@@ -89,6 +89,7 @@ func TestPruningKeepsSchedule(t *testing.T) {
 			a := New(spec.Procs, prm)
 			b := New(spec.Procs, prm)
 			b.noPrune = true
+			b.noSettle = true
 			b.noLazy = seed%2 == 0 // the general compression on every other seed
 			ra, err := sim.Run(jobs, a, sim.Options{Procs: spec.Procs})
 			if err != nil {
@@ -274,5 +275,58 @@ func TestSF0VersusConservativeRealTrace(t *testing.T) {
 	}
 	if d > 0 {
 		t.Errorf("%d of %d jobs differ", d, len(tr.Jobs))
+	}
+}
+
+// TestSettleKeepsSchedule: the cuts that settledFrom allows the AST
+// compression (the early end of a slot, the jobs left without a query, the
+// queries' later start) and remove's skipped slots change no decision, on
+// long queues (a few hundred jobs arriving faster than they run, early
+// ends, overruns, every fifth job with a higher priority, so that the costs
+// differ per job). Each run is compared with the same run without the cuts
+// and, on every other seed, with the general compression (delayed jobs
+// held), and its outcome is audited.
+func TestSettleKeepsSchedule(t *testing.T) {
+	seeds, most := uint64(40), 400
+	if longtest.Short() {
+		seeds, most = 4, 160
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
+		r := rand.New(rand.NewPCG(seed, 31))
+		spec := testgen.Random(r)
+		spec.Jobs = most/2 + r.IntN(most/2)
+		spec.Procs = 8 + r.IntN(120)
+		spec.MeanGap = r.IntN(8)
+		jobs := testgen.Jobs(r, spec)
+		for i := range jobs {
+			if i%5 == 0 {
+				jobs[i].UP, jobs[i].PP = 1, 1
+			}
+		}
+		prm := DefaultParams()
+		prm.AWT = float64(1 + r.IntN(600))
+		prm.SF = []float64{1, 3, 9}[r.IntN(3)]
+		a := New(spec.Procs, prm)
+		b := New(spec.Procs, prm)
+		b.noSettle = true
+		b.noPrune = seed%3 == 0
+		b.noLazy = seed%2 == 0
+		ra, err := sim.Run(jobs, a, sim.Options{Procs: spec.Procs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := sim.Run(jobs, b, sim.Options{Procs: spec.Procs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range jobs {
+			if ra.Outcomes[i].Start != rb.Outcomes[i].Start {
+				t.Fatalf("seed %d (%d jobs, %d processors): job %d starts at %d with the cuts, %d without", seed, len(jobs), spec.Procs, i, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
+			}
+		}
+		rep := audit.Audit(ra.Outcomes, audit.Options{Procs: spec.Procs, Kill: true, KnownRuntime: true, Expect: len(jobs)})
+		if !rep.OK() {
+			t.Fatalf("seed %d: %s", seed, rep.String())
+		}
 	}
 }

@@ -46,6 +46,9 @@ type Recording struct {
 	// Phases are the timers' sub-second phases from slurmctld's log
 	// (events-NAME.log.gz), nil when the recording has none.
 	Phases *Phases
+	// endFrac is each job's end's fraction of its second, by ID (from
+	// the log; the priority replay orders ends and calculations by it).
+	endFrac map[int]float64
 }
 
 // SprioSample is one line of a sprio sample: at T, job SlurmID had
@@ -57,11 +60,27 @@ type SprioSample struct {
 	W          slurm.Factors
 }
 
+// calcAfterBackfill is how long after the backfill agent slurmctld
+// starts its decay thread (the first recording's log).
+const calcAfterBackfill = 0.26
+
 // CalcOrigin is a priority calculation instant: slurmctld starts its decay
 // thread a fraction of a second after the backfill agent (0.26 s in the
 // recording's log), which puts the calculations' whole seconds one after
 // CtldStart's.
-func (r *Recording) CalcOrigin() int64 { return r.CtldStart + 1 }
+//
+// With the log's phases the decay thread's second follows from the
+// backfill agent's phase: its first cycle's fraction plus 0.26 s, which
+// crosses into the next second only when the agent started late in its
+// second (the second recording: 0.94; the third: 0.25, calculations in
+// CtldStart's own second).
+func (r *Recording) CalcOrigin() int64 {
+	if r.Phases != nil && len(r.Phases.Backfill.F) > 0 {
+		f := r.Phases.Backfill.F[0]
+		return r.CtldStart + int64(math.Floor(f-math.Floor(f)+calcAfterBackfill))
+	}
+	return r.CtldStart + 1
+}
 
 // Resolver maps the recording's jobs to their associations.
 func (r *Recording) Resolver() slurm.Resolver {
@@ -152,7 +171,7 @@ func LoadRecording(dir, name string) (*Recording, error) {
 		first = min(first, s)
 	}
 	r.SchedStart = first - r.Conf.BatchSchedDelay
-	if r.Phases, err = readPhases(filepath.Join(dir, "events-"+name+".log.gz"), dir, name, byID); err != nil {
+	if r.Phases, r.endFrac, err = readPhases(filepath.Join(dir, "events-"+name+".log.gz"), dir, name, byID); err != nil {
 		return nil, err
 	}
 	err = eachLine(filepath.Join(dir, "sprio-"+name+".txt"), "|", 10, func(f []string) error {
@@ -229,8 +248,8 @@ type Comparison struct {
 	// Tolerance is bf_interval + 5 s.
 	Tolerance int64
 	// Within is the number of jobs whose start differs by at most
-	// Tolerance.
-	Within int
+	// Tolerance, Exact the number that start in the same second.
+	Within, Exact int
 }
 
 // Fraction is the share of the jobs within the tolerance.
@@ -240,6 +259,12 @@ func (c *Comparison) Fraction() float64 {
 	}
 	return float64(c.Within) / float64(len(c.Ours))
 }
+
+// CompleteLag is Phases.CompleteLag for the recordings: the log has no
+// line for slurmd's "already complete" reply, but in the second
+// recording's log a pass 23 ms after such an end started nothing while
+// jobs fitted, and passes 28 and 40 ms after others started jobs.
+const CompleteLag = 0.025
 
 // RecordingEndLag is the Options.EndLag the validation uses when the
 // recording has no log to take the timers' phases from: the loop sees a
@@ -264,6 +289,9 @@ func (r *Recording) Compare(starts []int64) *Comparison {
 	for i, s := range starts {
 		if d := s - r.Start[i]; d <= c.Tolerance && d >= -c.Tolerance {
 			c.Within++
+		}
+		if s == r.Start[i] {
+			c.Exact++
 		}
 	}
 	return c
@@ -322,6 +350,10 @@ func (r *Recording) ComparePriorities(dir string) (*PriorityComparison, error) {
 	samples := append([]SprioSample(nil), r.Sprio...)
 	sort.SliceStable(samples, func(a, b int) bool { return samples[a].T < samples[b].T })
 	pc := &PriorityComparison{}
+	var endFrac map[int]float64 // with the log: each job's end, fraction of its second
+	if r.Phases != nil {
+		endFrac = r.endFrac
+	}
 	e := 0
 	for _, s := range samples {
 		// the events of the sample's second come before it
@@ -330,7 +362,16 @@ func (r *Recording) ComparePriorities(dir string) (*PriorityComparison, error) {
 			j := &r.Jobs[x.id].Request
 			switch x.kind {
 			case 0:
-				m.Ended(x.t, j)
+				if f, ok := endFrac[x.id]; ok && r.Phases.Calc > 0 && f < r.Phases.Calc {
+					// before the decay thread's pass of its second: a
+					// calculation due then comes after the end (whose
+					// last usage is then lost, as in Slurm)
+					m.Hold(x.t)
+					m.Ended(x.t, j)
+					m.Hold(0)
+				} else {
+					m.Ended(x.t, j)
+				}
 			case 1:
 				m.Submitted(x.t, j)
 			case 2:
@@ -379,7 +420,8 @@ func (r *Recording) ComparePriorities(dir string) (*PriorityComparison, error) {
 	return pc, nil
 }
 
-// readPhases reads the timers' phases from slurmctld's scheduling events
+// readPhases reads the timers' phases (and each job's end's fraction of
+// its second, by ID) from slurmctld's scheduling events
 // (path, gzipped; nil, nil when absent): the background loop's from its
 // main-scheduler passes ("Running job scheduler"; a pass that is not
 // within 0.05 s + 0.03 s per second since of the loop's drifting phase is
@@ -388,18 +430,18 @@ func (r *Recording) ComparePriorities(dir string) (*PriorityComparison, error) {
 // overhead as end − start − its sleep (workload.csv) — the job's runtime
 // to the millisecond — with the medians as defaults for jobs the log
 // lacks (byID maps Slurm's job ids to the recording's).
-func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
+func readPhases(path, dir, name string, byID map[int64]int) (*Phases, map[int]float64, error) {
 	fh, err := os.Open(path)
 	if os.IsNotExist(err) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer fh.Close()
 	zr, err := gzip.NewReader(fh)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
 	}
 	sleep := map[string]float64{}
 	if err := eachLine(filepath.Join(dir, "workload.csv"), ",", 9, func(f []string) error {
@@ -407,7 +449,7 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 		sleep[f[0]] = v
 		return err
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	names := map[int64]string{}
 	if err := eachLine(filepath.Join(dir, "sacct-"+name+".txt"), "|", 2, func(f []string) error {
@@ -416,9 +458,12 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 		}
 		return nil
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ph := &Phases{Submits: map[int]float64{}, Overheads: map[int]float64{}}
+	ph := &Phases{Submits: map[int]float64{}, Overheads: map[int]float64{}, Epilog: map[int]float64{}}
+	ended := map[int64]float64{} // job ends (_job_complete), by Slurm's id
+	epilogAt := math.Inf(-1)     // the last epilog-complete message
+	endFrac := map[int]float64{}
 	var subs, over []float64
 	start := map[int64]float64{}
 	jobID := func(line, key string) (int64, bool) {
@@ -444,13 +489,19 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 		}
 		ts, err := time.Parse("2006-01-02T15:04:05.000", t[1:24])
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+			return nil, nil, fmt.Errorf("%s:%d: %v", path, line, err)
 		}
 		sec := ts.Unix()
 		frac := float64(ts.Nanosecond()) / 1e9
 		at := float64(sec) + frac
 		switch {
 		case strings.Contains(t, "Running job scheduler"):
+			if ph.FullPass == 0 && strings.Contains(t, "for full queue") {
+				ph.FullPass = sec
+			}
+			if at-epilogAt < 0.005 {
+				continue // the pass an epilog-complete message asked for
+			}
 			if n := len(ph.Loop.T); n > 0 {
 				prev := ph.Loop.At(ph.Loop.T[n-1])
 				d := frac - prev
@@ -477,8 +528,21 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 			if id, ok := jobID(t, "JobId="); ok {
 				start[id] = at
 			}
+		case strings.Contains(t, "_slurm_rpc_epilog_complete: JobId="):
+			epilogAt = at
+			if id, ok := jobID(t, "JobId="); ok {
+				if e, ok := ended[id]; ok {
+					if i, ok := byID[id]; ok {
+						ph.Epilog[i] = at - e
+					}
+				}
+			}
 		case strings.Contains(t, "_job_complete: JobId=") && strings.HasSuffix(strings.TrimSpace(t), "done"):
 			if id, ok := jobID(t, "JobId="); ok {
+				ended[id] = at
+				if i, ok := byID[id]; ok {
+					endFrac[i] = frac
+				}
 				if s0, ok := start[id]; ok {
 					if sl, ok := sleep[names[id]]; ok {
 						over = append(over, at-s0-sl)
@@ -491,10 +555,10 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
 	}
 	if len(ph.Loop.T) == 0 || len(subs) == 0 || len(over) == 0 {
-		return nil, fmt.Errorf("%s: no loop passes, submissions or job ends found", path)
+		return nil, nil, fmt.Errorf("%s: no loop passes, submissions or job ends found", path)
 	}
 	median := func(x []float64) float64 {
 		sort.Float64s(x)
@@ -502,5 +566,12 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 	}
 	ph.Submit = median(subs)
 	ph.Overhead = median(over)
-	return ph, nil
+	ph.CompleteLag = CompleteLag
+	if len(ph.Backfill.F) > 0 {
+		// the decay thread starts 0.26 s after the backfill agent
+		// (CalcOrigin), whose first cycle is bf_interval after its start
+		c := ph.Backfill.F[0] + calcAfterBackfill
+		ph.Calc = c - math.Floor(c)
+	}
+	return ph, endFrac, nil
 }

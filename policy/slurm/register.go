@@ -10,7 +10,7 @@ import (
 func init() {
 	policy.Register(policy.Info{
 		Name: "slurm",
-		Doc:  "Slurm's scheduler (22.05): the main scheduler's priority pass and sched/backfill, priority/multifactor by default, partitions and association/QOS limits from a slurm.conf excerpt and a shares file",
+		Doc:  "Slurm's scheduler (22.05): the main scheduler's priority pass and sched/backfill, priority/multifactor by default, partitions and association/QOS limits from a slurm.conf excerpt and a shares file (slurmconf, shares, sidecar: the keys of order multifactor below; the excerpt's settings keep Slurm's names and defaults, e.g. SchedulerParameters=bf_interval=…,batch_sched_delay=…, PriorityWeightFairshare=…)",
 		Params: []policy.Param{
 			policy.OrderParam("multifactor"),
 			{Name: "bf_interval", Default: "30", Doc: "seconds between backfill cycles (SchedulerParameters; overrides slurmconf)"},

@@ -37,6 +37,7 @@
 package slurm
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -88,11 +89,28 @@ type Sched struct {
 	// req is when the background loop first sees a pending request for
 	// the main scheduler (a submission: at once; a job end: at the loop's
 	// next wake, the next second), noReq for none
-	req       int64
+	req int64
+	// reqLast is the latest of the pending requests' seconds: a pass
+	// consumes the requests the loop has seen, not those it sees in the
+	// next second (an end or submission after the pass in its second)
+	reqLast   int64
 	seenEpoch int   // the multifactor epoch Tick last saw
 	endLag    int64 // Options.EndLag
 	ph        *Phases
 	frac      map[int]float64 // running jobs' start fractions (with ph)
+	// epi are the main-scheduler passes that epilog-complete messages
+	// asked for (with ph: the ends in Phases.Epilog), not yet run
+	epi []instant
+	// ending are the jobs that ended in this second, not yet released
+	// (with ph: passes before an end's fraction do not see it)
+	ending []ending
+	// lateEnds are jobs that ended after this second's priority
+	// calculation, whose multifactor bookkeeping waits for it
+	lateEnds  []*job.Request
+	changedAt int64 // the second of the last change
+	// cg are the intervals (absolute, fractional seconds) in which the
+	// node is completing a job (with ph, single node)
+	cg [][2]float64
 	// the reservations of the current backfill cycle
 	blocks []block
 	// holds no start-now decision can meet, not yet in the profile, and
@@ -108,6 +126,19 @@ type Sched struct {
 }
 
 type block struct{ start, end int64 }
+
+// ending is a job that ended at a fraction of the current second.
+type ending struct {
+	j    *job.Request
+	frac float64
+	sec  int64
+}
+
+// instant is a second and a fraction of it.
+type instant struct {
+	sec  int64
+	frac float64
+}
 
 // minFree is a query of prune: m processors free over [now, now+d).
 type minFree struct {
@@ -214,6 +245,9 @@ func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
 	if o.SchedStart != 0 {
 		s.lastSched, s.lastFull = o.SchedStart, o.SchedStart
 	}
+	if o.Phases != nil && o.Phases.FullPass != 0 {
+		s.lastFull = o.Phases.FullPass - c.SchedInterval
+	}
 	return s
 }
 
@@ -255,7 +289,13 @@ func (s *Sched) Insert(now int64, j *job.Request) {
 	if s.ph != nil && s.ph.submit(j.ID) >= s.ph.Loop.At(now) {
 		seen++ // the loop woke before the submission in its second
 	}
-	s.req = min(s.req, seen)
+	s.request(seen)
+	if s.ph != nil {
+		s.holdCalc(now, s.ph.submit(j.ID))
+		// (a job submitted after the calculation gets its initial
+		// priority from the factors before it; the calculation, before
+		// any pass that sees the job, recomputes it)
+	}
 	if r := s.admit(j); r != "" {
 		s.rej[j.ID] = r
 		return
@@ -270,7 +310,7 @@ func (s *Sched) Insert(now int64, j *job.Request) {
 		slurm.CountSubmit(x, 1)
 	}
 	slurm.CountQOSSubmit(q, in.User, 1)
-	s.changed = true
+	s.change(now)
 	if !s.stale && !s.dynamic && (s.ord.O != policy.Order(s.mf) || s.mf.Epoch() == s.epoch) {
 		// the list is in order: insert at j's place
 		i, _ := slices.BinarySearchFunc(s.wait, j, func(a, b *job.Request) int {
@@ -317,32 +357,57 @@ func (s *Sched) admitted(j *job.Request) (bool, string) {
 
 // Remove implements policy.Scheduler.
 func (s *Sched) Remove(now int64, j *job.Request) {
-	s.changed = true
+	s.change(now)
 	a, q := s.mf.Job(j)
 	in := s.mf.Info(j)
+	late := false // an end after this second's priority calculation
 	if _, running := s.run.Started(j); running {
 		seen := now + s.endLag
+		fe := 0.0 // the end's fraction of its second (with Phases)
 		if s.ph != nil {
 			// the end's fraction: the start's plus the launch and
 			// completion overhead; the loop sees it in this second if it
 			// wakes after it
-			fe := s.frac[j.ID] + s.ph.overhead(j.ID)
+			fe = s.frac[j.ID] + s.ph.overhead(j.ID)
 			fe -= math.Floor(fe)
 			delete(s.frac, j.ID)
-			seen = now
-			if fe >= s.ph.Loop.At(now) {
+			// slurmctld counts the request when the job is completed
+			// (slurmd's "already complete" reply, CompleteLag after
+			// the end); the loop sees it in that second if it wakes
+			// after it
+			x := fe + s.ph.CompleteLag
+			seen = now + int64(math.Floor(x))
+			if x-math.Floor(x) >= s.ph.Loop.At(seen) {
 				seen++
 			}
-		}
-		s.req = min(s.req, seen)
-		s.run.End(now, j)
-		for i, e := range s.ends {
-			if e.id == j.ID {
-				s.ends = slices.Delete(s.ends, i, i+1)
-				break
+			if d, ok := s.ph.Epilog[j.ID]; ok {
+				// slurmd's epilog-complete message: slurmctld runs the
+				// main scheduler at once (schedule(), not the loop's
+				// request count), d seconds after the end
+				x := fe + d
+				s.epi = append(s.epi, instant{now + int64(math.Floor(x)), x - math.Floor(x)})
+				seen = noReq
 			}
 		}
-		slurm.CountRun(a, q, in.User, int64(j.Procs), -1)
+		s.request(seen)
+		if s.ph != nil {
+			late = s.holdCalc(now, fe)
+			// the job holds its CPUs for the passes of this second
+			// before its end's fraction (Tick releases it)
+			s.ending = append(s.ending, ending{j, fe, now})
+			if s.node {
+				// the node is completing from the end until the job is
+				// completed (epilog-complete message or the reply to the
+				// terminate request): no job starts on it meanwhile
+				c := s.ph.CompleteLag
+				if d, ok := s.ph.Epilog[j.ID]; ok {
+					c = d
+				}
+				s.cg = append(s.cg, [2]float64{float64(now) + fe, float64(now) + fe + c})
+			}
+		} else {
+			s.release(now, j)
+		}
 	} else {
 		if i := slices.Index(s.wait, j); i >= 0 {
 			s.wait = slices.Delete(s.wait, i, i+1)
@@ -352,25 +417,126 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 		slurm.CountSubmit(x, -1)
 	}
 	slurm.CountQOSSubmit(q, in.User, -1)
+	if late {
+		// after the decay thread's pass of this second: its
+		// bookkeeping waits for the calculation (Tick)
+		s.lateEnds = append(s.lateEnds, j)
+		return
+	}
 	s.mf.Ended(now, j)
 	if s.ord.O != policy.Order(s.mf) {
 		s.ord.Ended(now, j)
 	}
 }
 
+// holdCalc keeps a priority calculation due in second now (with
+// Phases: at the fraction Phases.Calc of it) for Tick, which runs it
+// between the passes of the second, and reports whether an event at
+// fraction f of the second comes after it.
+func (s *Sched) holdCalc(now int64, f float64) bool {
+	if s.ph.Calc <= 0 || s.mf.NextCalc() != now {
+		return false
+	}
+	s.mf.Hold(now)
+	return f >= s.ph.Calc
+}
+
+// release frees the CPUs of j, which ended at now.
+func (s *Sched) release(now int64, j *job.Request) {
+	a, q := s.mf.Job(j)
+	s.run.End(now, j)
+	for i, e := range s.ends {
+		if e.id == j.ID {
+			s.ends = slices.Delete(s.ends, i, i+1)
+			break
+		}
+	}
+	slurm.CountRun(a, q, s.mf.Info(j).User, int64(j.Procs), -1)
+}
+
+// completing reports whether the node is completing a job at fraction f
+// of second now (with Phases, on a single node), and forgets the
+// intervals that are over.
+func (s *Sched) completing(now int64, f float64) bool {
+	t := float64(now) + f
+	in := false
+	k := 0
+	for _, c := range s.cg {
+		if c[1] <= t+1e-9 { // (the pass an epilog-complete message asks for comes at its end)
+			continue
+		}
+		s.cg[k] = c
+		k++
+		if c[0] <= t {
+			in = true
+		}
+	}
+	s.cg = s.cg[:k]
+	return in
+}
+
+// releaseTo releases the jobs that ended in this second at a fraction
+// up to f (with Phases).
+func (s *Sched) releaseTo(now int64, f float64) {
+	k := 0
+	for _, e := range s.ending {
+		if e.frac <= f {
+			s.release(now, e.j)
+		} else {
+			s.ending[k] = e
+			k++
+		}
+	}
+	clear(s.ending[k:])
+	s.ending = s.ending[:k]
+}
+
 // Tick implements policy.Scheduler.
 func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
+	if len(s.ending) > 0 {
+		// jobs that ended in an earlier second, or past their planned
+		// end (they would look overrunning), go at once
+		k := 0
+		for _, e := range s.ending {
+			if st, _ := s.run.Started(e.j); e.sec < now || st+e.j.Estimate <= now {
+				s.release(now, e.j)
+			} else {
+				s.ending[k] = e
+				k++
+			}
+		}
+		clear(s.ending[k:])
+		s.ending = s.ending[:k]
+	}
 	s.run.Prof.Forget(now)
 	if s.run.Overrunning(now) {
 		if err := s.run.Extend(now); err != nil {
 			panic("slurm: " + err.Error()) // unreachable: no reservation is held between passes
 		}
-		s.changed = true // the running jobs' planned ends moved
+		s.change(now) // the running jobs' planned ends moved
 	}
-	s.mf.Advance(now)
-	if s.ord.O != policy.Order(s.mf) {
-		s.ord.Advance(now)
+	advance := func(t int64) {
+		s.mf.Advance(t)
+		if s.ord.O != policy.Order(s.mf) {
+			s.ord.Advance(t)
+		}
+		if e := s.mf.Epoch(); e != s.seenEpoch {
+			// a priority calculation updates every pending job (Slurm's
+			// last_job_update, which the backfill agent watches)
+			s.seenEpoch = e
+			if len(s.wait) > 0 {
+				s.change(now)
+			}
+		}
 	}
+	// with Phases, a priority calculation in this second comes at the
+	// decay thread's fraction: the passes before it see the old
+	// priorities
+	late := s.ph != nil && s.ph.Calc > 0 && s.mf.NextCalc() == now
+	if late {
+		s.mf.Hold(now)
+	}
+	advance(now)
 	startFrac := 0.0 // the start's fraction of a second (with Phases)
 	launch := func(j *job.Request) {
 		if s.ph != nil {
@@ -388,16 +554,8 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		if s.ord.O != policy.Order(s.mf) {
 			s.ord.Started(now, j)
 		}
-		s.changed = true
+		s.change(now)
 		start(j)
-	}
-	if e := s.mf.Epoch(); e != s.seenEpoch {
-		// a priority calculation updates every pending job (Slurm's
-		// last_job_update, which the backfill agent watches)
-		s.seenEpoch = e
-		if len(s.wait) > 0 {
-			s.changed = true
-		}
 	}
 	// slurmctld's background loop (once a second): the periodic pass
 	// every sched_interval (it keeps its phase: the loop wakes every
@@ -415,35 +573,30 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 			s.lastSched = max(s.lastSched, s.lastFull)
 			if s.lastFull == now {
 				main = true
-				s.req = noReq
+				s.consume(now)
 			}
 		}
 	}
 	if wakes && s.req <= now && now >= s.lastSched+s.c.BatchSchedDelay {
 		main = true
 		s.lastSched = now
-		s.req = noReq
+		s.consume(now)
 	}
-	runMain := func() {
-		if main && len(s.wait) > 0 {
-			if s.ph != nil {
-				startFrac = s.ph.Loop.At(now)
-			}
-			s.mainPass(now, launch)
+	pass := func(frac float64) {
+		if len(s.wait) > 0 && !s.completing(now, frac) {
+			startFrac = frac
+			s.mainPass(now, frac, launch)
 		}
-	}
-	// with Phases, the earlier of the loop and the backfill agent in this
-	// second goes first
-	bfFirst := s.ph != nil && s.ph.Backfill.At(now) < s.ph.Loop.At(now)
-	if !bfFirst {
-		runMain()
 	}
 	// the backfill agent sleeps bf_interval after a cycle, then retries
 	// every second while nothing changed (Slurm's _more_work: a job was
 	// submitted, started or ended, or priorities were recalculated); with
 	// no job waiting, the cycles keep their phase
 	retry := false
-	if now >= s.lastBf+s.c.BfInterval {
+	cycle := func() {
+		if now < s.bfDue() {
+			return
+		}
 		switch {
 		case len(s.wait) == 0:
 			s.lastBf += (now - s.lastBf) / s.c.BfInterval * s.c.BfInterval
@@ -460,13 +613,67 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 			}
 		}
 	}
-	if bfFirst {
-		runMain()
+	if s.ph == nil {
+		if main {
+			pass(0)
+		}
+		cycle()
+	} else {
+		// in this second, in the order of their fractions: the loop's
+		// pass, the passes of epilog-complete messages, the backfill
+		// cycle
+		bf := s.ph.Backfill.At(now)
+		done := false
+		steps := s.epi[:0:0]
+		if main {
+			steps = append(steps, instant{now, s.ph.Loop.At(now)})
+		}
+		k := 0
+		for _, e := range s.epi {
+			if e.sec <= now {
+				steps = append(steps, instant{now, e.frac})
+			} else {
+				s.epi[k] = e
+				k++
+			}
+		}
+		s.epi = s.epi[:k]
+		slices.SortStableFunc(steps, func(a, b instant) int { return cmp.Compare(a.frac, b.frac) })
+		to := func(f float64) { // the events of this second up to f
+			s.releaseTo(now, f)
+			if late && f >= s.ph.Calc {
+				s.mf.Hold(0)
+				advance(now)
+				late = false
+				for _, j := range s.lateEnds {
+					s.mf.Ended(now, j)
+					if s.ord.O != policy.Order(s.mf) {
+						s.ord.Ended(now, j)
+					}
+				}
+				clear(s.lateEnds)
+				s.lateEnds = s.lateEnds[:0]
+			}
+		}
+		for _, st := range steps {
+			if !done && bf < st.frac {
+				to(bf)
+				cycle()
+				done = true
+			}
+			to(st.frac)
+			pass(st.frac)
+		}
+		if !done {
+			to(bf)
+			cycle()
+		}
+		to(1)
 	}
 	if len(s.wait) == 0 {
 		return policy.NoWake
 	}
-	wake := min(s.lastBf+s.c.BfInterval, s.lastFull+s.c.SchedInterval)
+	wake := min(s.bfDue(), s.lastFull+s.c.SchedInterval)
 	if retry {
 		// nothing changed: the next change is an event (which ticks) or
 		// a priority calculation
@@ -475,7 +682,47 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 	if s.req != noReq {
 		wake = min(wake, max(s.req, s.lastSched+s.c.BatchSchedDelay))
 	}
+	for _, e := range s.epi {
+		wake = min(wake, e.sec)
+	}
 	return max(wake, now+1)
+}
+
+// bfDue is the second of the next backfill cycle: bf_interval after the
+// last; with Phases, a second later when the agent's drifting phase goes
+// round the second in between.
+func (s *Sched) bfDue() int64 {
+	t := s.lastBf + s.c.BfInterval
+	if s.ph != nil {
+		t += s.ph.Backfill.Shift(s.lastBf, t)
+	}
+	return t
+}
+
+// change notes a change at now (Slurm's last_job_update).
+func (s *Sched) change(now int64) {
+	s.changed = true
+	s.changedAt = now
+}
+
+// request notes a request for the main scheduler that the background
+// loop first sees in second seen (noReq: none; Slurm's job_sched_cnt).
+func (s *Sched) request(seen int64) {
+	if seen == noReq {
+		return
+	}
+	s.req = min(s.req, seen)
+	s.reqLast = max(s.reqLast, seen)
+}
+
+// consume is a pass of the loop in second now: it clears the requests
+// the loop has seen; one it sees only in the next second stays.
+func (s *Sched) consume(now int64) {
+	if s.reqLast > now {
+		s.req = s.reqLast
+		return
+	}
+	s.req, s.reqLast = noReq, 0
 }
 
 // sorted is the waiting jobs in priority order at now.
@@ -489,7 +736,7 @@ func (s *Sched) sorted(now int64) []*job.Request {
 		s.stale = false
 		s.epoch = s.mf.Epoch()
 		if !slices.Equal(s.prev, s.wait) {
-			s.changed = true // a new order may start other jobs
+			s.change(now) // a new order may start other jobs
 		}
 	}
 	return s.wait
@@ -501,13 +748,14 @@ func (s *Sched) drop(idx []int) {
 	if len(idx) == 0 {
 		return
 	}
-	k, next := 0, 0
-	for i, j := range s.wait {
+	// the jobs before the first dropped stay where they are
+	k, next := idx[0], 0
+	for i := idx[0]; i < len(s.wait); i++ {
 		if next < len(idx) && idx[next] == i {
 			next++
 			continue
 		}
-		s.wait[k] = j
+		s.wait[k] = s.wait[i]
 		k++
 	}
 	clear(s.wait[k:])
@@ -525,7 +773,7 @@ func (s *Sched) runnable(j *job.Request) bool {
 
 // mainPass is the main scheduler: priority order, start what fits now,
 // stop in a partition at its first job that does not fit.
-func (s *Sched) mainPass(now int64, launch func(*job.Request)) {
+func (s *Sched) mainPass(now int64, frac float64, launch func(*job.Request)) {
 	free := s.run.Prof.FreeAt(now)
 	clear(s.blocked)
 	s.started = s.started[:0]
@@ -534,7 +782,7 @@ func (s *Sched) mainPass(now int64, launch func(*job.Request)) {
 			break
 		}
 		part := s.mf.Partition(j).Name
-		if s.blocked[part] || !s.runnable(j) || s.hidden(j, now, false) {
+		if s.blocked[part] || !s.runnable(j) || s.hidden(j, now, frac) {
 			continue
 		}
 		if j.Procs <= free {
@@ -551,7 +799,10 @@ func (s *Sched) mainPass(now int64, launch func(*job.Request)) {
 // backfill is one cycle of sched/backfill.
 func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 	q := s.sorted(now)
-	s.changed = false
+	// Slurm compares whole seconds (last_job_update >= the last cycle's
+	// end): a change in this second, even before the cycle, makes the
+	// next cycle run
+	s.changed = s.changedAt == now
 	prof := s.run.Prof
 	res := s.c.BfResolution
 	s.blocks = s.blocks[:0]
@@ -560,6 +811,10 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 	tested := 0
 	windowEnd := now + s.c.BfWindow
 	free := prof.FreeAt(now)
+	bfFrac := 0.0 // the cycle's fraction of its second (with Phases)
+	if s.ph != nil {
+		bfFrac = s.ph.Backfill.At(now)
+	}
 	// the candidates: the jobs the cycle will test that fit now beside
 	// the running jobs alone (the profile holds only them now, and their
 	// free processors only grow with time, so: that fit the free
@@ -576,7 +831,7 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 		if tested >= s.c.BfMaxJobTest {
 			break
 		}
-		if !s.runnable(j) || s.hidden(j, now, true) {
+		if !s.runnable(j) || s.hidden(j, now, bfFrac) {
 			continue
 		}
 		if s.c.BfMaxJobUser > 0 {
@@ -614,7 +869,7 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 		if tested >= s.c.BfMaxJobTest {
 			break
 		}
-		if !s.runnable(j) || s.hidden(j, now, true) {
+		if !s.runnable(j) || s.hidden(j, now, bfFrac) {
 			continue
 		}
 		if s.c.BfMaxJobUser > 0 {
@@ -674,9 +929,7 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 			continue
 		}
 		s.snapshot()
-		if err := prof.Add(t, e, j.Procs); err != nil {
-			panic("slurm: " + err.Error()) // unreachable: it fits from t
-		}
+		prof.AddFitted(t, e, j.Procs) // it fits from t (e ≤ t + its estimate)
 		if !s.prune(now, i, q, t, j.Procs) {
 			break
 		}
@@ -696,18 +949,13 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 	s.drop(s.started)
 }
 
-// hidden reports whether j, submitted in this second, came after this
-// second's pass of the loop or (backfill) the backfill agent (with
-// Phases; never without).
-func (s *Sched) hidden(j *job.Request, now int64, backfill bool) bool {
+// hidden reports whether j, submitted in this second, came after a pass
+// at fraction frac of it (with Phases; never without).
+func (s *Sched) hidden(j *job.Request, now int64, frac float64) bool {
 	if s.ph == nil || j.Submit != now {
 		return false
 	}
-	p := &s.ph.Loop
-	if backfill {
-		p = &s.ph.Backfill
-	}
-	return s.ph.submit(j.ID) >= p.At(now)
+	return s.ph.submit(j.ID) >= frac
 }
 
 // snapshot saves the profile (the running jobs) before the cycle's first
@@ -894,6 +1142,28 @@ type Phases struct {
 	// Submits, by job ID, replace it for the jobs they list.
 	Submit  float64
 	Submits map[int]float64
+	// Epilog lists, by job ID, the jobs whose end reached slurmctld as
+	// slurmd's epilog-complete message (the batch step was still being
+	// cleaned up when slurmctld's terminate request came), with the
+	// seconds from the end to the message: slurmctld then runs the main
+	// scheduler at once. The other ends are answered "already complete"
+	// and only counted for the background loop. Which path an end takes
+	// is a race inside slurmd (a recording's log tells; nothing in the
+	// times predicts it).
+	Epilog map[int]float64
+	// CompleteLag is how long the node stays completing after an end
+	// whose job is not in Epilog (slurmd's "already complete" reply to
+	// slurmctld's terminate request): main-scheduler passes in that
+	// window start nothing.
+	CompleteLag float64
+	// Calc is the fraction of its second at which the decay thread
+	// recalculates the priorities (it keeps its phase: it sleeps until
+	// its start plus a multiple of PriorityCalcPeriod); 0: at the whole
+	// second, before every pass.
+	Calc float64
+	// FullPass is the second of a periodic (sched_interval) pass of the
+	// loop, the first; 0: unknown (Options.SchedStart decides).
+	FullPass int64
 }
 
 func (p *Phases) submit(id int) float64 {
@@ -935,6 +1205,15 @@ func (p *Phase) Mark(t int64, f float64) {
 // the one in t−1 falls in t+1.
 func (p *Phase) Skips(t int64) bool {
 	return len(p.T) > 0 && math.Floor(p.at(t)) > math.Floor(p.at(t-1))
+}
+
+// Shift is how many times the timer's phase goes round the second
+// between seconds a and b (a ≤ b).
+func (p *Phase) Shift(a, b int64) int64 {
+	if len(p.T) == 0 {
+		return 0
+	}
+	return int64(math.Floor(p.at(b)) - math.Floor(p.at(a)))
 }
 
 // At is the fraction at second t (0 without marks).

@@ -208,6 +208,12 @@ func TestPhase(t *testing.T) {
 			t.Errorf("At(%d) = %.4f, want %.4f", c.t, got, c.want)
 		}
 	}
+	if got := p.Shift(10, 20); got != 1 {
+		t.Errorf("Shift(10, 20) = %d, want 1 (the phase goes round once)", got)
+	}
+	if got := p.Shift(10, 14); got != 0 {
+		t.Errorf("Shift(10, 14) = %d, want 0", got)
+	}
 	// the wake-up after 14.98 comes at 16.00: second 15 is skipped
 	for sec := int64(11); sec <= 25; sec++ {
 		if got := p.Skips(sec); got != (sec == 15) {
@@ -236,5 +242,57 @@ func TestPhasesByHand(t *testing.T) {
 		if got := starts(t, New(10, c, nil, Options{Phases: ph}), 10, js); got != x.want {
 			t.Errorf("overhead %.1f: starts %s, want %s", x.over, got, x.want)
 		}
+	}
+}
+
+// TestEndsWithinTheirSecondByHand: the loop wakes at 0.81 past every
+// second (batch_sched_delay 3 s); J0 (t=0, 10 CPUs, runtime 10) starts
+// at the first pass, 3.81, and ends at 13.81 (no overhead); J1 (10 CPUs)
+// is submitted at 13.1, so the loop's pass at 13.81 serves it.
+//   - One-CPU nodes: J0's end comes at the pass's instant, before it
+//     (ends at or before a pass's fraction are seen by it): J1 starts
+//     at 13.
+//   - One node of 10 CPUs: the node is completing until 13.835
+//     (CompleteLag 0.025), so the pass at 13.81 starts nothing; J0's
+//     end is counted at 13.835, after the pass, so the loop serves it at
+//     its first pass 3 s after the last: 16.81, J1 starts at 16.
+//   - The same with J0's end reaching slurmctld as an epilog-complete
+//     message 0.05 s after the end: a pass at 13.86, J1 starts at 13.
+//
+// And with the loop at 0.5 and 0.3 s of overhead: J0 ends at 13.8,
+// after the loop's 13.5 pass, which J1's submission asked for and which
+// cannot start J1 (J0 still runs); the end's request survives that pass
+// and is served 3 s later, at 16.5 (a pass that cleared it would leave
+// J1 to the backfill cycle at 30.9).
+func TestEndsWithinTheirSecondByHand(t *testing.T) {
+	node := slurm.DefaultConf()
+	node.Nodes, node.CPUs = 1, 10
+	for _, x := range []struct {
+		name   string
+		c      slurm.Conf
+		epilog bool
+		want   string
+	}{
+		{"one-CPU nodes", slurm.DefaultConf(), false, "3 13"},
+		{"one node", node, false, "3 16"},
+		{"one node, epilog complete", node, true, "3 13"},
+	} {
+		js := jobsOf([][4]int64{{0, 10, 100, 10}, {13, 10, 100, 10}})
+		ph := &Phases{Submit: 0.1, CompleteLag: 0.025}
+		ph.Loop.Mark(0, 0.81)
+		ph.Backfill.Mark(0, 0.9)
+		if x.epilog {
+			ph.Epilog = map[int]float64{0: 0.05}
+		}
+		if got := starts(t, New(10, x.c, nil, Options{Phases: ph}), 10, js); got != x.want {
+			t.Errorf("%s: starts %s, want %s", x.name, got, x.want)
+		}
+	}
+	js := jobsOf([][4]int64{{0, 10, 100, 10}, {13, 10, 100, 10}})
+	ph := &Phases{Submit: 0.1, Overhead: 0.3}
+	ph.Loop.Mark(0, 0.5)
+	ph.Backfill.Mark(0, 0.9)
+	if got := starts(t, New(10, slurm.DefaultConf(), nil, Options{Phases: ph}), 10, js); got != "3 16" {
+		t.Errorf("request after the pass: starts %s, want 3 16", got)
 	}
 }

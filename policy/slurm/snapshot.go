@@ -20,7 +20,8 @@ var (
 // running jobs' holds (and, on a single node, their planned ends), the
 // waiting list in its current order (whether it is sorted decides when
 // the next cycle sees a new order), the timers of the main scheduler and
-// the backfill agent, the pending request of the background loop, and the
+// the backfill agent, the pending requests of the background loop (the
+// first's and the last's seconds), the second of the last change, and the
 // multifactor priority's own state (fair-share usage, decay clock,
 // priorities; policy.OrderSnapshotter) — with another order, that
 // order's state too. A backfill cycle's reservations live for one cycle
@@ -39,6 +40,8 @@ type snapshot struct {
 	LastSched int64                `json:"last_sched"`
 	LastFull  int64                `json:"last_full"`
 	Req       int64                `json:"req"`
+	ReqLast   int64                `json:"req_last,omitempty"`   // the latest pending request's second
+	ChangedAt int64                `json:"changed_at,omitempty"` // the last change's second
 	Rej       map[int]string       `json:"rej,omitempty"`
 	MF        json.RawMessage      `json:"multifactor"`
 	Order     json.RawMessage      `json:"order,omitempty"` // another order's state
@@ -64,7 +67,7 @@ func (s *Sched) Snapshot() ([]byte, error) {
 		return nil, fmt.Errorf("slurm: %w", err)
 	}
 	sn := snapshot{V: 1, Run: s.run.Holds(), Wait: make([]int, len(s.wait)), Stale: s.stale, Epoch: s.epoch, SeenEpoch: s.seenEpoch,
-		Changed: s.changed, LastBf: s.lastBf, LastSched: s.lastSched, LastFull: s.lastFull, Req: s.req, MF: mf}
+		Changed: s.changed, LastBf: s.lastBf, LastSched: s.lastSched, LastFull: s.lastFull, Req: s.req, ReqLast: s.reqLast, ChangedAt: s.changedAt, MF: mf}
 	for i, j := range s.wait {
 		sn.Wait[i] = j.ID
 	}
@@ -127,6 +130,7 @@ func (s *Sched) Restore(now int64, data []byte, lookup func(id int) *job.Request
 	}
 	s.stale, s.epoch, s.seenEpoch, s.changed = sn.Stale, sn.Epoch, sn.SeenEpoch, sn.Changed
 	s.lastBf, s.lastSched, s.lastFull, s.req = sn.LastBf, sn.LastSched, sn.LastFull, sn.Req
+	s.reqLast, s.changedAt = sn.ReqLast, sn.ChangedAt
 	s.run.Prof.Forget(now)
 	return nil
 }
