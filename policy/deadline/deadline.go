@@ -299,7 +299,7 @@ type Policy struct {
 	byKey      []*djob          // the waiting jobs in the heuristic's order (keyed)
 	qs         qopsState        // QoPS: the scratch of an insertion point
 	fm         fitMemo          // the fits of the current admission decision
-	snap       *profile.Profile // MRT: the profile before a decision, for a rejection
+	snap       *profile.Profile // MSB, MRT: the profile before a decision
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool
