@@ -370,6 +370,9 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 			// wakes after it
 			fe = s.frac[j.ID] + s.ph.overhead(j.ID)
 			fe -= math.Floor(fe)
+			if at, ok := s.ph.Ended[j.ID]; ok && int64(math.Floor(at)) == now {
+				fe = at - math.Floor(at) // the recorded end, when it falls in this second
+			}
 			delete(s.frac, j.ID)
 			// slurmctld counts the request when the job is completed
 			// (slurmd's "already complete" reply, CompleteLag after
@@ -1151,6 +1154,11 @@ type Phases struct {
 	// is a race inside slurmd (a recording's log tells; nothing in the
 	// times predicts it).
 	Epilog map[int]float64
+	// Ended are, by job ID, the recorded ends (seconds with their
+	// fractions): an end the schedule puts in the same second takes its
+	// fraction from here (the start's fraction plus the overhead can be a
+	// few milliseconds off).
+	Ended map[int]float64
 	// CompleteLag is how long the node stays completing after an end
 	// whose job is not in Epilog (slurmd's "already complete" reply to
 	// slurmctld's terminate request): main-scheduler passes in that
