@@ -82,7 +82,7 @@ func plan(e *engine.Engine, now int64) string {
 // cancellations; the reservation lists are compared in full after every
 // pass.
 func TestSnapshotRestoreSameDecisions(t *testing.T) {
-	specs := []string{"conservative", "easy", "easy:depth=3", "easy:order=sjbf", "easy:order=sjf", "fcfs", "slack", "slack:sf=0.5:h=ast", "lookahead", "lookahead:reserve=false:order=sjf:depth=all:cs=3", "conservative:order=sjf", "slack:order=sjf", "multiqueue", "multiqueue:order=sjf:bounds=50/150", "qops", "qops:h=llf:new=sorted:k=1", "msb", "msb:h=edf", "mrt", "mrt:h=llf:nd=reject"}
+	specs := []string{"conservative", "easy", "easy:depth=3", "easy:order=sjbf", "easy:order=sjf", "fcfs", "slack", "slack:sf=0.5:h=ast", "lookahead", "lookahead:reserve=false:order=sjf:depth=all:cs=3", "conservative:order=sjf", "slack:order=sjf", "multiqueue", "multiqueue:order=sjf:bounds=50/150", "qops", "qops:h=llf:new=sorted:k=1", "msb", "msb:h=edf", "mrt", "mrt:h=llf:nd=reject", "fcfs:order=sjf"}
 	for _, spec := range specs {
 		for seed := uint64(1); seed <= 8; seed++ {
 			t.Run(fmt.Sprintf("%s/%d", spec, seed), func(t *testing.T) { snapshotRun(t, spec, seed) })
@@ -114,7 +114,8 @@ func TestSnapshotRestoreStatefulOrders(t *testing.T) {
 	specs := []string{"slurm:slurmconf=" + tree, "slurm:slurmconf=" + classic, "slurm:order=sjf:bf_interval=20",
 		"easy:order=multifactor:slurmconf=" + classic, "easy:depth=3:order=multifactor:slurmconf=" + tree,
 		"lookahead:order=multifactor:slurmconf=" + tree, "multiqueue:order=multifactor:slurmconf=" + classic,
-		"conservative:order=multifactor:slurmconf=" + tree, "slack:order=multifactor:slurmconf=" + classic}
+		"conservative:order=multifactor:slurmconf=" + tree, "slack:order=multifactor:slurmconf=" + classic,
+		"fcfs:order=multifactor:slurmconf=" + tree}
 	for _, spec := range specs {
 		for seed := uint64(1); seed <= 4; seed++ {
 			t.Run(fmt.Sprintf("%s/%d", strings.ReplaceAll(spec, dir+"/", ""), seed), func(t *testing.T) { snapshotRun(t, spec, seed) })
@@ -320,14 +321,14 @@ func init() {
 // others, multifactor priority and the slurm policy included, save it.
 func TestSnapshotRefused(t *testing.T) {
 	for _, spec := range []string{"conservative:predict=history-2", "easy++", "easy:predict=history-2",
-		"conservative:order=test-observing", "easy:order=test-observing", "slack:order=test-observing", "lookahead:order=test-observing", "multiqueue:order=test-observing"} {
+		"conservative:order=test-observing", "easy:order=test-observing", "slack:order=test-observing", "lookahead:order=test-observing", "multiqueue:order=test-observing", "fcfs:order=test-observing"} {
 		e := newEngine(t, spec, 8)
 		if _, err := e.Snapshot(); err == nil {
 			t.Errorf("%s: Snapshot succeeded", spec)
 		}
 	}
 	for _, spec := range []string{"conservative", "easy", "easy:order=sjf", "easy:depth=all", "fcfs", "slack", "qops", "msb", "mrt",
-		"conservative:order=multifactor", "easy:order=multifactor", "slack:order=multifactor", "lookahead:order=multifactor", "multiqueue:order=multifactor", "slurm", "slurm:order=sjf"} {
+		"conservative:order=multifactor", "easy:order=multifactor", "slack:order=multifactor", "lookahead:order=multifactor", "multiqueue:order=multifactor", "fcfs:order=multifactor", "slurm", "slurm:order=sjf"} {
 		e := newEngine(t, spec, 8)
 		if _, err := e.Snapshot(); err != nil {
 			t.Errorf("%s: %v", spec, err)

@@ -992,7 +992,8 @@ func (p *Profile) EarliestFit(after, dur int64, n int) int64 {
 	if n <= 0 || p.root == 0 {
 		return after
 	}
-	return p.fit(after, dur, p.procs-n, Infinity, Infinity)
+	t, _ := p.fit(after, dur, p.procs-n, Infinity, Infinity, math.MaxInt)
+	return t
 }
 
 // EarliestFitMoving is EarliestFit for a job that already holds n
@@ -1015,7 +1016,8 @@ func (p *Profile) EarliestFitMoving(after, dur int64, n int, own int64) int64 {
 	if n <= 0 || p.root == 0 {
 		return after
 	}
-	return p.fit(after, dur, p.procs-n, own, own)
+	t, _ := p.fit(after, dur, p.procs-n, own, own, math.MaxInt)
+	return t
 }
 
 // EarliestFitMovingBefore is EarliestFitMoving restricted to starts before
@@ -1035,7 +1037,28 @@ func (p *Profile) EarliestFitMovingBefore(after, dur int64, n int, own, limit in
 	if n <= 0 || p.root == 0 {
 		return after
 	}
-	return p.fit(after, dur, p.procs-n, own, limit)
+	t, _ := p.fit(after, dur, p.procs-n, own, limit, math.MaxInt)
+	return t
+}
+
+// EarliestFitMovingBounded is EarliestFitMovingBefore that gives up after
+// budget candidate starts (one per blocking run crossed): it returns
+// (t, true) with the answer, or (t, false) when it gave up, where t <
+// min(limit, own) and no start in [after, t) fits. A caller that knows a
+// better lower bound than t for the answer (a dominance argument, say)
+// can then go on from there with EarliestFitMovingBefore.
+func (p *Profile) EarliestFitMovingBounded(after, dur int64, n int, own, limit int64, budget int) (int64, bool) {
+	if dur < 1 {
+		dur = 1
+	}
+	limit = min(limit, own)
+	if after >= limit || n > p.procs {
+		return own, true
+	}
+	if n <= 0 || p.root == 0 {
+		return after, true
+	}
+	return p.fit(after, dur, p.procs-n, own, limit, budget)
 }
 
 // maxHops is how many blocks fit scans before it switches to descents.
@@ -1043,7 +1066,10 @@ const maxHops = 4
 
 // fit is the earliest t, after ≤ t < limit, with used ≤ u over all of
 // [t, min(t+dur, stop)), or stop if there is none (limit ≤ stop; after <
-// limit).
+// limit), and true. After budget candidate starts (the first
+// non-blocking breakpoint after each blocking run) it gives up and
+// returns the current candidate t < limit and false: no start in
+// [after, t) fits.
 //
 // It scans the breakpoints forward from after, as the slice representation
 // did: on a blocking breakpoint (used > u) it looks for the next one that
@@ -1051,7 +1077,7 @@ const maxHops = 4
 // of t's window. Whole blocks that cannot block (or cannot unblock) are
 // skipped by their summaries; after maxHops blocks it continues with
 // treeFit, so that each blocking run costs O(log B).
-func (p *Profile) fit(after, dur int64, u int, stop, limit int64) int64 {
+func (p *Profile) fit(after, dur int64, u int, stop, limit int64, budget int) (int64, bool) {
 	bl := p.bl
 	x, la := p.find(after)
 	b := &bl[x]
@@ -1071,17 +1097,17 @@ func (p *Profile) fit(after, dur int64, u int, stop, limit int64) int64 {
 			x = b.next
 			if x == 0 {
 				if blocked {
-					return stop // unreachable: the profile ends fully free
+					return stop, true // unreachable: the profile ends fully free
 				}
-				return t
+				return t, true
 			}
 			b = &bl[x]
 			i = 0
 			if hops++; hops > maxHops {
 				if blocked {
-					return p.treeFitAfter(bk, dur, u, stop, limit)
+					return p.treeFitAfter(bk, dur, u, stop, limit, budget)
 				}
-				return p.treeFit(t, dur, u, stop, limit)
+				return p.treeFit(t, dur, u, stop, limit, budget)
 			}
 			if blocked {
 				if la+b.own.mn > u {
@@ -1089,7 +1115,7 @@ func (p *Profile) fit(after, dur int64, u int, stop, limit int64) int64 {
 				}
 			} else {
 				if b.key[0] >= end {
-					return t
+					return t, true
 				}
 				if b.key[b.n-1] < end && la+b.own.mx <= u {
 					i = b.n // the whole block fits
@@ -1102,14 +1128,17 @@ func (p *Profile) fit(after, dur int64, u int, stop, limit int64) int64 {
 		if blocked {
 			if w <= u {
 				if k >= limit {
-					return stop
+					return stop, true
 				}
 				t, blocked = k, false
 				end = min(t+dur, stop)
+				if budget--; budget <= 0 {
+					return t, false
+				}
 			}
 		} else {
 			if k >= end {
-				return t
+				return t, true
 			}
 			if w > u {
 				blocked, bk = true, k
@@ -1120,30 +1149,36 @@ func (p *Profile) fit(after, dur int64, u int, stop, limit int64) int64 {
 
 // treeFitAfter is fit when every instant from bk to the next breakpoint is
 // blocked.
-func (p *Profile) treeFitAfter(bk, dur int64, u int, stop, limit int64) int64 {
+func (p *Profile) treeFitAfter(bk, dur int64, u int, stop, limit int64, budget int) (int64, bool) {
 	k, ok := p.firstAtMost(p.root, p.height, 0, bk, u)
 	if !ok || k >= limit {
-		return stop
+		return stop, true
 	}
-	return p.treeFit(k, dur, u, stop, limit)
+	if budget--; budget <= 0 {
+		return k, false
+	}
+	return p.treeFit(k, dur, u, stop, limit, budget)
 }
 
 // treeFit is fit from a t with used(t) ≤ u, by descents: the last blocking
 // breakpoint b of the window, then the first breakpoint after b that does
 // not block, which is the next candidate; O(log B) per blocking run.
-func (p *Profile) treeFit(t, dur int64, u int, stop, limit int64) int64 {
+func (p *Profile) treeFit(t, dur int64, u int, stop, limit int64, budget int) (int64, bool) {
 	for t < limit {
 		b, ok := p.lastAbove(p.root, p.height, 0, t, min(t+dur, stop), u)
 		if !ok {
-			return t
+			return t, true
 		}
 		k, ok := p.firstAtMost(p.root, p.height, 0, b, u)
 		if !ok {
-			return stop
+			return stop, true
 		}
 		t = k
+		if budget--; budget <= 0 && t < limit {
+			return t, false
+		}
 	}
-	return stop
+	return stop, true
 }
 
 // Step is one step of the profile: Free processors from At until the next

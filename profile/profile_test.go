@@ -431,6 +431,57 @@ func TestMoveIsRemoveAdd(t *testing.T) {
 	}
 }
 
+// TestEarliestFitMovingBounded: with a budget of 1 to 25 blocking runs, the
+// bounded search either gives EarliestFitMovingBefore's answer or stops at
+// a start t, after ≤ t < min(limit, own), with no fit in [after, t) (the
+// unbounded search from after and from t agree), on one- and many-block
+// profiles (scan and tree mode).
+func TestEarliestFitMovingBounded(t *testing.T) {
+	gaveUp := 0
+	for seed := uint64(1); seed <= 6000; seed++ {
+		r := rand.New(rand.NewPCG(seed, 29))
+		holds := 1 + r.IntN(60)
+		if seed%3 == 0 {
+			holds = 1 + r.IntN(200) // many blocks: tree mode
+		}
+		procs := 1 + r.IntN(10)
+		p := New(procs)
+		if seed%2 == 0 {
+			p.lim, p.fan = 4, 3
+		}
+		for k := 0; k < holds; k++ {
+			s := int64(r.IntN(2+holds*2) * 5)
+			d := int64(1+r.IntN(8)) * 5
+			n := 1 + r.IntN(procs)
+			if p.MinFree(s, s+d) >= n {
+				mustAdd(t, p, s, s+d, n)
+			}
+		}
+		n := 1 + r.IntN(procs)
+		dur := int64(1+r.IntN(8)) * 5
+		own := p.EarliestFit(int64(r.IntN(60)*5), dur, n)
+		mustAdd(t, p, own, own+dur, n)
+		after := min(int64(r.IntN(60)*5), own)
+		limit := after + int64(r.IntN(400))
+		want := p.EarliestFitMovingBefore(after, dur, n, own, limit)
+		budget := 1 + r.IntN(25)
+		got, done := p.EarliestFitMovingBounded(after, dur, n, own, limit, budget)
+		if done {
+			if got != want {
+				t.Fatalf("seed %d: bounded(%d,%d,%d,own=%d,limit=%d,budget=%d)=%d want %d; steps %v", seed, after, dur, n, own, limit, budget, got, want, p.Steps())
+			}
+			continue
+		}
+		gaveUp++
+		if got < after || got >= min(limit, own) || p.EarliestFitMovingBefore(got, dur, n, own, limit) != want {
+			t.Fatalf("seed %d: bounded(%d,%d,%d,own=%d,limit=%d,budget=%d) gave up at %d, answer %d; steps %v", seed, after, dur, n, own, limit, budget, got, want, p.Steps())
+		}
+	}
+	if gaveUp < 100 {
+		t.Fatalf("only %d searches gave up", gaveUp)
+	}
+}
+
 // TestAddFittedIsAdd places holds at their earliest fits with AddFitted
 // and with Add, on small blocks (holds that span blocks) and large, and
 // compares the steps and the range summaries.

@@ -46,7 +46,7 @@ func agree(t *testing.T, spec string, procs int, jobs []job.Job) {
 	env.stop()
 }
 
-var agreePolicies = []string{"fcfs", "easy", "easy:depth=3", "easy:order=sjf", "easy++", "conservative", "slack", "multiqueue", "lookahead"}
+var agreePolicies = []string{"fcfs", "fcfs:order=sjf", "easy", "easy:depth=3", "easy:order=sjf", "easy++", "conservative", "slack", "multiqueue", "lookahead"}
 
 // TestServiceAgreesWithSimulator: replaying random workloads (many ties,
 // runtime-0 jobs, jobs killed at their estimate) through the service with
@@ -266,6 +266,7 @@ func statefulSpecs(t *testing.T) []string {
 		"multiqueue:order=multifactor:slurmconf=" + tree,
 		"conservative:order=multifactor:slurmconf=" + classic,
 		"slack:order=multifactor:slurmconf=" + tree,
+		"fcfs:order=multifactor:slurmconf=" + classic,
 	}
 }
 

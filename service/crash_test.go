@@ -274,6 +274,13 @@ func runToEndClient(t *testing.T, admin *Client) {
 // finalCheck audits the finished schedule.
 func finalCheck(t *testing.T, admin *Client, acked map[string]JobView) {
 	t.Helper()
+	finalCheckProcs(t, admin, acked, 16)
+}
+
+// finalCheckProcs audits the finished schedule on a machine of procs
+// processors.
+func finalCheckProcs(t *testing.T, admin *Client, acked map[string]JobView, procs int) {
+	t.Helper()
 	l, err := admin.Jobs(context.Background(), "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +311,7 @@ func finalCheck(t *testing.T, admin *Client, acked map[string]JobView) {
 	for i := range outs {
 		outs[i].ID = i
 	}
-	rep := audit.Audit(outs, audit.Options{Procs: 16, Kill: true, Expect: len(outs)})
+	rep := audit.Audit(outs, audit.Options{Procs: procs, Kill: true, Expect: len(outs)})
 	if !rep.OK() {
 		t.Fatalf("audit: %s", rep.String())
 	}

@@ -151,3 +151,20 @@ var _ = strings.Contains
 func strconvI(n int64) string { return fmt.Sprint(n) }
 
 func fmtSscan(s string, v *int) (int, error) { return fmt.Sscan(s, v) }
+
+// flushCommits waits until the committer has done everything queued so
+// far, a snapshot's save included (it saves one after answering the
+// writers of its records, before the next batch): a test may then read
+// the store.
+func (s *Service) flushCommits() {
+	b := &batch{done: make(chan error, 1)}
+	s.qmu.Lock()
+	if s.fatal != nil || s.closing {
+		s.qmu.Unlock()
+		return
+	}
+	s.queue = append(s.queue, b)
+	s.qcond.Signal()
+	s.qmu.Unlock()
+	<-b.done
+}

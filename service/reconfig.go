@@ -229,8 +229,8 @@ func (s *Service) Reconfigure(req ReconfigRequest) (*ReconfigReport, error) {
 			return nil, err
 		}
 	}
-	if req.Procs != nil && *req.Procs < 1 {
-		return nil, &fieldError{"procs", fmt.Sprintf("must be at least 1, got %d", *req.Procs)}
+	if req.Procs != nil && (*req.Procs < 1 || *req.Procs > MaxProcs) {
+		return nil, &fieldError{"procs", fmt.Sprintf("must be in [1, %d], got %d", MaxProcs, *req.Procs)}
 	}
 	now := s.clock.Now()
 	var rep *ReconfigReport
@@ -238,6 +238,9 @@ func (s *Service) Reconfigure(req ReconfigRequest) (*ReconfigReport, error) {
 		spec, procs := e.Policy(), e.procs
 		if req.Policy != nil {
 			spec = *req.Policy
+			if err := s.checkFiles(spec, e.Policy()); err != nil {
+				return err
+			}
 		}
 		if req.Procs != nil {
 			procs = *req.Procs
@@ -251,6 +254,42 @@ func (s *Service) Reconfigure(req ReconfigRequest) (*ReconfigReport, error) {
 	}
 	s.logReconfig(rep)
 	return rep, nil
+}
+
+// fileParams are the policy parameters whose values are files the policy
+// reads (slurm.conf, the shares file, the sidecar of an import).
+var fileParams = []string{"slurmconf", "shares", "sidecar"}
+
+// checkFiles refuses a live reconfiguration to spec when one of its
+// parameters names a file other than those of the service's own
+// configuration (the --policy it was started with and created with, and
+// the current policy): the service would read any file it can, and a
+// parse error quotes the file's lines back to the caller — a file-read
+// oracle for whoever holds the admin token. A site that needs another
+// file restarts the service with it in --policy (the operator's choice,
+// applied as a reconfiguration at the restart). The message names the
+// parameter, never the file's content.
+func (s *Service) checkFiles(spec, current string) error {
+	_, params, err := policy.Parse(spec)
+	if err != nil {
+		return &fieldError{"policy", err.Error()}
+	}
+	known := map[string]bool{}
+	for _, own := range []string{s.cfg.Policy, s.logSpec, current} {
+		if _, p, err := policy.Parse(own); err == nil {
+			for _, k := range fileParams {
+				if v := p[k]; v != "" {
+					known[k+"="+v] = true
+				}
+			}
+		}
+	}
+	for _, k := range fileParams {
+		if v, ok := params[k]; ok && v != "" && !known[k+"="+v] {
+			return &fieldError{"policy", fmt.Sprintf("parameter %s names a file the service was not started with; a live reconfiguration may use only the files of its --policy (restart with the new file in --policy instead)", k)}
+		}
+	}
+	return nil
 }
 
 func (s *Service) reconfigure(w http.ResponseWriter, r *http.Request, u store.User) error {

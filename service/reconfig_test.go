@@ -43,6 +43,7 @@ func reconfigure(t *testing.T, env *testEnv, body string) (*ReconfigReport, int,
 		t.Fatal(err)
 	}
 	// the report is the last reconfigure record of the log
+	env.svc.flushCommits()
 	env.svc.mu.Lock()
 	err := env.svc.st.Load(func(r Record) error {
 		if r.Kind == KindReconfig {
@@ -194,6 +195,7 @@ func health(env *testEnv) (Health, error) {
 func countRecords(t *testing.T, env *testEnv, kind string) int {
 	t.Helper()
 	n := 0
+	env.svc.flushCommits()
 	env.svc.mu.Lock()
 	defer env.svc.mu.Unlock()
 	if err := env.svc.st.Load(func(r Record) error {
@@ -291,7 +293,7 @@ func TestReconfigureCrash(t *testing.T) {
 			t.Fatalf("%s: %d %+v", body, code, e)
 		}
 		dir := t.TempDir()
-		for _, f := range []string{"state.db", "state.db-wal", "state.db-shm", "state.mark"} {
+		for _, f := range []string{"state.db", "state.mark"} {
 			b, err := os.ReadFile(filepath.Join(env.dir, f))
 			if err != nil {
 				t.Fatal(err)
@@ -435,9 +437,16 @@ func TestReconfigureToSlurm(t *testing.T) {
 		return string(b)
 	}
 	mk := func() *testEnv {
-		env := newEnv(t, "conservative", 10)
+		// created with the slurm policy and its file (a live
+		// reconfiguration may name only the files of the service's own
+		// configuration), switched to conservative before any job
+		env := newEnv(t, spec, 10)
 		env.cfg.SnapshotEvery = 1
 		env.restart()
+		cons := "conservative"
+		if err := env.admin.Do(context.Background(), "POST", "/v1/reconfigure", ReconfigRequest{Policy: &cons}, nil); err != nil {
+			t.Fatal(err)
+		}
 		return env
 	}
 	if a, b := steps(mk(), false), steps(mk(), true); a != b {

@@ -13,7 +13,7 @@
 // just after real time t) or a controllable clock for tests and replays.
 //
 // Durability: each request's records are committed to the state database
-// (package store, SQLite in WAL mode) before the request is answered, and
+// (package store: bbolt, fsynced at each commit) before the request is answered, and
 // the executor acts on a decision only after it is committed. Commits of
 // concurrent requests are grouped into one transaction. After a crash the
 // service replays the log through a fresh policy (policies are
@@ -108,7 +108,8 @@ type Config struct {
 	NewExecutor func(ev executor.Events, opt executor.Options) (executor.Executor, error)
 	// ExecOptions configure the executor (Dir and Procs are filled in).
 	ExecOptions executor.Options
-	// Sync is the SQLite synchronous setting: full (default) or normal.
+	// Sync is the state database's sync mode: full (default: fsync at
+	// each commit) or normal (no fsync); see store.Options.
 	Sync string
 	// MaxBody is the largest request body accepted, in bytes (default
 	// 64 KiB).
@@ -195,7 +196,8 @@ type Service struct {
 	// snapCost is the engine time (under the lock) spent on the records
 	// since the latest snapshot: about what replaying them would cost
 	snapCost time.Duration
-	replayed int // records replayed by Open (after the snapshot)
+	replayed int     // records replayed by Open (after the snapshot)
+	feedEnc  feedEnc // the decision feed's encoding, extended by each snapshot
 
 	// recovery (Start): ready is closed once the state is rebuilt
 	ready      chan struct{}
@@ -214,13 +216,20 @@ type Service struct {
 }
 
 type batch struct {
-	snap    *store.Snapshot  // saved after recs, when set
+	snap    *pendingSnap     // saved after recs, when set
 	arch    []store.Archived // jobs finished in recs
 	fin     []*Job
 	recs    []Record
 	effects []Effect
 	done    chan error
 }
+
+// MaxProcs is the largest machine size the service takes (flags or a
+// live reconfiguration): more than the largest machine (Fugaku's 7.6
+// million cores), and small enough that the policies' per-processor
+// tables (lookahead's dynamic program, a bitset per job over the free
+// processors) stay within memory.
+const MaxProcs = 1 << 23
 
 // ErrUnavailable is returned once the service can no longer make its
 // state durable; it must be restarted (it then recovers from the log).
@@ -250,8 +259,8 @@ func Open(cfg Config) (*Service, error) {
 // user — is refused here; a log that does not replay (the policy decides
 // otherwise than logged) is reported by WaitReady.
 func Start(cfg Config) (*Service, error) {
-	if cfg.Procs < 1 {
-		return nil, fmt.Errorf("machine size must be at least 1, got %d", cfg.Procs)
+	if cfg.Procs < 1 || cfg.Procs > MaxProcs {
+		return nil, fmt.Errorf("machine size must be in [1, %d], got %d", MaxProcs, cfg.Procs)
 	}
 	if cfg.StateDir == "" {
 		return nil, errors.New("no state directory")
@@ -749,7 +758,7 @@ func (s *Service) checkNoAdmin() error {
 	}
 	return fmt.Errorf(`refusing to open the state in %s: the database has no admin user, but the directory has held a service:
   %s
-  likely cause: state.db was deleted, truncated or replaced, or rows were deleted from its users table; starting would create a new service and a new admin token
+  likely cause: state.db was deleted, truncated or replaced, or entries were deleted from its users; starting would create a new service and a new admin token
   ways out:
     - restore the whole directory from a backup and start again;
     - inspect it: backfill serve --check %s
@@ -971,38 +980,66 @@ func (s *Service) committer() {
 		q := s.queue
 		s.queue = nil
 		s.qmu.Unlock()
-		err := s.commitBatches(q)
-		if err != nil {
-			s.log.Error("commit failed; the service stops accepting requests", "err", err)
-			s.qmu.Lock()
-			if s.fatal == nil {
-				close(s.failed)
+		// the latest snapshot of q is saved right after the records it
+		// includes (the older ones are older states of the same log:
+		// skipped); the writers of those records are answered first
+		last := -1
+		for i, b := range q {
+			if b.snap != nil {
+				if last >= 0 {
+					q[last].snap.supersede()
+				}
+				last = i
 			}
-			s.fatal = err
-			rest := s.queue
-			s.queue = nil
-			s.qmu.Unlock()
-			for _, b := range append(q, rest...) {
-				b.done <- ErrUnavailable
-			}
+		}
+		if !s.commitAndAck(q[:last+1]) {
 			continue
 		}
-		var effs []Effect
-		for _, b := range q {
-			effs = append(effs, b.effects...)
+		if last >= 0 {
+			s.saveSnapshot(q[last].snap)
 		}
-		s.effects.push(effs) // never blocks: the executor has its own queue
-		for _, b := range q {
-			if n := len(b.recs); n > 0 {
-				s.committed.Store(b.recs[n-1].Seq)
-			}
-		}
-		for _, b := range q {
-			s.archivedDone(b.fin)
-			b.done <- nil
-		}
-		s.notifyDecisions()
+		s.commitAndAck(q[last+1:])
 	}
+}
+
+// commitAndAck commits the batches q and answers their writers, or, when
+// the commit fails, stops the service: every queued writer is answered
+// ErrUnavailable. It reports whether the commit succeeded.
+func (s *Service) commitAndAck(q []*batch) bool {
+	if len(q) == 0 {
+		return true
+	}
+	if err := s.commitBatches(q); err != nil {
+		s.log.Error("commit failed; the service stops accepting requests", "err", err)
+		s.qmu.Lock()
+		if s.fatal == nil {
+			close(s.failed)
+		}
+		s.fatal = err
+		rest := s.queue
+		s.queue = nil
+		s.qmu.Unlock()
+		for _, b := range append(q, rest...) {
+			b.done <- ErrUnavailable
+		}
+		return false
+	}
+	var effs []Effect
+	for _, b := range q {
+		effs = append(effs, b.effects...)
+	}
+	s.effects.push(effs) // never blocks: the executor has its own queue
+	for _, b := range q {
+		if n := len(b.recs); n > 0 {
+			s.committed.Store(b.recs[n-1].Seq)
+		}
+	}
+	for _, b := range q {
+		s.archivedDone(b.fin)
+		b.done <- nil
+	}
+	s.notifyDecisions()
+	return true
 }
 
 func (s *Service) notifyDecisions() {
@@ -1206,7 +1243,9 @@ func (s *Service) finalSnapshot() {
 		s.log.Info("no snapshot at shutdown: the next start replays the log", "policy", s.eng.Policy(), "reason", err)
 		return
 	}
-	b := &batch{snap: &store.Snapshot{Seq: s.eng.seq, T: s.eng.cur, Data: data}, done: make(chan error, 1)}
+	snap := encodedSnap(s.eng.seq, s.eng.cur, data)
+	snap.saved = make(chan error, 1)
+	b := &batch{snap: snap, done: make(chan error, 1)}
 	s.snapSeq, s.snapTime, s.snapCost = s.eng.seq, time.Now(), 0
 	s.qmu.Lock()
 	if s.fatal != nil || s.closing {
@@ -1218,8 +1257,11 @@ func (s *Service) finalSnapshot() {
 	s.qcond.Signal()
 	s.qmu.Unlock()
 	s.mu.Unlock()
-	if err := <-b.done; err == nil {
-		s.log.Info("snapshot saved at shutdown", "seq", b.snap.Seq)
+	if err := <-b.done; err != nil {
+		return
+	}
+	if err := <-snap.saved; err == nil {
+		s.log.Info("snapshot saved at shutdown", "seq", snap.Seq)
 	}
 }
 

@@ -1,9 +1,14 @@
 package service
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/backfill-hpc/backfill/engine"
@@ -64,30 +69,199 @@ type engineSnapshot struct {
 	Decisions [][4]int64 `json:"decisions"`
 }
 
-// snapshot encodes the engine's state as of its last record. It fails
-// when the policy cannot save its state.
-func (e *Engine) snapshot() ([]byte, error) {
+// snapCapture is what a snapshot needs of the engine, taken under the
+// engine lock: the scalars, the core's and the policy's state (which the
+// policy encodes itself), copies of the two small maps, and references to
+// immutable data — the published read view's job copies and the decision
+// feed (append-only: the engine never rewrites an entry, and trimming it
+// allocates a new array). encode turns it into the snapshot's bytes
+// without the lock, so that writers wait only for the capture.
+type snapCapture struct {
+	s         engineSnapshot // Live and Decisions left to encode
+	view      *readView      // the jobs, when set; else jobs
+	jobs      []*Job         // copies of the live jobs (no view)
+	decisions []Decision
+}
+
+// capture takes the engine's state as of its last record. With v (the
+// read view published for exactly this state) the jobs are read from the
+// view later; without, they are copied now. It fails when the policy
+// cannot save its state.
+func (e *Engine) capture(v *readView) (*snapCapture, error) {
 	core, err := e.core.Snapshot()
 	if err != nil {
 		return nil, err
 	}
-	s := engineSnapshot{V: 1, Policy: e.Policy(), Procs: e.procs, Core: core, Jobs: e.jobs.Len(), Cur: e.cur, Dirty: e.dirty, Wake: e.wake, Seq: e.seq, Pass: e.Passes,
-		Outstanding: e.outstanding, UserIDs: e.userIDs, Live: []*Job{}, Decisions: make([][4]int64, len(e.decisions))}
-	for _, j := range e.jobs.Slice() {
-		if j != nil {
-			c := *j
-			c.Req.PP = finitePP(c.Req.PP) // restored from OverQuota
-			s.Live = append(s.Live, &c)
+	c := &snapCapture{view: v, decisions: e.decisions[:len(e.decisions):len(e.decisions)],
+		s: engineSnapshot{V: 1, Policy: e.Policy(), Procs: e.procs, Core: core, Jobs: e.jobs.Len(), Cur: e.cur, Dirty: e.dirty, Wake: e.wake, Seq: e.seq, Pass: e.Passes,
+			Outstanding: maps.Clone(e.outstanding), UserIDs: maps.Clone(e.userIDs)}}
+	if v == nil {
+		for _, j := range e.jobs.Slice() {
+			if j != nil {
+				cp := *j
+				c.jobs = append(c.jobs, &cp)
+			}
 		}
 	}
-	for i, d := range e.decisions {
-		a := int64(0)
+	return c, nil
+}
+
+// encode is the snapshot's bytes (no lock needed). From a view, the jobs
+// of each copy-on-write chunk are encoded once (a chunk is immutable: a
+// write copies the chunks it changes), and the decision feed's encoding
+// is extended by the decisions added since the last snapshot (feed): a
+// snapshot costs the chunks and decisions changed since the last one,
+// plus copying the bytes. The result is the same JSON as encoding
+// engineSnapshot whole.
+func (c *snapCapture) encode(feed *feedEnc) ([]byte, error) {
+	s := c.s
+	s.Live, s.Decisions = nil, nil
+	head, err := json.Marshal(&s)
+	if err != nil {
+		return nil, err
+	}
+	var live [][]byte
+	size := len(head) + 64
+	if c.view != nil {
+		for _, ch := range c.view.chunks {
+			if ch == nil {
+				continue
+			}
+			b, err := ch.enc.bytes(ch)
+			if err != nil {
+				return nil, err
+			}
+			if len(b) > 0 {
+				live = append(live, b)
+				size += len(b) + 1
+			}
+		}
+	} else {
+		for _, j := range c.jobs {
+			b, err := encodeLive(j)
+			if err != nil {
+				return nil, err
+			}
+			live = append(live, b)
+			size += len(b) + 1
+		}
+	}
+	dec := feed.bytes(c.decisions)
+	size += len(dec)
+	// head ends with "live":null,...,"decisions":null}: splice the two in
+	out := make([]byte, 0, size)
+	i := bytes.Index(head, []byte(`"live":null`))
+	k := bytes.Index(head, []byte(`"decisions":null`))
+	if i < 0 || k < i {
+		return nil, errors.New("snapshot: unexpected encoding")
+	}
+	out = append(out, head[:i]...)
+	out = append(out, `"live":[`...)
+	for n, b := range live {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, b...)
+	}
+	out = append(out, ']')
+	out = append(out, head[i+len(`"live":null`):k]...)
+	out = append(out, `"decisions":[`...)
+	out = append(out, dec...)
+	out = append(out, ']')
+	out = append(out, head[k+len(`"decisions":null`):]...)
+	return out, nil
+}
+
+// encodeLive is a live job's encoding in a snapshot.
+func encodeLive(j *Job) ([]byte, error) {
+	cp := *j
+	cp.Req.PP = finitePP(cp.Req.PP) // restored from OverQuota
+	return json.Marshal(&cp)
+}
+
+// chunkEnc is a view chunk's snapshot encoding: its waiting and running
+// jobs, comma-separated, made at most once (by whichever snapshot needs
+// it first).
+type chunkEnc struct {
+	once sync.Once
+	b    []byte
+	err  error
+}
+
+func (e *chunkEnc) bytes(c *chunk) ([]byte, error) {
+	e.once.Do(func() {
+		for _, j := range c.jobs {
+			// the view also holds finished jobs until their archive rows
+			// are committed: the live ones wait or run
+			if j == nil || (j.State != Waiting && j.State != Running) {
+				continue
+			}
+			b, err := encodeLive(j)
+			if err != nil {
+				e.err = err
+				return
+			}
+			if len(e.b) > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.b = append(e.b, b...)
+		}
+	})
+	return e.b, e.err
+}
+
+// feedEnc caches the encoding of the decision feed: the entries of one
+// backing array are never rewritten (the engine appends, and trimming
+// allocates a new array), so the encoding of its first n entries stays
+// valid and a later snapshot encodes only the entries added since.
+type feedEnc struct {
+	mu    sync.Mutex
+	first *Decision // the backing array encoded (its first entry)
+	n     int       // entries encoded
+	b     []byte
+}
+
+// bytes is the encoding of ds, comma-separated [seq, action (0 start, 1
+// stop), id, time] arrays.
+func (f *feedEnc) bytes(ds []Decision) []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(ds) == 0 {
+		return nil
+	}
+	if f.first != &ds[0] || f.n > len(ds) {
+		f.first, f.n, f.b = &ds[0], 0, nil
+	}
+	b := f.b
+	for _, d := range ds[f.n:] {
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		a := byte('0')
 		if d.Action == "stop" {
-			a = 1
+			a = '1'
 		}
-		s.Decisions[i] = [4]int64{d.Seq, a, d.ID, d.T}
+		b = append(b, '[')
+		b = strconv.AppendInt(b, d.Seq, 10)
+		b = append(b, ',', a, ',')
+		b = strconv.AppendInt(b, d.ID, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, d.T, 10)
+		b = append(b, ']')
 	}
-	return json.Marshal(&s)
+	f.n, f.b = len(ds), b
+	// later snapshots append beyond len(b) only
+	return b[:len(b):len(b)]
+}
+
+// snapshot encodes the engine's state as of its last record, under the
+// caller's lock. It fails when the policy cannot save its state.
+func (e *Engine) snapshot() ([]byte, error) {
+	c, err := e.capture(nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.encode(&feedEnc{})
 }
 
 // restore sets a fresh engine to a snapshot's state.
@@ -243,21 +417,59 @@ func (s *Service) snapshotDue() bool {
 		(s.cfg.SnapshotCost > 0 && s.snapCost >= s.cfg.SnapshotCost)
 }
 
-// takeSnapshotLocked encodes the engine's state for the batch that ends
-// with its last record, or returns nil (not due, or the policy cannot
-// save its state: then snapshots are off for this run, logged once).
-func (s *Service) takeSnapshotLocked() *store.Snapshot {
+// pendingSnap is a snapshot being encoded off the engine lock: data
+// waits for its bytes; saved, when set, is told how saving it went.
+type pendingSnap struct {
+	Seq, T int64
+	done   chan struct{}
+	bytes  []byte
+	err    error
+	saved  chan error
+}
+
+// supersede drops p for a later snapshot of the same log.
+func (p *pendingSnap) supersede() {
+	if p.saved != nil {
+		p.saved <- errors.New("superseded by a later snapshot")
+	}
+}
+
+// data waits for the snapshot's bytes.
+func (p *pendingSnap) data() ([]byte, error) {
+	<-p.done
+	return p.bytes, p.err
+}
+
+// encodedSnap is a snapshot encoded already.
+func encodedSnap(seq, t int64, data []byte) *pendingSnap {
+	p := &pendingSnap{Seq: seq, T: t, done: make(chan struct{}), bytes: data}
+	close(p.done)
+	return p
+}
+
+// takeSnapshotLocked captures the engine's state for the batch that ends
+// with its last record and encodes it in the background, or returns nil
+// (not due, or the policy cannot save its state: then snapshots are off
+// for this run, logged once). It publishes the read view first: the
+// snapshot's jobs are read from it, off the lock.
+func (s *Service) takeSnapshotLocked() *pendingSnap {
 	if !s.snapshotDue() {
 		return nil
 	}
-	data, err := s.eng.snapshot()
+	s.publishLocked(false)
+	c, err := s.eng.capture(s.readView())
 	if err != nil {
 		s.snapOff = true
 		s.log.Info("no snapshots: restarts replay the whole log", "policy", s.eng.Policy(), "reason", err)
 		return nil
 	}
 	s.snapSeq, s.snapTime, s.snapCost = s.eng.seq, time.Now(), 0
-	return &store.Snapshot{Seq: s.eng.seq, T: s.eng.cur, Data: data}
+	p := &pendingSnap{Seq: s.eng.seq, T: s.eng.cur, done: make(chan struct{})}
+	go func() {
+		p.bytes, p.err = c.encode(&s.feedEnc)
+		close(p.done)
+	}()
+	return p
 }
 
 var negInf = math.Inf(-1)
@@ -271,39 +483,40 @@ func finitePP(pp float64) float64 {
 	return pp
 }
 
-// commitBatches writes the records and archive rows of q, in order; a
-// batch that carries a snapshot is followed by the snapshot, saved (with
-// the compaction) once the records it includes are written. A snapshot
-// that fails to save is logged and skipped: the log still holds every
-// record.
+// commitBatches writes the records and archive rows of q, in order, in
+// one transaction.
 func (s *Service) commitBatches(q []*batch) error {
 	var recs []Record
 	var arch []store.Archived
-	flush := func() error {
-		if len(recs) == 0 && len(arch) == 0 {
-			return nil
-		}
-		t0 := time.Now()
-		err := s.st.AppendArchive(recs, arch)
-		s.met.commit.Observe(time.Since(t0).Seconds())
-		recs, arch = nil, nil
-		return err
-	}
 	for _, b := range q {
 		recs = append(recs, b.recs...)
 		arch = append(arch, b.arch...)
-		if b.snap == nil {
-			continue
-		}
-		if err := flush(); err != nil {
-			return err
-		}
-		t0 := time.Now()
-		if err := s.st.SaveSnapshot(*b.snap, nil); err != nil {
-			s.log.Warn("snapshot not saved; the log is kept whole", "seq", b.snap.Seq, "err", err)
-		} else {
-			s.log.Debug("snapshot saved", "seq", b.snap.Seq, "bytes", len(b.snap.Data), "took", time.Since(t0))
-		}
 	}
-	return flush()
+	if len(recs) == 0 && len(arch) == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	err := s.st.AppendArchive(recs, arch)
+	s.met.commit.Observe(time.Since(t0).Seconds())
+	return err
+}
+
+// saveSnapshot saves p once the records it includes are committed (and
+// none after them: it is saved at the log's end), waiting for its
+// encoding. A snapshot that fails to encode or save is logged and
+// skipped: the log still holds every record.
+func (s *Service) saveSnapshot(p *pendingSnap) {
+	t0 := time.Now()
+	data, err := p.data()
+	if err == nil {
+		err = s.st.SaveSnapshot(store.Snapshot{Seq: p.Seq, T: p.T, Data: data}, nil)
+	}
+	if err != nil {
+		s.log.Warn("snapshot not saved; the log is kept whole", "seq", p.Seq, "err", err)
+	} else {
+		s.log.Debug("snapshot saved", "seq", p.Seq, "bytes", len(data), "took", time.Since(t0))
+	}
+	if p.saved != nil {
+		p.saved <- err
+	}
 }

@@ -34,6 +34,7 @@ const viewChunk = 256
 type chunk struct {
 	jobs [viewChunk]*Job // immutable copies, by internal ID; nil: none or archived
 	live int             // jobs not nil; a chunk of none is dropped (nil)
+	enc  *chunkEnc       // the chunk's snapshot encoding, made once (snapshot.go)
 }
 
 type resvEntry struct {
@@ -142,6 +143,7 @@ func (s *Service) publishLocked(full bool) {
 			if nv.chunks[ci] != nil {
 				*c = *nv.chunks[ci]
 			}
+			c.enc = &chunkEnc{} // new content: encoded anew
 			nv.chunks[ci] = c
 			copied[ci] = true
 		}

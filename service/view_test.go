@@ -208,6 +208,7 @@ func TestSnapshotByCost(t *testing.T) {
 	ctx := context.Background()
 	before, _, _ := env.svc.st.LatestSnapshot()
 	must[JobView](t)(env.admin.Submit(ctx, SubmitRequest{Procs: ip(2), Estimate: i64(10)}))
+	env.svc.flushCommits() // the snapshot is saved after the answer
 	snap, ok, err := env.svc.st.LatestSnapshot()
 	if err != nil || !ok || snap.Seq <= before.Seq {
 		t.Fatalf("no snapshot after a submission that cost more than SnapshotCost: %v %v (before: %d, now: %d)", ok, err, before.Seq, snap.Seq)
@@ -217,6 +218,7 @@ func TestSnapshotByCost(t *testing.T) {
 	env.restart()
 	before, _, _ = env.svc.st.LatestSnapshot()
 	must[JobView](t)(env.admin.Submit(ctx, SubmitRequest{Procs: ip(2), Estimate: i64(10)}))
+	env.svc.flushCommits()
 	if snap, _, _ := env.svc.st.LatestSnapshot(); snap.Seq != before.Seq {
 		t.Fatalf("a snapshot by cost with SnapshotCost < 0")
 	}

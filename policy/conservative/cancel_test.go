@@ -16,7 +16,12 @@ import (
 // earlier (each is an earliest fit given all the others). Every other
 // seed draws its jobs from three shapes, submitted in bursts of up to 8
 // identical jobs (job arrays), so that the waiting list holds runs of
-// identical reservations, which the compression moves together.
+// identical reservations, which the compression moves together; on half
+// the seeds the searches consult the grid of the pass's fits
+// (reservation.Book.SearchBudget) after one blocking run, and on two seeds
+// in three half the cancellations take the newest waiting job (then the
+// compression skips the jobs submitted before it when nothing freed
+// capacity for them since: reservation's history.go).
 func TestCancellationsEqualLiteral(t *testing.T) {
 	n := 300
 	if longtest.Short() {
@@ -26,12 +31,16 @@ func TestCancellationsEqualLiteral(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 17))
 		procs := 1 + r.IntN(32)
 		arrays := seed%2 == 0
+		recent := seed%3 != 0
 		var shapes [3][2]int
 		for i := range shapes {
 			shapes[i] = [2]int{1 + r.IntN(max(1, procs/3)), 1 + r.IntN(40)}
 		}
 		fast, lit := New(procs), New(procs)
 		lit.book.Literal = true
+		if seed%4 >= 2 {
+			fast.book.SearchBudget = 1 // every search that crosses a blocking run asks the grid of fits
+		}
 		var reqs []*job.Request
 		type run struct {
 			j   *job.Request
@@ -74,6 +83,13 @@ func TestCancellationsEqualLiteral(t *testing.T) {
 				check("insert")
 			case k < 6 && len(fast.book.Wait()) > 0: // cancel a waiting job
 				e := fast.book.Wait()[r.IntN(len(fast.book.Wait()))]
+				if recent && r.IntN(2) == 0 { // the newest, as a client that cancels what it just submitted
+					for _, x := range fast.book.Wait() {
+						if x.J.ID > e.J.ID {
+							e = x
+						}
+					}
+				}
 				fast.Remove(now, e.J)
 				lit.Remove(now, litReq[e.J.ID])
 				check("cancel")
@@ -122,3 +138,107 @@ func TestCancellationsEqualLiteral(t *testing.T) {
 }
 
 var litReq = map[int]*job.Request{}
+
+// TestNewestCancelEqualsLiteral is TestCancellationsEqualLiteral on small
+// machines with many early ends and cancellations of the newest waiting
+// job, the case in which the compression skips the jobs submitted before
+// the cancelled one (reservation's history.go): an early end, a
+// cancellation of an older job or a move of one since its submission must
+// make it search them again.
+func TestNewestCancelEqualsLiteral(t *testing.T) {
+	n := 3000
+	if longtest.Short() {
+		n = 300
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 23))
+		procs := 2 + r.IntN(5)
+		fast, lit := New(procs), New(procs)
+		lit.book.Literal = true
+		type run struct {
+			j, lj *job.Request
+			end   int64
+		}
+		var running []run
+		byID := map[int]*job.Request{}
+		var now int64
+		id := 0
+		check := func(what string) {
+			fast.book.Settle(now)
+			lit.book.Settle(now)
+			fw, lw := fast.book.Wait(), lit.book.Wait()
+			if len(fw) != len(lw) {
+				t.Fatalf("seed %d after %s: %d vs %d waiting", seed, what, len(fw), len(lw))
+			}
+			for i := range fw {
+				if fw[i].J.ID != lw[i].J.ID || fw[i].Start != lw[i].Start {
+					t.Fatalf("seed %d after %s at %d: job %d at %d (fast) vs job %d at %d (literal)", seed, what, now, fw[i].J.ID, fw[i].Start, lw[i].J.ID, lw[i].Start)
+				}
+			}
+		}
+		for step := 0; step < 120; step++ {
+			w := fast.book.Wait()
+			switch k := r.IntN(20); {
+			case k < 8:
+				j := &job.Request{ID: id, SWFID: int64(id + 1), Submit: now, Procs: 1 + r.IntN(procs), Estimate: int64(1 + r.IntN(20))}
+				id++
+				jj := *j
+				byID[j.ID] = &jj
+				fast.Insert(now, j)
+				lit.Insert(now, &jj)
+				check("insert")
+			case k < 12 && len(w) > 0:
+				e := w[0]
+				if k < 11 { // the newest
+					for _, x := range w {
+						if x.J.ID > e.J.ID {
+							e = x
+						}
+					}
+				} else {
+					e = w[r.IntN(len(w))]
+				}
+				fast.Remove(now, e.J)
+				lit.Remove(now, byID[e.J.ID])
+				check("cancel")
+			case k < 16 && len(running) > 0:
+				i := r.IntN(len(running))
+				if x := running[i]; x.end > now {
+					fast.Remove(now, x.j)
+					lit.Remove(now, x.lj)
+					running = slices.Delete(running, i, i+1)
+					check("early end")
+				}
+			default:
+				next := now + int64(1+r.IntN(5))
+				if len(w) > 0 {
+					next = min(next, max(now, w[0].Start))
+				}
+				for _, x := range running {
+					next = min(next, x.end)
+				}
+				now = next
+				kept := running[:0]
+				for _, x := range running {
+					if x.end == now {
+						fast.Remove(now, x.j)
+						lit.Remove(now, x.lj)
+					} else {
+						kept = append(kept, x)
+					}
+				}
+				running = kept
+				var sa, sb []int
+				fast.Tick(now, func(j *job.Request) {
+					sa = append(sa, j.ID)
+					running = append(running, run{j, byID[j.ID], now + j.Estimate})
+				})
+				lit.Tick(now, func(j *job.Request) { sb = append(sb, j.ID) })
+				if !slices.Equal(sa, sb) {
+					t.Fatalf("seed %d: pass at %d started %v (fast) vs %v (literal)", seed, now, sa, sb)
+				}
+				check("pass")
+			}
+		}
+	}
+}

@@ -60,6 +60,9 @@ type Entry[A, X any] struct {
 	First int64
 	// X is the policy's own state of the job.
 	X X
+	// seq numbers the jobs of Add, from 1 (0: an entry the policy built);
+	// history.go
+	seq uint64
 }
 
 // Cmp orders entries by (Start, job ID): the order of the waiting list.
@@ -108,10 +111,22 @@ type Book[A, X any] struct {
 	// reservation, without the freed and released bounds or the memory of
 	// failed searches (tests check that those change nothing).
 	FullSearch bool
+	// SearchBudget, when positive, replaces gridBudget (how many blocking
+	// runs a compression search crosses before it asks the grid of the
+	// pass's fits for a later start): tests set it to 1 so that the grid
+	// is used at once.
+	SearchBudget int
 	// name prefixes the panics of broken invariants
 	name   string
 	failed []query[A] // Compress's failed searches since the last move
 	found  []query[A] // compressScalar's successful searches of the pass (after: the start found)
+	grid   foundGrid  // all of them (compressScalar)
+	// which jobs a compression can move (history.go): count numbers the
+	// jobs of Add, hist is the history of the events that may free
+	// capacity (histCut: the count of the last one cut off)
+	count   uint64
+	hist    []event
+	histCut uint64
 	// compressScalar's scratch: the jobs moved in a pass and their
 	// indices in wait
 	moved   []*Entry[A, X]
@@ -145,10 +160,18 @@ func (b *Book[A, X]) Wait() []*Entry[A, X] { return b.wait }
 
 // SetWait replaces the waiting list with w, in (Start, ID) order, whose
 // entries hold their reservations (a policy that built a new schedule).
-func (b *Book[A, X]) SetWait(w []*Entry[A, X]) { b.wait = w }
+func (b *Book[A, X]) SetWait(w []*Entry[A, X]) {
+	b.touch(0)
+	b.wait = w
+}
 
 // Sort restores the (Start, ID) order after reservations moved.
-func (b *Book[A, X]) Sort() { slices.SortFunc(b.wait, Cmp[A, X]) }
+func (b *Book[A, X]) Sort() {
+	b.touch(0)
+	b.sort()
+}
+
+func (b *Book[A, X]) sort() { slices.SortFunc(b.wait, Cmp[A, X]) }
 
 // Get returns the entry of waiting job id.
 func (b *Book[A, X]) Get(id int) (*Entry[A, X], bool) {
@@ -161,6 +184,7 @@ func (b *Book[A, X]) Index(e *Entry[A, X]) { b.byID[e.J.ID] = e }
 
 // Hold holds e's Need over [at, at+Dur) in the profile.
 func (b *Book[A, X]) Hold(e *Entry[A, X], at int64) {
+	b.touch(0)
 	if err := b.m.add(at, at+e.Dur, e.Need); err != nil {
 		b.fail(err) // unreachable: reservations are found free
 	}
@@ -168,6 +192,7 @@ func (b *Book[A, X]) Hold(e *Entry[A, X], at int64) {
 
 // Unhold releases e's hold over [at, at+Dur).
 func (b *Book[A, X]) Unhold(e *Entry[A, X], at int64) {
+	b.touch(0)
 	if err := b.m.remove(at, at+e.Dur, e.Need); err != nil {
 		b.fail(err) // unreachable: the hold exists
 	}
@@ -196,16 +221,25 @@ func (b *Book[A, X]) unplace(e *Entry[A, X]) {
 // now, records that reservation as its first, and inserts it: the new job
 // of conservative backfilling. Call Settle first.
 func (b *Book[A, X]) Add(now int64, j *job.Request, need A, dur int64, x X) *Entry[A, X] {
-	e := &Entry[A, X]{J: j, Need: need, Dur: dur, X: x}
+	b.count++
+	if _, _, _, ok := b.pend.Peek(); ok {
+		b.touch(0) // not settled: the profile before it is no bound (history.go)
+	}
+	e := &Entry[A, X]{J: j, Need: need, Dur: dur, X: x, seq: b.count}
 	b.place(now, e)
 	e.First = e.Start
-	b.Insert(e)
+	b.insert(e)
 	return e
 }
 
 // Insert adds e, which holds its reservation, to the waiting list and
 // the index.
 func (b *Book[A, X]) Insert(e *Entry[A, X]) {
+	b.touch(0) // a reservation the book did not place
+	b.insert(e)
+}
+
+func (b *Book[A, X]) insert(e *Entry[A, X]) {
 	i, _ := slices.BinarySearchFunc(b.wait, e, Cmp[A, X])
 	b.wait = slices.Insert(b.wait, i, e)
 	b.byID[e.J.ID] = e
@@ -231,9 +265,9 @@ func (b *Book[A, X]) settle() {
 	}
 	if b.Hooks.Release != nil {
 		b.Hooks.Release(now, freed, released)
-		return
+	} else {
+		b.Compress(now, freed, released)
 	}
-	b.Compress(now, freed, released)
 }
 
 // Remove records that j ended (running) or was cancelled (waiting) at
@@ -253,6 +287,7 @@ func (b *Book[A, X]) Remove(now int64, j *job.Request) (e *Entry[A, X], running 
 	if running, early := b.m.end(now, j); running {
 		if early {
 			b.pend.Add(now, now, holdEnd)
+			b.touch(0)
 		}
 		return nil, true, start
 	}
@@ -260,6 +295,7 @@ func (b *Book[A, X]) Remove(now int64, j *job.Request) (e *Entry[A, X], running 
 	if !ok {
 		return nil, false, 0
 	}
+	b.touch(e.seq)
 	delete(b.byID, j.ID)
 	b.unplace(e)
 	i, _ := slices.BinarySearchFunc(b.wait, e, Cmp[A, X])
@@ -277,7 +313,10 @@ func (b *Book[A, X]) Remove(now int64, j *job.Request) (e *Entry[A, X], running 
 func (b *Book[A, X]) Pending() (now, freed, released int64, ok bool) { return b.pend.Peek() }
 
 // AddPending records releases not yet reacted to (a restored snapshot).
-func (b *Book[A, X]) AddPending(now, freed, released int64) { b.pend.Add(now, freed, released) }
+func (b *Book[A, X]) AddPending(now, freed, released int64) {
+	b.touch(0)
+	b.pend.Add(now, freed, released)
+}
 
 // Pass is the start of a pass at now, after Settle: it forgets the
 // profile before now, re-plans if running jobs overrun (Replan), starts

@@ -168,7 +168,14 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 	pm := prof.PrefixMax(now)
 	b.failed = b.failed[:0]
 	b.found = b.found[:0]
+	b.grid.reset(prof.Procs())
+	budget := gridBudget
+	if b.SearchBudget > 0 {
+		budget = b.SearchBudget
+	}
 	b.moved, b.movedAt = b.moved[:0], b.movedAt[:0]
+	unknown := b.unknownUpTo()         // no job numbered up to it is skipped
+	minMoved := uint64(math.MaxUint64) // the smallest number moved in this pass
 	w := b.wait
 	for i := 0; i < len(w); {
 		e := w[i]
@@ -178,6 +185,10 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		if e.Start == Infinity {
 			break // the jobs that never fit sort last
+		}
+		if memo && e.seq > unknown && e.seq < minMoved && b.settledSince(e.seq) {
+			i++ // nothing freed for it since it was placed (history.go)
+			continue
 		}
 		r := i + 1 // w[i:r] is the run of jobs identical to e
 		for r < len(w) && w[r].Start == e.Start && w[r].Need == e.Need && w[r].Dur == e.Dur {
@@ -206,7 +217,21 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		t := Infinity
 		if from < q.limit {
-			t = prof.EarliestFitMovingBefore(from, d, e.Need, e.Start, released)
+			if memo {
+				var done bool
+				t, done = prof.EarliestFitMovingBounded(from, d, e.Need, e.Start, released, budget)
+				if !done {
+					// a long search: start it again after every fit found
+					// in the pass for a job this one dominates
+					from = max(t, b.grid.bound(e.Need, d))
+					t = e.Start
+					if from < q.limit {
+						t = prof.EarliestFitMovingBefore(from, d, e.Need, e.Start, released)
+					}
+				}
+			} else {
+				t = prof.EarliestFitMovingBefore(from, d, e.Need, e.Start, released)
+			}
 		}
 		if t >= e.Start {
 			if memo {
@@ -217,6 +242,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		if memo {
 			b.found = appendBounded(b.found, query[int]{n: e.Need, d: d, after: t})
+			b.grid.add(e.Need, d, t)
 		}
 		freed = min(freed, e.Start) // their old slots are released
 		released = max(released, e.Start+d)
@@ -227,6 +253,9 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			q.limit = e.Start
 			b.remember(q)
 		}
+		for _, x := range w[i : i+k] {
+			minMoved = min(minMoved, x.seq)
+		}
 		b.moved = append(b.moved, w[i:i+k]...)
 		for x := i; x < i+k; x++ {
 			b.movedAt = append(b.movedAt, x)
@@ -235,9 +264,14 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		i = r
 	}
 	if len(b.moved) > 0 {
+		b.touch(minMoved) // their old slots are free
 		b.mergeMoved()
 	}
 }
+
+// gridBudget is how many blocking runs a compression search crosses
+// before it asks foundGrid for a later start.
+const gridBudget = 16
 
 // foundBound is the latest start found in this pass for a job that q's
 // dominates: a job earlier in the waiting list, with no more processors and

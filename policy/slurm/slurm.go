@@ -286,7 +286,7 @@ func (s *Sched) Name() string {
 // Insert implements policy.Scheduler.
 func (s *Sched) Insert(now int64, j *job.Request) {
 	seen := now
-	if s.ph != nil && s.ph.submit(j.ID) >= s.ph.Loop.At(now) {
+	if s.ph != nil && s.ph.submit(j.ID) >= s.ph.Loop.WakeAt(now) {
 		seen++ // the loop woke before the submission in its second
 	}
 	s.request(seen)
@@ -370,6 +370,9 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 			// wakes after it
 			fe = s.frac[j.ID] + s.ph.overhead(j.ID)
 			fe -= math.Floor(fe)
+			if at, ok := s.ph.Ended[j.ID]; ok && int64(math.Floor(at)) == now {
+				fe = at - math.Floor(at) // the recorded end, when it falls in this second
+			}
 			delete(s.frac, j.ID)
 			// slurmctld counts the request when the job is completed
 			// (slurmd's "already complete" reply, CompleteLag after
@@ -377,7 +380,7 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 			// after it
 			x := fe + s.ph.CompleteLag
 			seen = now + int64(math.Floor(x))
-			if x-math.Floor(x) >= s.ph.Loop.At(seen) {
+			if x-math.Floor(x) >= s.ph.Loop.WakeAt(seen) {
 				seen++
 			}
 			if d, ok := s.ph.Epilog[j.ID]; ok {
@@ -564,7 +567,7 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 	main := false
 	// with Phases, the loop wakes in every second but those its drift
 	// skips (a wake-up takes a little more than a second)
-	wakes := s.ph == nil || !s.ph.Loop.Skips(now)
+	wakes := s.ph == nil || s.ph.Loop.WakeAt(now) < 1
 	if k := (now - s.lastFull) / s.c.SchedInterval; k > 0 {
 		if s.lastFull+k*s.c.SchedInterval == now && !wakes {
 			s.lastFull = now + 1 - s.c.SchedInterval // the periodic pass comes a second later
@@ -626,7 +629,7 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		done := false
 		steps := s.epi[:0:0]
 		if main {
-			steps = append(steps, instant{now, s.ph.Loop.At(now)})
+			steps = append(steps, instant{now, s.ph.Loop.WakeAt(now)})
 		}
 		k := 0
 		for _, e := range s.epi {
@@ -1151,6 +1154,11 @@ type Phases struct {
 	// is a race inside slurmd (a recording's log tells; nothing in the
 	// times predicts it).
 	Epilog map[int]float64
+	// Ended are, by job ID, the recorded ends (seconds with their
+	// fractions): an end the schedule puts in the same second takes its
+	// fraction from here (the start's fraction plus the overhead can be a
+	// few milliseconds off).
+	Ended map[int]float64
 	// CompleteLag is how long the node stays completing after an end
 	// whose job is not in Epilog (slurmd's "already complete" reply to
 	// slurmctld's terminate request): main-scheduler passes in that
@@ -1214,6 +1222,37 @@ func (p *Phase) Shift(a, b int64) int64 {
 		return 0
 	}
 	return int64(math.Floor(p.at(b)) - math.Floor(p.at(a)))
+}
+
+// WakeAt is the fraction of second t at which a timer that wakes about
+// once a second (slurmctld's background loop) wakes in it, or 1 when it
+// skips t. Between two marks, at times a < b, it wakes n = round(b − a)
+// times, evenly: at a + k(b − a)/n (so when its period is a little over a
+// second some second has no wake-up, where the drift goes round); before
+// the first mark and after the last it wakes at that mark's fraction.
+func (p *Phase) WakeAt(t int64) float64 {
+	n := len(p.T)
+	if n == 0 {
+		return 0
+	}
+	abs := func(i int) float64 { return float64(p.T[i]) + p.F[i] - math.Floor(p.F[i]) }
+	i, _ := slices.BinarySearch(p.T, t)
+	switch {
+	case i < n && p.T[i] == t:
+		return p.F[i] - math.Floor(p.F[i])
+	case i == 0:
+		return p.F[0] - math.Floor(p.F[0])
+	case i == n:
+		return p.F[n-1] - math.Floor(p.F[n-1])
+	}
+	a, b := abs(i-1), abs(i)
+	k := math.Max(1, math.Round(b-a))
+	per := (b - a) / k
+	w := a + math.Ceil((float64(t)-a)/per-1e-9)*per
+	if w >= float64(t+1) {
+		return 1
+	}
+	return max(0, w-float64(t))
 }
 
 // At is the fraction at second t (0 without marks).
