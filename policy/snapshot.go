@@ -207,6 +207,26 @@ func (r Ordering) Restore(now int64, data []byte, lookup func(id int) *job.Reque
 	return sn.RestoreOrder(now, data, lookup)
 }
 
+// RestoreQuiet is the order's part of a policy's Restore: it restores *r
+// from data (Restore; an error names the policy) and keeps *r quiet
+// (Quiet) until the returned function is called, so that the policy
+// re-inserts its restored jobs without the order seeing them submitted
+// again:
+//
+//	done, err := p.ord.RestoreQuiet("name", now, s.Order, lookup)
+//	if err != nil {
+//		return err
+//	}
+//	defer done()
+func (r *Ordering) RestoreQuiet(name string, now int64, data []byte, lookup func(id int) *job.Request) (func(), error) {
+	if err := r.Restore(now, data, lookup); err != nil {
+		return nil, fmt.Errorf("%s: snapshot: %w", name, err)
+	}
+	saved := *r
+	*r = r.Quiet()
+	return func() { *r = saved }, nil
+}
+
 // Quiet is r without its observer: a policy re-inserts its restored jobs
 // through it, so that the restored order does not see them submitted
 // again.

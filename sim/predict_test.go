@@ -14,11 +14,14 @@ import (
 	"github.com/backfill-hpc/backfill/sim"
 )
 
-// predictionPolicies plan with predictions and corrections.
+// predictionPolicies plan with predictions and corrections, some in a
+// registered queue order (the order extension point with predictions).
 var predictionPolicies = []string{
 	"easy++", "easy++:correct=step", "easy:predict=history-1", "easy:order=sjf:predict=history-2:correct=step",
 	"easy:depth=3:order=sjbf:predict=history-2", "easy:depth=2:predict=history-3",
 	"conservative:predict=history-2", "conservative:predict=history-1:correct=step",
+	"easy:order=multifactor:predict=history-2:correct=step", "conservative:order=sjf:predict=history-2",
+	"conservative:order=multifactor:predict=history-1",
 }
 
 func simulate(t *testing.T, spec string, procs int, jobs []job.Job, noKill bool) *sim.Result {

@@ -49,9 +49,7 @@ import (
 func (s *Policy) mrt(now int64, x *djob) bool {
 	W := s.book.Wait()
 	s.release(W)
-	tl := append(s.tl[:0], W...)
-	tl = append(tl, x)
-	s.sortHeuristic(tl)
+	tl := s.byHeuristic(s.tl, x)
 	n := len(tl)
 	if cap(s.fits) < 2*n {
 		s.fits = make([]int64, 2*n)

@@ -36,9 +36,11 @@ import (
 // evaluated one (x at the same slot, and the job now kept had gone back to
 // its old slot there) gives the same schedule and is skipped.
 func (s *Policy) msb(now int64, x *djob) bool {
-	order := append(s.tl[:0], s.book.Wait()...)
+	var order []*djob
 	if s.prm.H != AST {
-		s.sortHeuristic(order)
+		order = s.byHeuristic(s.tl, nil)
+	} else {
+		order = append(s.tl[:0], s.book.Wait()...)
 	}
 	N := len(order)
 	s.release(order)

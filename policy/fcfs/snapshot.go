@@ -51,13 +51,12 @@ func (f *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	if err := policy.DecodeSnapshot("fcfs", len(f.queue) == 0 && (f.q == nil || f.q.Len() == 0), data, &s, &s.V, 1); err != nil {
 		return err
 	}
-	if err := f.ord.Restore(now, s.Order, lookup); err != nil {
-		return fmt.Errorf("fcfs: snapshot: %w", err)
-	}
 	// the restored order knows the waiting jobs already
-	ord := f.ord
-	f.ord = ord.Quiet()
-	defer func() { f.ord = ord }()
+	done, err := f.ord.RestoreQuiet("fcfs", now, s.Order, lookup)
+	if err != nil {
+		return err
+	}
+	defer done()
 	if s.Free < 0 || len(s.FreeRes) != len(f.freeRes) {
 		return fmt.Errorf("fcfs: snapshot of %d free processors and %d resources on a machine of %d resources", s.Free, len(s.FreeRes), len(f.freeRes)+1)
 	}

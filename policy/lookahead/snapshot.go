@@ -64,13 +64,12 @@ func (l *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 	if err := l.run.RestoreHolds("lookahead", s.Run, lookup); err != nil {
 		return err
 	}
-	if err := l.ord.Restore(now, s.Order, lookup); err != nil {
-		return fmt.Errorf("lookahead: snapshot: %w", err)
-	}
 	// the restored order knows the waiting jobs already
-	ord := l.ord
-	l.ord = ord.Quiet()
-	defer func() { l.ord = ord }()
+	done, err := l.ord.RestoreQuiet("lookahead", now, s.Order, lookup)
+	if err != nil {
+		return err
+	}
+	defer done()
 	last := -1
 	for _, w := range s.Wait {
 		j, err := policy.SnapshotJob("lookahead", lookup, int64(w[0]))

@@ -108,13 +108,12 @@ func (m *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 			m.held[p][q] += int(t)
 		}
 	}
-	if err := m.ord.Restore(now, s.Order, lookup); err != nil {
-		return fmt.Errorf("multiqueue: snapshot: %w", err)
-	}
 	// the restored order knows the waiting jobs already
-	ord := m.ord
-	m.ord = ord.Quiet()
-	defer func() { m.ord = ord }()
+	done, err := m.ord.RestoreQuiet("multiqueue", now, s.Order, lookup)
+	if err != nil {
+		return err
+	}
+	defer done()
 	if err := policy.ReinsertWaiting("multiqueue", s.Wait, true, lookup, func(j *job.Request) { m.Insert(now, j) }); err != nil {
 		return err
 	}
