@@ -460,7 +460,7 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, map[int]fl
 	}); err != nil {
 		return nil, nil, err
 	}
-	ph := &Phases{Submits: map[int]float64{}, Overheads: map[int]float64{}, Epilog: map[int]float64{}}
+	ph := &Phases{Submits: map[int]float64{}, Overheads: map[int]float64{}, Epilog: map[int]float64{}, Ended: map[int]float64{}}
 	ended := map[int64]float64{} // job ends (_job_complete), by Slurm's id
 	epilogAt := math.Inf(-1)     // the last epilog-complete message
 	endFrac := map[int]float64{}
@@ -542,6 +542,7 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, map[int]fl
 				ended[id] = at
 				if i, ok := byID[id]; ok {
 					endFrac[i] = frac
+					ph.Ended[i] = at
 				}
 				if s0, ok := start[id]; ok {
 					if sl, ok := sleep[names[id]]; ok {
