@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,16 +106,13 @@ func fixDigests(tx *bolt.Tx) error {
 			return nil
 		}
 		var n, sum uint64
+		tab := crc32.MakeTable(crc32.Castagnoli)
 		b.ForEach(func(k, v []byte) error {
-			h := fnv.New64a()
-			h.Write(binary.AppendUvarint(nil, uint64(len(k))))
-			h.Write(k)
-			h.Write(v)
-			n, sum = n+1, sum+h.Sum64()
+			hk := crc32.Update(crc32.Checksum(binary.AppendUvarint(nil, uint64(len(k))), tab), tab, k)
+			n, sum = n+1, sum+(uint64(hk)<<32|uint64(crc32.Update(hk, tab, v)))
 			return nil
 		})
 		p := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, n), sum)
-		tab := crc32.MakeTable(crc32.Castagnoli)
 		c := crc32.Update(crc32.Checksum(name, tab), tab, p)
 		return d.Put(name, append(binary.BigEndian.AppendUint32(nil, c), p...))
 	})

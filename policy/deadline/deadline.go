@@ -59,6 +59,7 @@ import (
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/policy/reservation"
+	"github.com/backfill-hpc/backfill/profile"
 	specs "github.com/backfill-hpc/backfill/spec"
 )
 
@@ -295,9 +296,10 @@ type Policy struct {
 
 	// scratch
 	tl, placed []*djob
-	byKey      []*djob   // the waiting jobs in the heuristic's order (keyed)
-	qs         qopsState // QoPS: the scratch of an insertion point
-	fm         fitMemo   // the fits of the current admission decision
+	byKey      []*djob          // the waiting jobs in the heuristic's order (keyed)
+	qs         qopsState        // QoPS: the scratch of an insertion point
+	fm         fitMemo          // the fits of the current admission decision
+	snap       *profile.Profile // MSB, MRT: the profile before a decision
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool

@@ -65,19 +65,20 @@ type Sched struct {
 	// changed: a job arrived, left or started, or priorities were
 	// recalculated, since the last backfill cycle (without a change a
 	// cycle would start nothing)
-	changed bool
-	parts   int              // partitions (a pass may stop once all are blocked)
-	limited bool             // some limit may hold a waiting job
-	dynamic bool             // an order other than multifactor that changes with time
-	cand    []bool           // the backfill cycle's candidates, by position
-	cands   []int            // their positions, those still possible
-	slack   int              // processors the top candidate has to spare (−1: unknown)
-	minFree []minFree        // prune's queries since the profile last changed
-	save    *profile.Profile // the profile before the cycle's first hold
-	snapped bool             // save holds this cycle's snapshot
-	after   []*job.Request   // the cycle's starts since the snapshot
-	longest []int64          // the longest estimate from each position on
-	prev    []*job.Request   // scratch of sorted
+	changed  bool
+	parts    int              // partitions (a pass may stop once all are blocked)
+	limited  bool             // some limit may hold a waiting job
+	refusing bool             // some limit may refuse a job at submission (refuses)
+	dynamic  bool             // an order other than multifactor that changes with time
+	cand     []bool           // the backfill cycle's candidates, by position
+	cands    []int            // their positions, those still possible
+	slack    int              // processors the top candidate has to spare (−1: unknown)
+	minFree  []minFree        // prune's queries since the profile last changed
+	save     *profile.Profile // the profile before the cycle's first hold
+	snapped  bool             // save holds this cycle's snapshot
+	after    []*job.Request   // the cycle's starts since the snapshot
+	longest  []int64          // the longest estimate from each position on
+	prev     []*job.Request   // scratch of sorted
 	// scratch of a pass
 	blocked map[string]bool
 	started []int
@@ -235,6 +236,7 @@ func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
 	}
 	s.node = c.Nodes == 1 && c.CPUs == procs && procs > 1
 	s.limited = slurm.Holds(s.mf.Tree())
+	s.refusing = s.refuses()
 	s.dynamic = s.ord.Dynamic && s.ord.O != policy.Order(s.mf)
 	s.lastBf, s.lastSched, s.lastFull = o.BfStart, o.BfStart, o.BfStart
 	s.endLag = o.EndLag
@@ -296,9 +298,11 @@ func (s *Sched) Insert(now int64, j *job.Request) {
 		// priority from the factors before it; the calculation, before
 		// any pass that sees the job, recomputes it)
 	}
-	if r := s.admit(j); r != "" {
-		s.rej[j.ID] = r
-		return
+	if s.refusing {
+		if r := s.admit(j); r != "" {
+			s.rej[j.ID] = r
+			return
+		}
 	}
 	s.mf.Submitted(now, j)
 	if s.ord.O != policy.Order(s.mf) {

@@ -3,7 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/fnv"
+	"hash/crc32"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -11,8 +11,8 @@ import (
 // Digests. A checksum per entry finds a changed entry, not a missing
 // one: a damaged page header can make bbolt see fewer entries, each
 // whole. So the bucket "digests" keeps, for every bucket, its number of
-// entries and the sum (mod 2^64) of a 64-bit FNV-1a hash of each entry's
-// key and value, updated in the transaction of every write (put, del);
+// entries and the sum (mod 2^64) of a 64-bit hash of each entry's key
+// and value (entryHash), updated in the transaction of every write (put, del);
 // Inspect recomputes both and compares.
 
 var bDigests = []byte("digests")
@@ -22,12 +22,12 @@ type digest struct {
 	sum uint64
 }
 
+// entryHash is a 64-bit hash of an entry: the CRC-32C (hardware
+// accelerated) of uvarint(len(k)) and k, then of all that and v.
 func entryHash(k, v []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(binary.AppendUvarint(nil, uint64(len(k))))
-	h.Write(k)
-	h.Write(v)
-	return h.Sum64()
+	var n [binary.MaxVarintLen64]byte
+	hk := crc32.Update(crc32.Checksum(n[:binary.PutUvarint(n[:], uint64(len(k)))], castagnoli), castagnoli, k)
+	return uint64(hk)<<32 | uint64(crc32.Update(hk, castagnoli, v))
 }
 
 func (d *digest) add(k, v []byte) { d.n++; d.sum += entryHash(k, v) }

@@ -74,6 +74,7 @@ const (
 	minPageSize      = 512
 	maxPageSize      = 1 << 16
 	metaChecksumSpan = 56
+	wholeFile        = 64 << 20 // read files up to this size at once
 )
 
 type boltMeta struct {
@@ -84,6 +85,7 @@ type boltMeta struct {
 
 type verifier struct {
 	f    *os.File
+	all  []byte // the whole file, when it is small enough to read at once
 	size int64
 	psz  int64
 	hwm  uint64
@@ -93,6 +95,9 @@ type verifier struct {
 func (v *verifier) readAt(off, n int64) ([]byte, error) {
 	if off < 0 || n < 0 || off+n > v.size {
 		return nil, fmt.Errorf("read of %d bytes at %d beyond the file's end (%d bytes): the file is truncated", n, off, v.size)
+	}
+	if off+n <= int64(len(v.all)) {
+		return v.all[off : off+n], nil
 	}
 	b := make([]byte, n)
 	if _, err := v.f.ReadAt(b, off); err != nil && err != io.EOF {
@@ -184,6 +189,14 @@ func (v *verifier) run() (string, error) {
 			return note, fmt.Errorf("the database has %d pages of %d bytes, the file only %d bytes: it was truncated", m.hwm, psz, v.size)
 		}
 		return note, fmt.Errorf("high-water mark %d", m.hwm)
+	}
+	if used := int64(m.hwm) * psz; used <= wholeFile {
+		// the pages in use at once (bbolt grows its file ahead, by up to
+		// 16 MiB), instead of two reads per page
+		v.all = make([]byte, used)
+		if _, err := io.ReadFull(io.NewSectionReader(v.f, 0, used), v.all); err != nil {
+			return note, err
+		}
 	}
 	v.used = make([]byte, m.hwm)
 	v.used[0], v.used[1] = 1, 1
