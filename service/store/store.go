@@ -182,6 +182,10 @@ func OpenWith(dir string, o Options) (*Store, error) {
 					return err
 				}
 			}
+			// the digests may be the damaged entries: from what is left
+			if err := recomputeDigests(tx); err != nil {
+				return err
+			}
 			if err := deleteRange(tx, bEvents, in.Contiguous+1, -1); err != nil {
 				return err
 			}
