@@ -59,6 +59,7 @@ import (
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/policy/reservation"
+	"github.com/backfill-hpc/backfill/profile"
 	specs "github.com/backfill-hpc/backfill/spec"
 )
 
@@ -295,9 +296,10 @@ type Policy struct {
 
 	// scratch
 	tl, placed []*djob
-	byKey      []*djob   // the waiting jobs in the heuristic's order (keyed)
-	qs         qopsState // QoPS: the scratch of an insertion point
-	fm         fitMemo   // the fits of the current admission decision
+	byKey      []*djob          // the waiting jobs in the heuristic's order (keyed)
+	qs         qopsState        // QoPS: the scratch of an insertion point
+	fm         fitMemo          // the fits of the current admission decision
+	snap       *profile.Profile // MSB, MRT: the profile before a decision
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool
@@ -592,6 +594,23 @@ func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
 		s.keyDelete(x)
 		start(x.J)
 	})
+}
+
+// snapshot copies the profile into s.snap, when copying it back later is
+// cheaper than undoing n holds: when the profile has at most 8n
+// breakpoints (a copy is O(B) words, an undone hold O(log B) and more; on
+// LCG-2005 at offered load 0.95, a profile of thousands of breakpoints and
+// queues of a few jobs, copying at every decision made MSB 2.4× slower).
+// It reports whether it did.
+func (s *Policy) snapshot(n int) bool {
+	if s.run.Prof.Len() > 8*n {
+		return false
+	}
+	if s.snap == nil {
+		s.snap = profile.New(1)
+	}
+	s.snap.CopyFrom(s.run.Prof)
+	return true
 }
 
 // release records the reservation of each of xs in old and removes its
