@@ -3,6 +3,8 @@ package service
 import (
 	"context"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestFinishedJobsLeaveMemory: a job that finishes (completed, timeout,
@@ -76,7 +78,20 @@ func TestFinishedJobsLeaveMemory(t *testing.T) {
 	// a log written before the archive: its finished jobs are archived at
 	// the first start
 	env.stop()
-	sqlExec(t, env.dir, "DELETE FROM archive; DELETE FROM meta WHERE k = 'archive'")
+	tamper(t, env.dir, func(tx *bolt.Tx) error {
+		for _, b := range []string{"archive", "archive_state", "archive_user", "archive_key"} {
+			if err := tx.DeleteBucket([]byte(b)); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket([]byte(b)); err != nil {
+				return err
+			}
+		}
+		if err := tx.Bucket([]byte("meta")).Delete([]byte("archive")); err != nil {
+			return err
+		}
+		return fixDigests(tx)
+	})
 	env.start(env.clock.Now())
 	alice, bob = NewClient(env.srv.URL, alice.Token), NewClient(env.srv.URL, bob.Token)
 	check("after archiving an old log")

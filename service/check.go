@@ -40,6 +40,9 @@ func Check(dir string, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "; %d users, admin %v\n", in.Users, in.Admin)
 	}
+	for _, n := range in.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
 	var problems []string
 	if p := in.Problem(); p != nil {
 		problems = append(problems, p.Error())
@@ -47,7 +50,7 @@ func Check(dir string, w io.Writer) error {
 	if in.ReadErr == nil && in.HasState && !in.Admin {
 		problems = append(problems, "the admin user is missing (start with --accept-loss to create it again)")
 	}
-	if !in.HasState && !in.HasMark && in.WALSize <= 0 {
+	if !in.HasState && !in.HasMark {
 		if fileExists(filepath.Join(dir, "admin.token")) {
 			problems = append(problems, "state.db is missing or empty, but admin.token exists: the directory has held a service")
 		} else {

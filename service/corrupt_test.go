@@ -3,15 +3,17 @@ package service
 import (
 	"bytes"
 	"context"
-	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/backfill-hpc/backfill/service/store"
+	bolt "go.etcd.io/bbolt"
 )
 
 // corruptBase runs a service that acknowledges n submissions (ends,
@@ -34,7 +36,7 @@ func corruptBase(t *testing.T, n int) (dir string, acked []int64) {
 		}
 	}
 	dir = t.TempDir()
-	for _, f := range []string{"state.db", "state.db-wal", "state.db-shm", store.MarkFile} {
+	for _, f := range []string{store.DBFile, store.MarkFile} {
 		b, err := os.ReadFile(filepath.Join(env.dir, f))
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
@@ -67,26 +69,113 @@ func copyDir(t *testing.T, from string) string {
 	return to
 }
 
-// sqlExec changes the database behind the service's back.
-func sqlExec(t *testing.T, dir, q string) {
+// tamper changes the database behind the service's back, through
+// bbolt (the entries' checksums are left as fn makes them).
+func tamper(t *testing.T, dir string, fn func(tx *bolt.Tx) error) {
 	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "state.db"))
+	db, err := bolt.Open(filepath.Join(dir, store.DBFile), 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(q); err != nil {
+	if err := db.Update(fn); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func walFrames(t *testing.T, dir string) int64 {
-	st, err := os.Stat(filepath.Join(dir, "state.db-wal"))
+// peek reads the database without writing a transaction.
+func peek(t *testing.T, dir string, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(dir, store.DBFile), 0o600, &bolt.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st.Size()
+	defer db.Close()
+	if err := db.View(fn); err != nil {
+		t.Fatal(err)
+	}
 }
+
+// fixDigests sets the digests of state.db to its content (the format of
+// service/store/digest.go), as a tool that knows the format would after
+// changing entries.
+func fixDigests(tx *bolt.Tx) error {
+	d := tx.Bucket([]byte("digests"))
+	return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+		if string(name) == "digests" {
+			return nil
+		}
+		var n, sum uint64
+		tab := crc32.MakeTable(crc32.Castagnoli)
+		b.ForEach(func(k, v []byte) error {
+			hk := crc32.Update(crc32.Checksum(binary.AppendUvarint(nil, uint64(len(k))), tab), tab, k)
+			n, sum = n+1, sum+(uint64(hk)<<32|uint64(crc32.Update(hk, tab, v)))
+			return nil
+		})
+		p := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, n), sum)
+		c := crc32.Update(crc32.Checksum(name, tab), tab, p)
+		return d.Put(name, append(binary.BigEndian.AppendUint32(nil, c), p...))
+	})
+}
+
+// deleteRecords deletes the log's records for which del is true, with
+// their digest made to match (as a tool that knows the format would).
+func deleteRecords(t *testing.T, dir string, del func(seq, last int64) bool) {
+	tamper(t, dir, func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("events"))
+		k, _ := b.Cursor().Last()
+		last := int64(binary.BigEndian.Uint64(k))
+		var keys [][]byte
+		b.ForEach(func(k, _ []byte) error {
+			if del(int64(binary.BigEndian.Uint64(k)), last) {
+				keys = append(keys, bytes.Clone(k))
+			}
+			return nil
+		})
+		for _, k := range keys {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		return fixDigests(tx)
+	})
+}
+
+// flipFile flips one byte of state.db at off (negative: from the end).
+func flipFile(t *testing.T, dir string, off int) {
+	p := filepath.Join(dir, store.DBFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off < 0 {
+		off += len(b)
+	}
+	b[off] ^= 0x5a
+	os.WriteFile(p, b, 0o600)
+}
+
+// flipValue flips a byte in the middle of the value of key k of bucket,
+// wherever it lies in state.db (stale copies in free pages too).
+func flipValue(t *testing.T, dir, bucket string, k []byte) {
+	var v []byte
+	peek(t, dir, func(tx *bolt.Tx) error { v = bytes.Clone(tx.Bucket([]byte(bucket)).Get(k)); return nil })
+	b, _ := os.ReadFile(filepath.Join(dir, store.DBFile))
+	n := 0
+	for i := 0; v != nil; {
+		j := bytes.Index(b[i:], v)
+		if j < 0 {
+			break
+		}
+		flipFile(t, dir, i+j+len(v)/2)
+		i, n = i+j+len(v), n+1
+	}
+	if n == 0 {
+		t.Fatalf("no value for %s %q", bucket, k)
+	}
+}
+
+func seqKey(n int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(n)) }
 
 // dirState is the names and sizes of the files of a directory, to check
 // that a refused start changes nothing.
@@ -118,50 +207,63 @@ func TestCorruptionRefusedOrRecovered(t *testing.T) {
 		want   string
 	}{
 		{"intact", func(*testing.T, string) {}, false, ""},
-		{"shm deleted", func(t *testing.T, d string) { os.Remove(filepath.Join(d, "state.db-shm")) }, false, ""},
-		{"WAL cut short", func(t *testing.T, d string) {
-			os.Truncate(filepath.Join(d, "state.db-wal"), walFrames(t, d)-20000)
+		{"byte flipped in a record", func(t *testing.T, d string) {
+			flipValue(t, d, "events", seqKey(200))
+		}, true, "damaged"},
+		{"byte flipped in the last record", func(t *testing.T, d string) {
+			var last int64
+			peek(t, d, func(tx *bolt.Tx) error {
+				k, _ := tx.Bucket([]byte("events")).Cursor().Last()
+				last = int64(binary.BigEndian.Uint64(k))
+				return nil
+			})
+			flipValue(t, d, "events", seqKey(last))
+		}, true, "damaged"},
+		{"byte flipped in the admin user", func(t *testing.T, d string) {
+			flipValue(t, d, "users", []byte("admin"))
+		}, true, `user "admin"`},
+		{"byte flipped in the newest meta page", func(t *testing.T, d string) {
+			// the meta page of the last transaction: bbolt falls back to
+			// the one before, which lacks the last record
+			var txid int
+			peek(t, d, func(tx *bolt.Tx) error { txid = tx.ID(); return nil })
+			flipFile(t, d, (txid%2)*4096+16+20)
 		}, true, "log ends at record"},
-		{"WAL frame flipped", func(t *testing.T, d string) {
-			p := filepath.Join(d, "state.db-wal")
-			b, _ := os.ReadFile(p)
-			b[len(b)/2] ^= 0x5a
-			os.WriteFile(p, b, 0o600)
-		}, true, "log ends at record"},
-		{"WAL and shm deleted", func(t *testing.T, d string) {
-			os.Remove(filepath.Join(d, "state.db-wal"))
-			os.Remove(filepath.Join(d, "state.db-shm"))
+		{"byte flipped in the older meta page", func(t *testing.T, d string) {
+			var txid int
+			peek(t, d, func(tx *bolt.Tx) error { txid = tx.ID(); return nil })
+			flipFile(t, d, (1-txid%2)*4096+16+20)
 		}, false, ""},
-		{"WAL and shm deleted after a checkpoint", func(t *testing.T, d string) {
-			sqlExec(t, d, "PRAGMA wal_checkpoint(TRUNCATE)")
-			os.Remove(filepath.Join(d, "state.db-wal"))
-			os.Remove(filepath.Join(d, "state.db-shm"))
-		}, false, ""},
+		{"header of a meta page flipped", func(t *testing.T, d string) { flipFile(t, d, 4096) }, true, "meta page 1"},
 		{"database truncated to 0", func(t *testing.T, d string) { os.Truncate(filepath.Join(d, "state.db"), 0) }, true, "state.db is empty"},
-		{"database deleted with its WAL", func(t *testing.T, d string) {
-			for _, f := range []string{"state.db", "state.db-wal", "state.db-shm"} {
-				os.Remove(filepath.Join(d, f))
-			}
-		}, true, "state.db is missing"},
+		{"database deleted", func(t *testing.T, d string) { os.Remove(filepath.Join(d, "state.db")) }, true, "state.db is missing"},
 		{"database truncated to half", func(t *testing.T, d string) {
-			sqlExec(t, d, "PRAGMA wal_checkpoint(TRUNCATE)")
 			st, _ := os.Stat(filepath.Join(d, "state.db"))
 			os.Truncate(filepath.Join(d, "state.db"), st.Size()/2)
-		}, true, ""},
+		}, true, "truncated"},
 		{"last 50 records deleted", func(t *testing.T, d string) {
-			sqlExec(t, d, "DELETE FROM events WHERE seq > (SELECT max(seq) - 50 FROM events)")
+			deleteRecords(t, d, func(seq, last int64) bool { return seq > last-50 })
 		}, true, "log ends at record"},
 		{"records deleted in the middle", func(t *testing.T, d string) {
-			sqlExec(t, d, "DELETE FROM events WHERE seq BETWEEN 100 AND 120")
+			deleteRecords(t, d, func(seq, _ int64) bool { return seq >= 100 && seq <= 120 })
 		}, true, "gap"},
 		{"admin user deleted", func(t *testing.T, d string) {
-			sqlExec(t, d, "DELETE FROM users WHERE name = 'admin'")
+			tamper(t, d, func(tx *bolt.Tx) error { return tx.Bucket([]byte("users")).Delete([]byte("admin")) })
+		}, true, "users: 1 entries, their digest says 2"},
+		{"admin user deleted, digests fixed", func(t *testing.T, d string) {
+			tamper(t, d, func(tx *bolt.Tx) error {
+				if err := tx.Bucket([]byte("users")).Delete([]byte("admin")); err != nil {
+					return err
+				}
+				return fixDigests(tx)
+			})
 		}, true, "no admin user"},
+		{"a record deleted, digests not fixed", func(t *testing.T, d string) {
+			tamper(t, d, func(tx *bolt.Tx) error { return tx.Bucket([]byte("events")).Delete(seqKey(150)) })
+		}, true, "gap"},
 		{"older database put back", func(t *testing.T, d string) {
-			for _, f := range []string{"state.db", "state.db-wal", "state.db-shm"} {
-				b, _ := os.ReadFile(filepath.Join(old, f))
-				os.WriteFile(filepath.Join(d, f), b, 0o600)
-			}
+			b, _ := os.ReadFile(filepath.Join(old, "state.db"))
+			os.WriteFile(filepath.Join(d, "state.db"), b, 0o600)
 		}, true, "not the database"},
 		{"mark damaged", func(t *testing.T, d string) {
 			os.WriteFile(filepath.Join(d, store.MarkFile), bytes.Repeat([]byte{0xff}, 128), 0o600)
@@ -175,7 +277,7 @@ func TestCorruptionRefusedOrRecovered(t *testing.T) {
 			before := dirState(dir)
 			cfg := Config{Policy: "conservative", Procs: 8, StateDir: dir, Sync: "normal", AdminToken: "admin-secret", Clock: NewManualClock(0)}
 			svc, err := Open(cfg)
-			if c.name == "intact" || strings.HasSuffix(c.name, "after a checkpoint") || c.name == "mark deleted" || c.name == "shm deleted" {
+			if c.name == "intact" || c.name == "mark deleted" || c.name == "byte flipped in the older meta page" {
 				// nothing was lost: these must open
 				if err != nil {
 					t.Fatalf("refused an undamaged state: %v", err)
@@ -285,7 +387,7 @@ func TestAdminTokenNeverOverwritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"state.db", "state.db-wal", "state.db-shm", store.MarkFile} {
+	for _, f := range []string{store.DBFile, store.MarkFile} {
 		os.Remove(filepath.Join(dir, f))
 	}
 	if _, err := Open(cfg); err == nil || !strings.Contains(err.Error(), "admin.token exists") {

@@ -13,7 +13,7 @@
 // just after real time t) or a controllable clock for tests and replays.
 //
 // Durability: each request's records are committed to the state database
-// (package store, SQLite in WAL mode) before the request is answered, and
+// (package store: bbolt, fsynced at each commit) before the request is answered, and
 // the executor acts on a decision only after it is committed. Commits of
 // concurrent requests are grouped into one transaction. After a crash the
 // service replays the log through a fresh policy (policies are
@@ -108,7 +108,8 @@ type Config struct {
 	NewExecutor func(ev executor.Events, opt executor.Options) (executor.Executor, error)
 	// ExecOptions configure the executor (Dir and Procs are filled in).
 	ExecOptions executor.Options
-	// Sync is the SQLite synchronous setting: full (default) or normal.
+	// Sync is the state database's sync mode: full (default: fsync at
+	// each commit) or normal (no fsync); see store.Options.
 	Sync string
 	// MaxBody is the largest request body accepted, in bytes (default
 	// 64 KiB).
@@ -757,7 +758,7 @@ func (s *Service) checkNoAdmin() error {
 	}
 	return fmt.Errorf(`refusing to open the state in %s: the database has no admin user, but the directory has held a service:
   %s
-  likely cause: state.db was deleted, truncated or replaced, or rows were deleted from its users table; starting would create a new service and a new admin token
+  likely cause: state.db was deleted, truncated or replaced, or entries were deleted from its users; starting would create a new service and a new admin token
   ways out:
     - restore the whole directory from a backup and start again;
     - inspect it: backfill serve --check %s

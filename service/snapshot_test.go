@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/sim"
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestDamagedSnapshotFallsBack restarts a service whose latest snapshot
@@ -42,7 +44,17 @@ func TestDamagedSnapshotFallsBack(t *testing.T) {
 			before := engineView(env.svc)
 			now := env.clock.Now()
 			env.stop()
-			sqlExec(t, env.dir, "UPDATE snapshots SET data = x'7b7d' WHERE seq = (SELECT max(seq) FROM snapshots) AND (SELECT count(*) FROM snapshots) = 2")
+			tamper(t, env.dir, func(tx *bolt.Tx) error {
+				// damage the latest of two snapshots
+				b := tx.Bucket([]byte("snapshots"))
+				if b.Stats().KeyN != 2 {
+					return nil
+				}
+				k, v := b.Cursor().Last()
+				v = bytes.Clone(v)
+				v[len(v)-1] ^= 1
+				return b.Put(bytes.Clone(k), v)
+			})
 			env.start(now)
 			if after := engineView(env.svc); after != before {
 				t.Fatalf("%s: the state before a restart\n%s\ndiffers from the state after it\n%s", spec, before, after)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
@@ -34,9 +35,14 @@ type mfSnapshot struct {
 	Scale    float64      `json:"scale"`
 	Root     assocState   `json:"root"`
 	Assocs   []assocState `json:"assocs"`
-	FS       []fsEntry    `json:"fs_cache"` // by index in Assocs (−1: the root)
-	Jobs     []mfJobState `json:"jobs"`     // by ID
-	QOS      []string     `json:"qos"`      // every QOS, sorted (those created at first sight)
+	FS       []fsEntry    `json:"fs_cache"`       // by index in Assocs (−1: the root)
+	Jobs     []mfJobState `json:"jobs,omitempty"` // by ID (version 1)
+	// Rows are the jobs by ID (version 2): [id, start (−1: waiting),
+	// priority, and the factors age, fair share, job size, partition,
+	// QOS, nice], written without reflection (a snapshot at 10,000 jobs
+	// waiting is taken under the service's engine lock).
+	Rows json.RawMessage `json:"rows,omitempty"`
+	QOS  []string        `json:"qos"` // every QOS, sorted (those created at first sight)
 }
 
 type assocState struct {
@@ -85,8 +91,8 @@ func finite(fs ...float64) bool {
 
 // SnapshotOrder implements policy.OrderSnapshotter.
 func (m *Multifactor) SnapshotOrder() ([]byte, error) {
-	s := mfSnapshot{V: 1, Started: m.started, LastCalc: m.lastCalc, NextCalc: m.nextCalc, Epoch: m.epoch, ECount: m.ecount,
-		MaxQOS: m.maxQOS, Scale: m.tree.scale, Root: saveAssoc(m.tree.Root), Assocs: []assocState{}, FS: []fsEntry{}, Jobs: []mfJobState{}}
+	s := mfSnapshot{V: 2, Started: m.started, LastCalc: m.lastCalc, NextCalc: m.nextCalc, Epoch: m.epoch, ECount: m.ecount,
+		MaxQOS: m.maxQOS, Scale: m.tree.scale, Root: saveAssoc(m.tree.Root), Assocs: []assocState{}, FS: []fsEntry{}}
 	all := m.tree.Assocs()
 	index := make(map[*Assoc]int, len(all))
 	for i, a := range all {
@@ -102,12 +108,39 @@ func (m *Multifactor) SnapshotOrder() ([]byte, error) {
 		s.FS = append(s.FS, fsEntry{i, f})
 	}
 	slices.SortFunc(s.FS, func(a, b fsEntry) int { return a.Assoc - b.Assoc })
-	for _, l := range [][]*mfJob{m.waiting, m.runs} {
-		for _, x := range l {
-			s.Jobs = append(s.Jobs, mfJobState{ID: x.j.ID, Start: x.start, Prio: x.prio, F: x.f})
+	// the waiting and running jobs, merged in ID order (both lists are)
+	rows := make([]byte, 0, 64*(len(m.waiting)+len(m.runs))+2)
+	rows = append(rows, '[')
+	w, r := m.waiting, m.runs
+	for len(w) > 0 || len(r) > 0 {
+		var x *mfJob
+		if len(r) == 0 || (len(w) > 0 && w[0].j.ID < r[0].j.ID) {
+			x, w = w[0], w[1:]
+		} else {
+			x, r = r[0], r[1:]
 		}
+		f := x.f
+		if !finite(f.Age, f.Fairshare, f.JobSize, f.Partition, f.QOS) {
+			return nil, fmt.Errorf("multifactor: snapshot: job %d has a factor that is not finite", x.j.ID)
+		}
+		if len(rows) > 1 {
+			rows = append(rows, ',')
+		}
+		rows = append(rows, '[')
+		rows = strconv.AppendInt(rows, int64(x.j.ID), 10)
+		rows = append(rows, ',')
+		rows = strconv.AppendInt(rows, x.start, 10)
+		rows = append(rows, ',')
+		rows = strconv.AppendUint(rows, uint64(x.prio), 10)
+		for _, v := range []float64{f.Age, f.Fairshare, f.JobSize, f.Partition, f.QOS} {
+			rows = append(rows, ',')
+			rows = strconv.AppendFloat(rows, v, 'g', -1, 64)
+		}
+		rows = append(rows, ',')
+		rows = strconv.AppendInt(rows, f.Nice, 10)
+		rows = append(rows, ']')
 	}
-	slices.SortFunc(s.Jobs, func(a, b mfJobState) int { return a.ID - b.ID })
+	s.Rows = append(rows, ']')
 	for n := range m.tree.QOS {
 		s.QOS = append(s.QOS, n)
 	}
@@ -132,8 +165,34 @@ func (m *Multifactor) RestoreOrder(now int64, data []byte, lookup func(id int) *
 	if err := json.Unmarshal(data, &s); err != nil {
 		return fmt.Errorf("multifactor: snapshot: %w", err)
 	}
-	if s.V != 1 {
-		return fmt.Errorf("multifactor: snapshot version %d, expected 1", s.V)
+	switch s.V {
+	case 1:
+	case 2:
+		var rows [][9]json.Number
+		if err := json.Unmarshal(s.Rows, &rows); err != nil {
+			return fmt.Errorf("multifactor: snapshot: jobs: %w", err)
+		}
+		s.Jobs = make([]mfJobState, len(rows))
+		for i, row := range rows {
+			w := &s.Jobs[i]
+			id, err1 := strconv.Atoi(string(row[0]))
+			start, err2 := strconv.ParseInt(string(row[1]), 10, 64)
+			prio, err3 := strconv.ParseUint(string(row[2]), 10, 32)
+			nice, err4 := strconv.ParseInt(string(row[8]), 10, 64)
+			if err := errors.Join(err1, err2, err3, err4); err != nil {
+				return fmt.Errorf("multifactor: snapshot: job row %d: %w", i, err)
+			}
+			w.ID, w.Start, w.Prio, w.F.Nice = id, start, uint32(prio), nice
+			for k, p := range []*float64{&w.F.Age, &w.F.Fairshare, &w.F.JobSize, &w.F.Partition, &w.F.QOS} {
+				v, err := strconv.ParseFloat(string(row[3+k]), 64)
+				if err != nil || !finite(v) {
+					return fmt.Errorf("multifactor: snapshot: job row %d: factor %q", i, row[3+k])
+				}
+				*p = v
+			}
+		}
+	default:
+		return fmt.Errorf("multifactor: snapshot version %d, expected 1 or 2", s.V)
 	}
 	if !(s.Scale > 0) || !finite(s.Scale) {
 		return fmt.Errorf("multifactor: snapshot: usage scale %v", s.Scale)

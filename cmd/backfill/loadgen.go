@@ -63,7 +63,7 @@ use a fresh service: it submits and cancels jobs).`,
 	fl.IntSliceVar(&f.queues, "queue", []int{100, 1000, 10000}, "queue lengths to hold")
 	fl.DurationVar(&f.duration, "duration", 10*time.Second, "measured time per configuration")
 	fl.IntVar(&f.clients, "clients", 8, "concurrent clients")
-	fl.StringVar(&f.sync, "sync", "full", "SQLite synchronous mode of the started services: full or normal")
+	fl.StringVar(&f.sync, "sync", "full", "sync mode of the started services' state: full (fsync at each commit) or normal (no fsync)")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the job sizes and estimates")
 	fl.BoolVar(&f.asJSON, "json", false, "print the results as JSON")
 	fl.StringVar(&f.drain, "drain", "newest", "how the queue is held at Q: newest (each client cancels the job it just submitted), oldest (cancel the job at the front of the queue, which makes reservation-based policies compress the whole queue) or none (the queue grows)")

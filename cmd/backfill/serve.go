@@ -59,12 +59,14 @@ func newServe() *cobra.Command {
 API (see /v1/openapi.json and docs/service.md) and get at once their reserved
 start, the latest start the policy guarantees (conservative, slack), or, with a
 deadline policy, whether their deadline is accepted. Every accepted request is
-committed to an SQLite database in --state (WAL mode) before it is answered;
-after a crash the service rebuilds its state from that log. A state directory
-that lost acknowledged records (a damaged or deleted WAL, an emptied database,
-a missing admin user) is refused with a message naming the files and the ways
+committed to a bbolt database in --state (state.db, fsynced at each commit)
+before it is answered; after a crash the service rebuilds its state from that
+log. A state directory that lost acknowledged records or whose database is
+damaged (records deleted, bytes changed, a truncated or emptied database, a
+missing admin user) is refused with a message naming the files and the ways
 out; --check STATE verifies one offline, --accept-loss continues from what is
-left. The port opens at once; until the state is rebuilt requests get 503 with
+left. A state directory of a version before bbolt (SQLite) is refused with the
+command that converts it (tools/migratestate). The port opens at once; until the state is rebuilt requests get 503 with
 Retry-After (health: recovering). Other --policy or --procs than at the
 previous start reconfigure the service (running jobs kept, waiting jobs
 re-planned; see POST /v1/reconfigure in docs/service.md).
@@ -91,7 +93,7 @@ user tokens with 'backfill user add NAME'.`,
 	fl.StringVar(&f.executor, "executor", "none", "none (advisor), local (run commands here) or slurm")
 	fl.StringVar(&f.clock, "clock", "wall", "wall, or manual (time moves only by POST /v1/clock; tests and replays)")
 	fl.Int64Var(&f.clockStart, "clock-start", 0, "initial time of the manual clock (seconds)")
-	fl.StringVar(&f.sync, "sync", "full", "SQLite synchronous mode: full (durable across power loss) or normal (across process crashes)")
+	fl.StringVar(&f.sync, "sync", "full", "full: fsync the database at each commit (durable across power loss), or normal: no fsync (durable across process crashes only)")
 	fl.Int64Var(&f.maxBody, "max-body", 64<<10, "largest request body accepted, bytes")
 	fl.StringVar(&f.adminTokenFile, "admin-token-file", "", "file holding the admin token (default: generated into STATE/admin.token)")
 	fl.StringArrayVar(&f.sbatchArgs, "sbatch-arg", nil, "extra sbatch argument for the slurm executor (repeatable), e.g. --sbatch-arg=--partition=debug")

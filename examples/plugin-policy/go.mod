@@ -6,9 +6,8 @@ require github.com/backfill-hpc/backfill v0.0.0
 
 require (
 	github.com/klauspost/compress v1.20.1 // indirect
-	github.com/ncruces/go-sqlite3 v0.37.0 // indirect
-	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
-	github.com/ncruces/julianday v1.0.0 // indirect
+	go.etcd.io/bbolt v1.4.3 // indirect
+	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	gonum.org/v1/gonum v0.17.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect

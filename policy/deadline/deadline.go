@@ -59,6 +59,7 @@ import (
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/policy/reservation"
+	"github.com/backfill-hpc/backfill/profile"
 	specs "github.com/backfill-hpc/backfill/spec"
 )
 
@@ -295,9 +296,10 @@ type Policy struct {
 
 	// scratch
 	tl, placed []*djob
-	byKey      []*djob   // QoPS: the waiting jobs in the heuristic's order
-	qs         qopsState // QoPS: the scratch of an insertion point
-	fm         fitMemo   // the fits of the current admission decision
+	byKey      []*djob          // the waiting jobs in the heuristic's order (keyed)
+	qs         qopsState        // QoPS: the scratch of an insertion point
+	fm         fitMemo          // the fits of the current admission decision
+	snap       *profile.Profile // MSB, MRT: the profile before a decision
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool
@@ -424,21 +426,31 @@ func cmpKey(a, b *djob) int {
 	return a.J.ID - b.J.ID
 }
 
-// sortHeuristic sorts xs by the heuristic (EDF or LLF), ties by arrival
-// (ID).
-func (s *Policy) sortHeuristic(xs []*djob) {
-	for _, x := range xs {
+// byHeuristic returns the waiting jobs in the heuristic's order (EDF or
+// LLF, ties by arrival), with x among them when x is not nil, in
+// dst[:0]: s.byKey, with x merged in, as a sort of them all would order
+// them (the keys are fixed once a job is admitted).
+func (s *Policy) byHeuristic(dst []*djob, x *djob) []*djob {
+	dst = append(dst[:0], s.byKey...)
+	if x != nil {
 		s.setKey(x)
+		i, _ := slices.BinarySearchFunc(dst, x, cmpKey)
+		dst = slices.Insert(dst, i, x)
 	}
-	slices.SortFunc(xs, cmpKey)
+	return dst
 }
 
+// keyed reports whether s keeps s.byKey: QoPS and MRT, and MSB with a
+// heuristic other than AST.
+func (s *Policy) keyed() bool { return s.kind != "msb" || s.prm.H != AST }
+
 // keyInsert and keyDelete keep s.byKey, the waiting jobs in the
-// heuristic's order (QoPS only: its admission test takes the released jobs
-// in that order at every insertion point, and filtering this list is O(N)
-// where sorting them again was O(N log N)).
+// heuristic's order (QoPS takes the released jobs in that order at every
+// insertion point, MRT and MSB with EDF or LLF the whole queue at every
+// decision: filtering or copying this list is O(N) where sorting them
+// again was O(N log N)).
 func (s *Policy) keyInsert(x *djob) {
-	if s.kind != "qops" {
+	if !s.keyed() {
 		return
 	}
 	s.setKey(x)
@@ -447,7 +459,7 @@ func (s *Policy) keyInsert(x *djob) {
 }
 
 func (s *Policy) keyDelete(x *djob) {
-	if s.kind != "qops" {
+	if !s.keyed() {
 		return
 	}
 	if i, ok := slices.BinarySearchFunc(s.byKey, x, cmpKey); ok {
@@ -582,6 +594,23 @@ func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
 		s.keyDelete(x)
 		start(x.J)
 	})
+}
+
+// snapshot copies the profile into s.snap, when copying it back later is
+// cheaper than undoing n holds: when the profile has at most 8n
+// breakpoints (a copy is O(B) words, an undone hold O(log B) and more; on
+// LCG-2005 at offered load 0.95, a profile of thousands of breakpoints and
+// queues of a few jobs, copying at every decision made MSB 2.4× slower).
+// It reports whether it did.
+func (s *Policy) snapshot(n int) bool {
+	if s.run.Prof.Len() > 8*n {
+		return false
+	}
+	if s.snap == nil {
+		s.snap = profile.New(1)
+	}
+	s.snap.CopyFrom(s.run.Prof)
+	return true
 }
 
 // release records the reservation of each of xs in old and removes its

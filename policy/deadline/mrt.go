@@ -48,10 +48,13 @@ import (
 // backtrack that the bounds and witnesses hold (checkFits).
 func (s *Policy) mrt(now int64, x *djob) bool {
 	W := s.book.Wait()
+	// a rejection goes back to a copy of the profile (snapshot): O(B) word
+	// copies where re-holding every waiting job and undoing every placement
+	// cost O(N) profile updates (most decisions of a long queue are
+	// rejections)
+	snap := s.snapshot(len(W))
 	s.release(W)
-	tl := append(s.tl[:0], W...)
-	tl = append(tl, x)
-	s.sortHeuristic(tl)
+	tl := s.byHeuristic(s.tl, x)
 	n := len(tl)
 	if cap(s.fits) < 2*n {
 		s.fits = make([]int64, 2*n)
@@ -137,10 +140,17 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 	}
 	backtracks := 0
 	fail := func() bool {
-		for _, u := range stack {
-			s.unhold(tl[u], tl[u].Start)
+		if snap {
+			s.run.Prof.CopyFrom(s.snap)
+			for _, w := range W {
+				w.Start = w.X.old
+			}
+		} else {
+			for _, u := range stack {
+				s.unhold(tl[u], tl[u].Start)
+			}
+			s.restore(W)
 		}
-		s.restore(W)
 		s.tl = tl[:0]
 		return false
 	}

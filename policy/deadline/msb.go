@@ -36,11 +36,17 @@ import (
 // evaluated one (x at the same slot, and the job now kept had gone back to
 // its old slot there) gives the same schedule and is skipped.
 func (s *Policy) msb(now int64, x *djob) bool {
-	order := append(s.tl[:0], s.book.Wait()...)
+	var order []*djob
 	if s.prm.H != AST {
-		s.sortHeuristic(order)
+		order = s.byHeuristic(s.tl, nil)
+	} else {
+		order = append(s.tl[:0], s.book.Wait()...)
 	}
 	N := len(order)
+	// the profile before the decision (snapshot): the end goes back to it
+	// (O(B) word copies) and moves only the jobs the chosen schedule moves,
+	// where re-holding the whole queue cost O(N) profile updates
+	snap := s.snapshot(N)
 	s.release(order)
 	// lb[i]: the largest possible profit of order[i:]. No job can start
 	// before its earliest fit among the running jobs alone (the profile
@@ -118,17 +124,31 @@ func (s *Policy) msb(now int64, x *djob) bool {
 		}
 		s.unhold(x, tx)
 	}
-	for ; held > 0; held-- {
-		s.unhold(order[held-1], order[held-1].Start)
+	if snap {
+		s.run.Prof.CopyFrom(s.snap) // every waiting job at its reservation
+	} else {
+		for ; held > 0; held-- {
+			s.unhold(order[held-1], order[held-1].Start)
+		}
+		s.restore(order)
+	}
+	for _, w := range order {
+		w.Start = w.X.old
 	}
 	if bestPos < 0 {
-		s.restore(order)
 		s.tl = order[:0]
 		return false
 	}
 	for m, w := range order {
-		w.Start = bestTe[m]
-		s.hold(w, w.Start)
+		if bestTe[m] != w.Start {
+			s.unhold(w, w.Start)
+		}
+	}
+	for m, w := range order {
+		if bestTe[m] != w.Start {
+			w.Start = bestTe[m]
+			s.hold(w, w.Start)
+		}
 	}
 	x.Start = bestX
 	s.hold(x, x.Start)

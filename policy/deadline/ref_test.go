@@ -318,3 +318,12 @@ func (s *Policy) refMrt(now int64, x *djob) bool {
 	s.tl = tl[:0]
 	return true
 }
+
+// sortHeuristic sorts xs by the heuristic (EDF or LLF), ties by arrival
+// (ID): the literal versions sort at every decision.
+func (s *Policy) sortHeuristic(xs []*djob) {
+	for _, x := range xs {
+		s.setKey(x)
+	}
+	slices.SortFunc(xs, cmpKey)
+}

@@ -42,16 +42,31 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 	// them) and every waiting job's start and end, ascending and distinct
 	slots := s.slots[:0]
 	slots = append(slots, now)
-	for _, st := range prof.Steps() {
-		if st.At > now {
-			slots = append(slots, st.At)
+	switch {
+	case onlyNow:
+		// the extension is priced at now alone
+	case len(W) == 0 && x.J.Estimate >= 1 && x.J.Procs <= prof.Procs():
+		// nothing waits: the search ends at the first slot where the job
+		// fits, which is its earliest fit (now or a breakpoint where
+		// capacity is freed)
+		if t := prof.EarliestFit(now, x.J.Estimate, x.J.Procs); t > now {
+			slots = append(slots, t)
 		}
+	default:
+		s.steps = prof.AppendSteps(s.steps[:0])
+		for _, st := range s.steps {
+			if st.At > now {
+				slots = append(slots, st.At)
+			}
+		}
+		ws := s.wslots[:0]
+		for _, w := range W {
+			ws = append(ws, w.Start, w.Start+w.J.Estimate)
+		}
+		slices.Sort(ws)
+		s.wslots = ws
+		slots = mergeSlots(slots, ws, &s.merged)
 	}
-	for _, w := range W {
-		slots = append(slots, w.Start, w.Start+w.J.Estimate)
-	}
-	slices.Sort(slots)
-	slots = slices.Compact(slots)
 	s.slots = slots
 	for _, w := range W {
 		s.unhold(w, w.Start)
@@ -88,14 +103,9 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 			for _, w := range W {
 				s.unhold(w, w.Start)
 			}
-			// the profile before the slots: the running jobs
-			s.backupK = 0
-			if s.backup == nil {
-				s.backup = profile.New(prof.Procs())
-			}
-			s.backup.CopyFrom(prof)
 		}
 	}
+	s.backupK = -1 // no copy of the profile yet (compressAST)
 
 	n, e := x.J.Procs, x.J.Estimate
 	bestPrice, bestMoved, bestTs := math.Inf(1), math.MaxInt, int64(-1)
@@ -128,6 +138,15 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 		}
 		s.Stats.Slots++
 		sameK = k
+		if ast && !allHeld && s.backupK < 0 && len(D) >= copyMin {
+			// the profile before this slot (the running jobs and W[:k]),
+			// for the long compressions to go back to
+			if s.backup == nil {
+				s.backup = profile.New(prof.Procs())
+			}
+			s.backup.CopyFrom(prof)
+			s.backupK = k
+		}
 		if n > 0 {
 			if err := prof.Add(ts, ts+e, n); err != nil {
 				panic("slack: " + err.Error()) // unreachable: it fits
@@ -235,6 +254,29 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 		s.hold(W[k], W[k].Start)
 	}
 	return bestTs, bestPrice, bestTs >= 0
+}
+
+// mergeSlots merges the ascending lists a and b into *buf, without
+// repeats, and returns it; a's storage is given back to *buf's owner.
+func mergeSlots(a, b []int64, buf *[]int64) []int64 {
+	out := (*buf)[:0]
+	push := func(t int64) {
+		if len(out) == 0 || out[len(out)-1] != t {
+			out = append(out, t)
+		}
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		if j == len(b) || i < len(a) && a[i] <= b[j] {
+			push(a[i])
+			i++
+		} else {
+			push(b[j])
+			j++
+		}
+	}
+	*buf = a
+	return out
 }
 
 // surelyWorse reports whether every price at least lo (known up to slack,
@@ -381,7 +423,7 @@ func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own,
 			s.best[k+done+i] = d.Start
 		}
 	}
-	if !held && done >= copyMin && done*copyPer >= prof.Len() {
+	if !held && s.backupK >= 0 && done >= copyMin && done*copyPer >= prof.Len() {
 		// the profile before the slot: the running jobs and W[:k]
 		W := s.book.Wait()
 		for ; s.backupK < k; s.backupK++ {

@@ -224,9 +224,13 @@ type Policy struct {
 	// compression once the released capacity lies before it (settledFrom)
 	settle []int64
 	// backup is the profile with the running jobs and W[:backupK] held,
-	// for the slots of an insertion's search to go back to (compressAST)
+	// for the slots of an insertion's search to go back to (compressAST);
+	// backupK < 0: not made in this search
 	backup  *profile.Profile
 	backupK int
+	steps   []profile.Step // scratch for the slots
+	wslots  []int64
+	merged  []int64
 	best    []int64 // chosen slots of the delayed jobs, by position in wait
 	// Stats of the search, for benchmarks and tests.
 	Stats Stats

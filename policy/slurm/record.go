@@ -46,6 +46,9 @@ type Recording struct {
 	// Phases are the timers' sub-second phases from slurmctld's log
 	// (events-NAME.log.gz), nil when the recording has none.
 	Phases *Phases
+	// endFrac is each job's end's fraction of its second, by ID (from
+	// the log; the priority replay orders ends and calculations by it).
+	endFrac map[int]float64
 }
 
 // SprioSample is one line of a sprio sample: at T, job SlurmID had
@@ -65,7 +68,19 @@ const calcAfterBackfill = 0.26
 // thread a fraction of a second after the backfill agent (0.26 s in the
 // recording's log), which puts the calculations' whole seconds one after
 // CtldStart's.
-func (r *Recording) CalcOrigin() int64 { return r.CtldStart + 1 }
+//
+// With the log's phases the decay thread's second follows from the
+// backfill agent's phase: its first cycle's fraction plus 0.26 s, which
+// crosses into the next second only when the agent started late in its
+// second (the second recording: 0.94; the third: 0.25, calculations in
+// CtldStart's own second).
+func (r *Recording) CalcOrigin() int64 {
+	if r.Phases != nil && len(r.Phases.Backfill.F) > 0 {
+		f := r.Phases.Backfill.F[0]
+		return r.CtldStart + int64(math.Floor(f-math.Floor(f)+calcAfterBackfill))
+	}
+	return r.CtldStart + 1
+}
 
 // Resolver maps the recording's jobs to their associations.
 func (r *Recording) Resolver() slurm.Resolver {
@@ -156,7 +171,7 @@ func LoadRecording(dir, name string) (*Recording, error) {
 		first = min(first, s)
 	}
 	r.SchedStart = first - r.Conf.BatchSchedDelay
-	if r.Phases, err = readPhases(filepath.Join(dir, "events-"+name+".log.gz"), dir, name, byID); err != nil {
+	if r.Phases, r.endFrac, err = readPhases(filepath.Join(dir, "events-"+name+".log.gz"), dir, name, byID); err != nil {
 		return nil, err
 	}
 	err = eachLine(filepath.Join(dir, "sprio-"+name+".txt"), "|", 10, func(f []string) error {
@@ -335,6 +350,10 @@ func (r *Recording) ComparePriorities(dir string) (*PriorityComparison, error) {
 	samples := append([]SprioSample(nil), r.Sprio...)
 	sort.SliceStable(samples, func(a, b int) bool { return samples[a].T < samples[b].T })
 	pc := &PriorityComparison{}
+	var endFrac map[int]float64 // with the log: each job's end, fraction of its second
+	if r.Phases != nil {
+		endFrac = r.endFrac
+	}
 	e := 0
 	for _, s := range samples {
 		// the events of the sample's second come before it
@@ -343,7 +362,16 @@ func (r *Recording) ComparePriorities(dir string) (*PriorityComparison, error) {
 			j := &r.Jobs[x.id].Request
 			switch x.kind {
 			case 0:
-				m.Ended(x.t, j)
+				if f, ok := endFrac[x.id]; ok && r.Phases.Calc > 0 && f < r.Phases.Calc {
+					// before the decay thread's pass of its second: a
+					// calculation due then comes after the end (whose
+					// last usage is then lost, as in Slurm)
+					m.Hold(x.t)
+					m.Ended(x.t, j)
+					m.Hold(0)
+				} else {
+					m.Ended(x.t, j)
+				}
 			case 1:
 				m.Submitted(x.t, j)
 			case 2:
@@ -392,7 +420,8 @@ func (r *Recording) ComparePriorities(dir string) (*PriorityComparison, error) {
 	return pc, nil
 }
 
-// readPhases reads the timers' phases from slurmctld's scheduling events
+// readPhases reads the timers' phases (and each job's end's fraction of
+// its second, by ID) from slurmctld's scheduling events
 // (path, gzipped; nil, nil when absent): the background loop's from its
 // main-scheduler passes ("Running job scheduler"; a pass that is not
 // within 0.05 s + 0.03 s per second since of the loop's drifting phase is
@@ -401,18 +430,18 @@ func (r *Recording) ComparePriorities(dir string) (*PriorityComparison, error) {
 // overhead as end − start − its sleep (workload.csv) — the job's runtime
 // to the millisecond — with the medians as defaults for jobs the log
 // lacks (byID maps Slurm's job ids to the recording's).
-func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
+func readPhases(path, dir, name string, byID map[int64]int) (*Phases, map[int]float64, error) {
 	fh, err := os.Open(path)
 	if os.IsNotExist(err) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer fh.Close()
 	zr, err := gzip.NewReader(fh)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
 	}
 	sleep := map[string]float64{}
 	if err := eachLine(filepath.Join(dir, "workload.csv"), ",", 9, func(f []string) error {
@@ -420,7 +449,7 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 		sleep[f[0]] = v
 		return err
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	names := map[int64]string{}
 	if err := eachLine(filepath.Join(dir, "sacct-"+name+".txt"), "|", 2, func(f []string) error {
@@ -429,11 +458,12 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 		}
 		return nil
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ph := &Phases{Submits: map[int]float64{}, Overheads: map[int]float64{}, Epilog: map[int]float64{}}
+	ph := &Phases{Submits: map[int]float64{}, Overheads: map[int]float64{}, Epilog: map[int]float64{}, Ended: map[int]float64{}}
 	ended := map[int64]float64{} // job ends (_job_complete), by Slurm's id
 	epilogAt := math.Inf(-1)     // the last epilog-complete message
+	endFrac := map[int]float64{}
 	var subs, over []float64
 	start := map[int64]float64{}
 	jobID := func(line, key string) (int64, bool) {
@@ -459,7 +489,7 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 		}
 		ts, err := time.Parse("2006-01-02T15:04:05.000", t[1:24])
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, line, err)
+			return nil, nil, fmt.Errorf("%s:%d: %v", path, line, err)
 		}
 		sec := ts.Unix()
 		frac := float64(ts.Nanosecond()) / 1e9
@@ -510,6 +540,10 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 		case strings.Contains(t, "_job_complete: JobId=") && strings.HasSuffix(strings.TrimSpace(t), "done"):
 			if id, ok := jobID(t, "JobId="); ok {
 				ended[id] = at
+				if i, ok := byID[id]; ok {
+					endFrac[i] = frac
+					ph.Ended[i] = at
+				}
 				if s0, ok := start[id]; ok {
 					if sl, ok := sleep[names[id]]; ok {
 						over = append(over, at-s0-sl)
@@ -522,10 +556,10 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
 	}
 	if len(ph.Loop.T) == 0 || len(subs) == 0 || len(over) == 0 {
-		return nil, fmt.Errorf("%s: no loop passes, submissions or job ends found", path)
+		return nil, nil, fmt.Errorf("%s: no loop passes, submissions or job ends found", path)
 	}
 	median := func(x []float64) float64 {
 		sort.Float64s(x)
@@ -540,5 +574,5 @@ func readPhases(path, dir, name string, byID map[int64]int) (*Phases, error) {
 		c := ph.Backfill.F[0] + calcAfterBackfill
 		ph.Calc = c - math.Floor(c)
 	}
-	return ph, nil
+	return ph, endFrac, nil
 }

@@ -65,19 +65,20 @@ type Sched struct {
 	// changed: a job arrived, left or started, or priorities were
 	// recalculated, since the last backfill cycle (without a change a
 	// cycle would start nothing)
-	changed bool
-	parts   int              // partitions (a pass may stop once all are blocked)
-	limited bool             // some limit may hold a waiting job
-	dynamic bool             // an order other than multifactor that changes with time
-	cand    []bool           // the backfill cycle's candidates, by position
-	cands   []int            // their positions, those still possible
-	slack   int              // processors the top candidate has to spare (−1: unknown)
-	minFree []minFree        // prune's queries since the profile last changed
-	save    *profile.Profile // the profile before the cycle's first hold
-	snapped bool             // save holds this cycle's snapshot
-	after   []*job.Request   // the cycle's starts since the snapshot
-	longest []int64          // the longest estimate from each position on
-	prev    []*job.Request   // scratch of sorted
+	changed  bool
+	parts    int              // partitions (a pass may stop once all are blocked)
+	limited  bool             // some limit may hold a waiting job
+	refusing bool             // some limit may refuse a job at submission (refuses)
+	dynamic  bool             // an order other than multifactor that changes with time
+	cand     []bool           // the backfill cycle's candidates, by position
+	cands    []int            // their positions, those still possible
+	slack    int              // processors the top candidate has to spare (−1: unknown)
+	minFree  []minFree        // prune's queries since the profile last changed
+	save     *profile.Profile // the profile before the cycle's first hold
+	snapped  bool             // save holds this cycle's snapshot
+	after    []*job.Request   // the cycle's starts since the snapshot
+	longest  []int64          // the longest estimate from each position on
+	prev     []*job.Request   // scratch of sorted
 	// scratch of a pass
 	blocked map[string]bool
 	started []int
@@ -235,6 +236,7 @@ func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
 	}
 	s.node = c.Nodes == 1 && c.CPUs == procs && procs > 1
 	s.limited = slurm.Holds(s.mf.Tree())
+	s.refusing = s.refuses()
 	s.dynamic = s.ord.Dynamic && s.ord.O != policy.Order(s.mf)
 	s.lastBf, s.lastSched, s.lastFull = o.BfStart, o.BfStart, o.BfStart
 	s.endLag = o.EndLag
@@ -286,7 +288,7 @@ func (s *Sched) Name() string {
 // Insert implements policy.Scheduler.
 func (s *Sched) Insert(now int64, j *job.Request) {
 	seen := now
-	if s.ph != nil && s.ph.submit(j.ID) >= s.ph.Loop.At(now) {
+	if s.ph != nil && s.ph.submit(j.ID) >= s.ph.Loop.WakeAt(now) {
 		seen++ // the loop woke before the submission in its second
 	}
 	s.request(seen)
@@ -296,9 +298,11 @@ func (s *Sched) Insert(now int64, j *job.Request) {
 		// priority from the factors before it; the calculation, before
 		// any pass that sees the job, recomputes it)
 	}
-	if r := s.admit(j); r != "" {
-		s.rej[j.ID] = r
-		return
+	if s.refusing {
+		if r := s.admit(j); r != "" {
+			s.rej[j.ID] = r
+			return
+		}
 	}
 	s.mf.Submitted(now, j)
 	if s.ord.O != policy.Order(s.mf) {
@@ -370,6 +374,9 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 			// wakes after it
 			fe = s.frac[j.ID] + s.ph.overhead(j.ID)
 			fe -= math.Floor(fe)
+			if at, ok := s.ph.Ended[j.ID]; ok && int64(math.Floor(at)) == now {
+				fe = at - math.Floor(at) // the recorded end, when it falls in this second
+			}
 			delete(s.frac, j.ID)
 			// slurmctld counts the request when the job is completed
 			// (slurmd's "already complete" reply, CompleteLag after
@@ -377,7 +384,7 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 			// after it
 			x := fe + s.ph.CompleteLag
 			seen = now + int64(math.Floor(x))
-			if x-math.Floor(x) >= s.ph.Loop.At(seen) {
+			if x-math.Floor(x) >= s.ph.Loop.WakeAt(seen) {
 				seen++
 			}
 			if d, ok := s.ph.Epilog[j.ID]; ok {
@@ -564,7 +571,7 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 	main := false
 	// with Phases, the loop wakes in every second but those its drift
 	// skips (a wake-up takes a little more than a second)
-	wakes := s.ph == nil || !s.ph.Loop.Skips(now)
+	wakes := s.ph == nil || s.ph.Loop.WakeAt(now) < 1
 	if k := (now - s.lastFull) / s.c.SchedInterval; k > 0 {
 		if s.lastFull+k*s.c.SchedInterval == now && !wakes {
 			s.lastFull = now + 1 - s.c.SchedInterval // the periodic pass comes a second later
@@ -626,7 +633,7 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 		done := false
 		steps := s.epi[:0:0]
 		if main {
-			steps = append(steps, instant{now, s.ph.Loop.At(now)})
+			steps = append(steps, instant{now, s.ph.Loop.WakeAt(now)})
 		}
 		k := 0
 		for _, e := range s.epi {
@@ -1151,6 +1158,11 @@ type Phases struct {
 	// is a race inside slurmd (a recording's log tells; nothing in the
 	// times predicts it).
 	Epilog map[int]float64
+	// Ended are, by job ID, the recorded ends (seconds with their
+	// fractions): an end the schedule puts in the same second takes its
+	// fraction from here (the start's fraction plus the overhead can be a
+	// few milliseconds off).
+	Ended map[int]float64
 	// CompleteLag is how long the node stays completing after an end
 	// whose job is not in Epilog (slurmd's "already complete" reply to
 	// slurmctld's terminate request): main-scheduler passes in that
@@ -1214,6 +1226,37 @@ func (p *Phase) Shift(a, b int64) int64 {
 		return 0
 	}
 	return int64(math.Floor(p.at(b)) - math.Floor(p.at(a)))
+}
+
+// WakeAt is the fraction of second t at which a timer that wakes about
+// once a second (slurmctld's background loop) wakes in it, or 1 when it
+// skips t. Between two marks, at times a < b, it wakes n = round(b − a)
+// times, evenly: at a + k(b − a)/n (so when its period is a little over a
+// second some second has no wake-up, where the drift goes round); before
+// the first mark and after the last it wakes at that mark's fraction.
+func (p *Phase) WakeAt(t int64) float64 {
+	n := len(p.T)
+	if n == 0 {
+		return 0
+	}
+	abs := func(i int) float64 { return float64(p.T[i]) + p.F[i] - math.Floor(p.F[i]) }
+	i, _ := slices.BinarySearch(p.T, t)
+	switch {
+	case i < n && p.T[i] == t:
+		return p.F[i] - math.Floor(p.F[i])
+	case i == 0:
+		return p.F[0] - math.Floor(p.F[0])
+	case i == n:
+		return p.F[n-1] - math.Floor(p.F[n-1])
+	}
+	a, b := abs(i-1), abs(i)
+	k := math.Max(1, math.Round(b-a))
+	per := (b - a) / k
+	w := a + math.Ceil((float64(t)-a)/per-1e-9)*per
+	if w >= float64(t+1) {
+		return 1
+	}
+	return max(0, w-float64(t))
 }
 
 // At is the fraction at second t (0 without marks).

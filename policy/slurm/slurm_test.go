@@ -222,6 +222,24 @@ func TestPhase(t *testing.T) {
 	}
 }
 
+// TestWakeAtByHand: the loop woke at 12.971 and at 16.003 (the third
+// recording's log); 3.032 s apart, that is n = 3 wake-ups of 1.0107 s:
+// 13.982, 14.992, 16.003 — second 15 has none, where the drift goes
+// round the second.
+func TestWakeAtByHand(t *testing.T) {
+	var p Phase
+	p.Mark(12, 0.971)
+	p.Mark(16, 0.003)
+	for _, c := range []struct {
+		t    int64
+		want float64
+	}{{11, 0.971}, {12, 0.971}, {13, 0.98167}, {14, 0.99233}, {15, 1}, {16, 0.003}, {17, 0.003}} {
+		if got := p.WakeAt(c.t); math.Abs(got-c.want) > 1e-5 {
+			t.Errorf("WakeAt(%d) = %.5f, want %.5f", c.t, got, c.want)
+		}
+	}
+}
+
 // TestPhasesByHand: with the loop waking at 0.5 s past every second, a
 // job started by the loop (fraction 0.5) with an overhead of 0.3 s ends at
 // 0.8 past its last second, after the loop's wake: the loop sees the end

@@ -38,7 +38,8 @@ type Config struct {
 	AdminToken string
 	// Procs is the machine size of a started service.
 	Procs int
-	// Sync is a started service's SQLite synchronous mode (full, normal).
+	// Sync is a started service's sync mode (full, normal: see
+	// store.Options).
 	Sync string
 	// Duration is the measured time.
 	Duration time.Duration

@@ -1,23 +1,24 @@
 package store
 
 import (
-	"crypto/sha256"
-	"database/sql"
-	"encoding/hex"
+	"bytes"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // Snapshots and compaction. A snapshot is the service's state as of
 // record Seq (encoded by the service; the store keeps it with its
 // SHA-256), so that a restart loads it and replays only the records after
 // it. Saving one compacts the store in the same transaction: the jobs that
-// finished move to the archive table (still queryable), and the log is
-// cut behind the previous snapshot. Two generations are kept — the latest
-// snapshot and the one before it, with the log from the older one on — so
-// a damaged latest snapshot (a checksum that does not match) falls back to
-// the older one and its log, losing nothing.
+// finished move to the archive (still queryable), and the log is cut
+// behind the previous snapshot (bbolt reuses the freed pages; the file
+// does not shrink). Two generations are kept — the latest snapshot and
+// the one before it, with the log from the older one on — so a damaged
+// latest snapshot (a checksum that does not match) falls back to the
+// older one and its log, losing nothing.
 
 // Snapshot is a saved state.
 type Snapshot struct {
@@ -36,60 +37,46 @@ type Archived struct {
 	Data  []byte // the job as the service encodes it
 }
 
-const archiveSchema = `
-CREATE TABLE IF NOT EXISTS archive (
-	id    INTEGER PRIMARY KEY,
-	user  TEXT    NOT NULL,
-	key   TEXT    NOT NULL DEFAULT '',
-	state TEXT    NOT NULL,
-	end_t INTEGER NOT NULL,
-	data  BLOB    NOT NULL
-);
-CREATE INDEX IF NOT EXISTS archive_user_key ON archive(user, key) WHERE key != '';
-CREATE INDEX IF NOT EXISTS archive_state ON archive(state, id);
-CREATE INDEX IF NOT EXISTS archive_user ON archive(user, id);
-`
-
-func checksum(data []byte) string {
-	h := sha256.Sum256(data)
-	return hex.EncodeToString(h[:])
-}
-
 // SaveSnapshot stores snap (which must be at the end of the log: Seq =
 // LastSeq()), archives the finished jobs arch, and compacts: the log
 // before the previous snapshot and the snapshots before it are deleted.
 // All in one transaction.
 func (s *Store) SaveSnapshot(snap Snapshot, arch []Archived) error {
-	if s.ins == nil {
-		return errors.New("store: opened read-only")
-	}
 	if snap.Seq != s.last {
 		return fmt.Errorf("store: snapshot at record %d, but the log ends at %d", snap.Seq, s.last)
 	}
-	tx, err := s.db.Begin()
-	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
-	}
-	defer tx.Rollback()
 	// the previous generation is the snapshot this store started from or
 	// last saved (known good), not a damaged one skipped at Open
 	prev := s.base
-	if _, err := tx.Exec("INSERT OR REPLACE INTO snapshots(seq, t, data, sha256) VALUES (?, ?, ?, ?)", snap.Seq, snap.T, snap.Data, checksum(snap.Data)); err != nil {
-		return fmt.Errorf("store: snapshot: %w", err)
+	err := s.update(0, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bSnapshots)
+		k := u64(snap.Seq)
+		if err := put(tx, bSnapshots, k, seal(k, encodeSnapshot(snap))); err != nil {
+			return fmt.Errorf("snapshot: %w", err)
+		}
+		if err := putArchived(tx, arch, true); err != nil {
+			return err
+		}
+		if err := deleteRange(tx, bEvents, 0, prev); err != nil {
+			return fmt.Errorf("compacting: %w", err)
+		}
+		var old [][]byte
+		b.ForEach(func(k, _ []byte) error {
+			if n, _ := fromU64(k); n != prev && n != snap.Seq {
+				old = append(old, append([]byte(nil), k...))
+			}
+			return nil
+		})
+		for _, k := range old {
+			if err := del(tx, bSnapshots, k); err != nil {
+				return fmt.Errorf("compacting: %w", err)
+			}
+		}
+		return nil
+	}, func() { s.base = snap.Seq })
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
 	}
-	if err := insertArchived(tx, arch, "INSERT OR REPLACE"); err != nil {
-		return err
-	}
-	if _, err := tx.Exec("DELETE FROM events WHERE seq <= ?", prev); err != nil {
-		return fmt.Errorf("store: compacting: %w", err)
-	}
-	if _, err := tx.Exec("DELETE FROM snapshots WHERE seq != ? AND seq != ?", prev, snap.Seq); err != nil {
-		return fmt.Errorf("store: compacting: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
-	}
-	s.base = snap.Seq
 	return nil
 }
 
@@ -100,38 +87,70 @@ func (s *Store) LatestSnapshot() (snap Snapshot, ok bool, err error) {
 	if s.base == 0 {
 		return Snapshot{}, false, nil
 	}
-	var sum string
-	err = s.db.QueryRow("SELECT seq, t, data, sha256 FROM snapshots WHERE seq = ?", s.base).Scan(&snap.Seq, &snap.T, &snap.Data, &sum)
+	err = s.db.View(func(tx *bolt.Tx) error {
+		k := u64(s.base)
+		v := tx.Bucket(bSnapshots).Get(k)
+		if v == nil {
+			return errors.New("missing")
+		}
+		snap, err = decodeSnapshot(k, v)
+		return err
+	})
 	if err != nil {
 		return Snapshot{}, false, fmt.Errorf("store: snapshot at record %d: %w", s.base, err)
-	}
-	if checksum(snap.Data) != sum {
-		return Snapshot{}, false, fmt.Errorf("store: snapshot at record %d: checksum mismatch", s.base)
 	}
 	return snap, true, nil
 }
 
 // ArchivedJob returns the archived job with id.
-func (s *Store) ArchivedJob(id int64) (Archived, bool, error) {
-	return s.archivedOne("SELECT id, user, key, state, end_t, data FROM archive WHERE id = ?", id)
+func (s *Store) ArchivedJob(id int64) (a Archived, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		a, ok, err = getArchived(tx, id)
+		return err
+	})
+	return a, ok, err
+}
+
+func getArchived(tx *bolt.Tx, id int64) (Archived, bool, error) {
+	k := u64(id)
+	v := tx.Bucket(bArchive).Get(k)
+	if v == nil {
+		return Archived{}, false, nil
+	}
+	a, err := decodeArchived(k, v)
+	if err != nil {
+		return Archived{}, false, fmt.Errorf("store: archived job %d: %w", id, err)
+	}
+	return a, true, nil
 }
 
 // ArchivedByKey returns the archived job submitted by user with
 // idempotency key.
-func (s *Store) ArchivedByKey(user, key string) (Archived, bool, error) {
-	return s.archivedOne("SELECT id, user, key, state, end_t, data FROM archive WHERE user = ? AND key = ? AND key != ''", user, key)
-}
-
-func (s *Store) archivedOne(q string, args ...any) (Archived, bool, error) {
-	var a Archived
-	err := s.db.QueryRow(q, args...).Scan(&a.ID, &a.User, &a.Key, &a.State, &a.End, &a.Data)
-	if errors.Is(err, sql.ErrNoRows) {
+func (s *Store) ArchivedByKey(user, key string) (a Archived, ok bool, err error) {
+	if key == "" {
 		return Archived{}, false, nil
 	}
-	if err != nil {
-		return Archived{}, false, fmt.Errorf("store: %w", err)
-	}
-	return a, true, nil
+	err = s.db.View(func(tx *bolt.Tx) error {
+		k := ixKey(user, []byte(key))
+		v := tx.Bucket(bArchKey).Get(k)
+		if v == nil {
+			return nil
+		}
+		p, err := unseal(k, v)
+		if err != nil {
+			return fmt.Errorf("store: the archive's index of keys: %w", err)
+		}
+		id, okID := fromU64(p)
+		if !okID {
+			return fmt.Errorf("store: the archive's index of keys: %w", errMalformed)
+		}
+		a, ok, err = getArchived(tx, id)
+		if err == nil && ok && (a.User != user || a.Key != key) {
+			return fmt.Errorf("store: the archive's index of keys points to job %d of %s with key %q", id, a.User, a.Key)
+		}
+		return err
+	})
+	return a, ok, err
 }
 
 // ArchiveQuery selects archived jobs: by user and state when set, with
@@ -146,42 +165,122 @@ type ArchiveQuery struct {
 	Desc bool
 }
 
-// ArchivedJobs calls fn for the archived jobs q selects.
+// ArchivedJobs calls fn for the archived jobs q selects. They are read
+// in one transaction, then passed to fn outside it.
 func (s *Store) ArchivedJobs(q ArchiveQuery, fn func(Archived) error) error {
-	sqlq := "SELECT id, user, key, state, end_t, data FROM archive WHERE id > ?"
-	args := []any{q.After}
-	if len(q.Users) > 0 {
-		sqlq += " AND user IN (?" + strings.Repeat(", ?", len(q.Users)-1) + ")"
-		for _, u := range q.Users {
-			args = append(args, u)
+	var out []Archived
+	err := s.db.View(func(tx *bolt.Tx) error {
+		ids, err := archivedIDs(tx, q)
+		if err != nil {
+			return err
 		}
-	}
-	if q.State != "" {
-		sqlq += " AND state = ?"
-		args = append(args, q.State)
-	}
-	sqlq += " ORDER BY id"
-	if q.Desc {
-		sqlq += " DESC"
-	}
-	if q.Limit > 0 {
-		sqlq += fmt.Sprintf(" LIMIT %d", q.Limit)
-	}
-	rows, err := s.db.Query(sqlq, args...)
+		for _, id := range ids {
+			a, ok, err := getArchived(tx, id)
+			if err != nil {
+				return err
+			}
+			if !ok || q.State != "" && a.State != q.State || len(q.Users) > 0 && !slices.Contains(q.Users, a.User) {
+				return fmt.Errorf("store: the archive's indexes do not match archived job %d (restart the service to rebuild them)", id)
+			}
+			out = append(out, a)
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("store: %w", err)
+		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var a Archived
-		if err := rows.Scan(&a.ID, &a.User, &a.Key, &a.State, &a.End, &a.Data); err != nil {
-			return fmt.Errorf("store: %w", err)
-		}
+	for _, a := range out {
 		if err := fn(a); err != nil {
 			return err
 		}
 	}
-	return rows.Err()
+	return nil
+}
+
+// archivedIDs are the ids q selects, in its order, from the archive's
+// indexes.
+func archivedIDs(tx *bolt.Tx, q ArchiveQuery) ([]int64, error) {
+	full := func(n int) bool { return q.Limit > 0 && n >= q.Limit }
+	// scan walks the keys prefix+id (id > q.After) in q's order.
+	scan := func(b *bolt.Bucket, prefix []byte, keep func(k, v []byte) (bool, error)) ([]int64, error) {
+		var ids []int64
+		c := b.Cursor()
+		var k, v []byte
+		if q.Desc {
+			k, v = c.Seek(append(bytes.Clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
+			if k == nil {
+				k, v = c.Last()
+			} else {
+				k, v = c.Prev()
+			}
+		} else {
+			k, v = c.Seek(append(bytes.Clone(prefix), u64(max(q.After+1, 0))...))
+		}
+		for ; k != nil && bytes.HasPrefix(k, prefix) && !full(len(ids)); k, v = step(c, q.Desc) {
+			id, ok := fromU64(k[len(prefix):])
+			if !ok {
+				return nil, fmt.Errorf("store: archive index key %q: %w", k, errMalformed)
+			}
+			if id <= q.After {
+				if q.Desc {
+					break
+				}
+				continue
+			}
+			if keep != nil {
+				if in, err := keep(k, v); err != nil || !in {
+					if err != nil {
+						return nil, err
+					}
+					continue
+				}
+			}
+			ids = append(ids, id)
+		}
+		return ids, nil
+	}
+	switch {
+	case len(q.Users) > 0:
+		var all []int64
+		for _, u := range slices.Compact(slices.Sorted(slices.Values(q.Users))) {
+			prefix := ixKey(u, nil)
+			var keep func(k, v []byte) (bool, error)
+			if q.State != "" {
+				// the user index's value is the job's state
+				keep = func(k, v []byte) (bool, error) {
+					p, err := unseal(k, v)
+					if err != nil {
+						return false, fmt.Errorf("store: the archive's index of users: %w", err)
+					}
+					return string(p) == q.State, nil
+				}
+			}
+			ids, err := scan(tx.Bucket(bArchUser), prefix, keep)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, ids...)
+		}
+		slices.Sort(all)
+		if q.Desc {
+			slices.Reverse(all)
+		}
+		if q.Limit > 0 && len(all) > q.Limit {
+			all = all[:q.Limit]
+		}
+		return all, nil
+	case q.State != "":
+		return scan(tx.Bucket(bArchState), ixKey(q.State, nil), nil)
+	default:
+		return scan(tx.Bucket(bArchive), nil, nil)
+	}
+}
+
+func step(c *bolt.Cursor, desc bool) ([]byte, []byte) {
+	if desc {
+		return c.Prev()
+	}
+	return c.Next()
 }
 
 // ArchiveJobs adds archived jobs (those already there are left as they
@@ -190,33 +289,65 @@ func (s *Store) ArchiveJobs(arch []Archived) error {
 	if len(arch) == 0 {
 		return nil
 	}
-	tx, err := s.db.Begin()
-	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
-	}
-	defer tx.Rollback()
-	if err := insertArchived(tx, arch, "INSERT OR IGNORE"); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
+	if err := s.update(0, func(tx *bolt.Tx) error { return putArchived(tx, arch, false) }, nil); err != nil {
+		return fmt.Errorf("store: %w", err)
 	}
 	return nil
 }
 
-func insertArchived(tx *sql.Tx, arch []Archived, verb string) error {
-	if len(arch) == 0 {
-		return nil
-	}
-	st, err := tx.Prepare(verb + " INTO archive(id, user, key, state, end_t, data) VALUES (?, ?, ?, ?, ?, ?)")
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	defer st.Close()
+// putArchived writes archived jobs and their index entries; an existing
+// job is replaced (replace) or left as it is.
+func putArchived(tx *bolt.Tx, arch []Archived, replace bool) error {
+	b := tx.Bucket(bArchive)
 	for _, a := range arch {
-		if _, err := st.Exec(a.ID, a.User, a.Key, a.State, a.End, a.Data); err != nil {
-			return fmt.Errorf("store: archiving job %d: %w", a.ID, err)
+		k := u64(a.ID)
+		if old := b.Get(k); old != nil {
+			if !replace {
+				continue
+			}
+			o, err := decodeArchived(k, old)
+			if err != nil {
+				return fmt.Errorf("archived job %d: %w", a.ID, err)
+			}
+			for _, e := range indexEntries(o) {
+				if err := del(tx, e.bucket, e.key); err != nil {
+					return err
+				}
+			}
+		}
+		if err := put(tx, bArchive, k, seal(k, encodeArchived(a))); err != nil {
+			return fmt.Errorf("archiving job %d: %w", a.ID, err)
+		}
+		for _, e := range indexEntries(a) {
+			if err := put(tx, e.bucket, e.key, seal(e.key, e.val)); err != nil {
+				return fmt.Errorf("archiving job %d: %w", a.ID, err)
+			}
 		}
 	}
 	return nil
+}
+
+// rebuildIndexes writes the archive's indexes again from the archive
+// (the caller recomputes the digests).
+func rebuildIndexes(tx *bolt.Tx) error {
+	for _, name := range [][]byte{bArchState, bArchUser, bArchKey} {
+		if err := tx.DeleteBucket(name); err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucket(name); err != nil {
+			return err
+		}
+	}
+	return tx.Bucket(bArchive).ForEach(func(k, v []byte) error {
+		a, err := decodeArchived(k, v)
+		if err != nil {
+			return fmt.Errorf("archived job %d: %w", a.ID, err)
+		}
+		for _, e := range indexEntries(a) {
+			if err := tx.Bucket(e.bucket).Put(e.key, seal(e.key, e.val)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -1,26 +1,42 @@
-// Package store is the live service's durable state, in SQLite.
+// Package store is the live service's durable state, in bbolt.
 //
-// It is the durable state of the live scheduler service: an
-// embedded SQLite database (the pure-Go driver github.com/ncruces/go-sqlite3) in WAL
-// mode, holding the event log from which the service rebuilds its
-// policy's state after a restart, the users and their token hashes, and a
-// few settings (policy, machine size) that a restart must match.
+// It is the durable state of the live scheduler service: one bbolt
+// database (go.etcd.io/bbolt, the B+tree key-value store of etcd, in pure
+// Go) in the file state.db, holding the event log from which the service
+// rebuilds its policy's state after a restart, the users and their token
+// hashes, snapshots of the state, the archive of finished jobs, and a few
+// settings (policy, machine size) that a restart must match. Beside it, the
+// high-water mark (mark.go) records the last record committed, outside the
+// database, so that a database that lost records is detected.
 //
-// Durability: every Append is one transaction; with synchronous=FULL (the
-// default) a transaction is on disk when Append returns, so a record the
-// service acknowledged survives a kill -9 and a power loss; with NORMAL it
-// survives a kill of the process but may be lost with the machine.
+// Durability: every Append is one bbolt transaction. With Sync "full" (the
+// default) bbolt fdatasyncs the file at each commit (its pages, then its
+// meta page) before Append returns, and the mark is written then
+// (fdatasynced in the background, see markFile.set): a record the service
+// acknowledged survives a kill -9 and a power loss.
+// With "normal" neither is synced at commit: the writes are in the
+// operating system's cache when Append returns, so a record survives a
+// kill of the process but not a crash of the machine, and after a power
+// loss the file can be damaged (detected at the next start and refused,
+// see Inspect), where SQLite's WAL in its NORMAL mode lost only the last
+// transactions.
+//
+// Integrity: bbolt checksums only its meta pages, so every value is stored
+// with a CRC-32C of its key and value (codec.go) and snapshots keep their
+// SHA-256; the file's structure is checked page by page before bbolt opens
+// it (verifyFile), so a damaged file is refused with an *IntegrityError
+// instead of crashing the process.
 package store
 
 import (
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 
-	_ "github.com/ncruces/go-sqlite3/driver" // registers the "sqlite3" driver
+	bolt "go.etcd.io/bbolt"
 )
 
 // Record is one entry of the event log.
@@ -51,15 +67,14 @@ type User struct {
 
 // Store is an open state database.
 type Store struct {
-	db   *sql.DB
+	db   *bolt.DB
 	Path string
 	Dir  string
-	ins  *sql.Stmt
 	mark *markFile
-	id   string      // store_id
-	last int64       // highest sequence number in the log (or snapshot)
-	base int64       // the log starts after this sequence number (0: at 1)
-	ro   *Inspection // opened read-only (OpenReadOnly), with what it found
+	id   string // store_id
+	last int64  // highest sequence number in the log (or snapshot)
+	base int64  // the log starts after this sequence number (0: at 1)
+	ro   bool   // opened read-only (OpenReadOnly)
 
 	// Fresh reports that the directory held no state of value before
 	// this Open (no database, or one without records and users, as a
@@ -76,56 +91,31 @@ type Store struct {
 
 // Options configure Open.
 type Options struct {
-	// Sync is "full" (default) or "normal", SQLite's synchronous setting in
-	// WAL mode; the high-water mark follows it.
+	// Sync is "full" (default: the database is fdatasynced at every
+	// commit, the mark just after) or "normal" (neither is: durable across
+	// a crash of the process, not of the machine).
 	Sync string
 	// AcceptLoss makes Open continue from what the database still holds
-	// when it has lost acknowledged records (the default is to refuse with
-	// an *IntegrityError): the damaged files are first copied into
-	// DIR/damaged-TIME/, the log is cut at its first gap, and the mark is
-	// reset to the log's end. Store.Lost and Store.Notes say what was
-	// given up.
+	// when it has lost acknowledged records or entries are damaged (the
+	// default is to refuse with an *IntegrityError): the damaged files are
+	// first copied into DIR/damaged-TIME/, damaged entries are deleted,
+	// the log is cut at its first gap, and the mark is reset to the log's
+	// end. Store.Lost and Store.Notes say what was given up.
 	AcceptLoss bool
 }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS events (
-	seq  INTEGER PRIMARY KEY,
-	kind TEXT    NOT NULL,
-	t    INTEGER NOT NULL,
-	data BLOB    NOT NULL
-);
-CREATE TABLE IF NOT EXISTS meta (
-	k TEXT PRIMARY KEY,
-	v TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS users (
-	name       TEXT PRIMARY KEY,
-	token_hash TEXT NOT NULL UNIQUE,
-	admin      INTEGER NOT NULL DEFAULT 0,
-	pp         REAL    NOT NULL DEFAULT 0,
-	quota      INTEGER NOT NULL DEFAULT 0,
-	created    INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS snapshots (
-	seq    INTEGER PRIMARY KEY,
-	t      INTEGER NOT NULL,
-	data   BLOB    NOT NULL,
-	sha256 TEXT    NOT NULL
-);
-`
-
 // Open opens (creating if needed) the database state.db in dir. sync is
-// "full" or "normal" (SQLite's synchronous setting in WAL mode). It is
-// OpenWith without AcceptLoss.
+// "full" or "normal" (see Options). It is OpenWith without AcceptLoss.
 func Open(dir, sync string) (*Store, error) { return OpenWith(dir, Options{Sync: sync}) }
 
 // OpenWith opens (creating if needed) the database state.db in dir, after
 // checking it against the high-water mark (MarkFile): a database that is
-// missing, empty, unreadable, from another directory, or whose log ends
-// before the mark or has a gap is refused with an *IntegrityError naming
-// the files and the ways out, unless o.AcceptLoss. The check reads the
-// files read-only, so a refused start changes nothing on disk.
+// missing, empty, unreadable, damaged, from another directory, or whose
+// log ends before the mark or has a gap is refused with an
+// *IntegrityError naming the files and the ways out, unless o.AcceptLoss;
+// an SQLite state.db (the format before bbolt) with an *OldFormatError.
+// The check reads the files read-only, so a refused start changes
+// nothing on disk.
 func OpenWith(dir string, o Options) (*Store, error) {
 	sync := o.Sync
 	switch sync {
@@ -143,22 +133,18 @@ func OpenWith(dir string, o Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{Path: in.DB, Dir: dir, Fresh: in.Fresh() || in.empty()}
-	if p := in.Problem(); p != nil {
+	s.Notes = append(s.Notes, in.Notes...)
+	p := in.Problem()
+	if p != nil {
 		if !o.AcceptLoss || !p.CanAccept {
 			return nil, p
 		}
-		kept, err := keepDamaged(dir, in)
+		kept, err := keepDamaged(dir)
 		if err != nil {
 			return nil, fmt.Errorf("store: keeping a copy of the damaged state before accepting the loss: %w", err)
 		}
-		s.Lost = p.Lost
-		s.Notes = append(s.Notes, fmt.Sprintf("accepting the loss of %d acknowledged records (%s); the damaged files are kept in %s", p.Lost, p.Problem, kept))
-		if in.DBSize == 0 {
-			// SQLite would take a WAL beside an empty database for a stale
-			// one and delete it; the copy is kept
-			os.Remove(in.DB + "-wal")
-			os.Remove(in.DB + "-shm")
-		}
+		s.Lost = max(p.Lost, 0)
+		s.Notes = append(s.Notes, fmt.Sprintf("accepting the loss of %d acknowledged records (%s); the damaged files are kept in %s", s.Lost, p.Problem, kept))
 	} else if !in.HasMark && in.HasState {
 		s.Notes = append(s.Notes, fmt.Sprintf("%s had no high-water mark (%s); created at record %d", in.DB, filepath.Join(dir, MarkFile), in.MaxSeq))
 	}
@@ -166,19 +152,14 @@ func OpenWith(dir string, o Options) (*Store, error) {
 		s.Notes = append(s.Notes, in.SnapshotNote)
 	}
 	// the database holds commands, names and token hashes: owner only
-	// (SQLite gives the -wal and -shm files the database file's mode)
 	if err := ownerOnly(in.DB); err != nil {
 		return nil, err
 	}
-	dsn := "file:" + in.DB + "?_txlock=deferred&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + sync + ")&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := openBolt(in.DB, false, sync == "normal")
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", in.DB, err)
 	}
 	s.db = db
-	// one connection: the service serializes writes, and WAL readers are
-	// not needed; it also keeps the pragmas on the one connection
-	db.SetMaxOpenConns(1)
 	fail := func(err error) (*Store, error) {
 		if s.mark != nil {
 			s.mark.close()
@@ -186,39 +167,69 @@ func OpenWith(dir string, o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store %s: %w", in.DB, err)
 	}
-	if _, err := db.Exec(schema + archiveSchema); err != nil {
-		return fail(err)
-	}
-	var mode string
-	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
-		return fail(fmt.Errorf("journal mode is %q, want wal (%v)", mode, err))
-	}
-	if s.Lost > 0 {
-		// cut the log at its first gap: what follows cannot be replayed
-		if _, err := db.Exec("DELETE FROM events WHERE seq > ?", in.Contiguous); err != nil {
-			return fail(err)
+	var txid int
+	err = db.Update(func(tx *bolt.Tx) error {
+		txid = tx.ID()
+		for _, b := range append(buckets, bDigests) {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
 		}
-	}
-	id, ok, err := s.Meta("store_id")
+		if p != nil {
+			// accepting the loss: delete the damaged entries, and cut the
+			// log at its first gap: what follows cannot be replayed
+			for _, e := range in.damaged {
+				if err := tx.Bucket(e.bucket).Delete(e.key); err != nil {
+					return err
+				}
+			}
+			// the digests may be the damaged entries: from what is left
+			if err := recomputeDigests(tx); err != nil {
+				return err
+			}
+			if err := deleteRange(tx, bEvents, in.Contiguous+1, -1); err != nil {
+				return err
+			}
+		}
+		if p != nil || in.IndexDamaged != "" {
+			if err := rebuildIndexes(tx); err != nil {
+				return err
+			}
+			if err := recomputeDigests(tx); err != nil {
+				return err
+			}
+		}
+		m := tx.Bucket(bMeta)
+		if m.Get([]byte("format")) == nil {
+			if err := putMeta(tx, "format", formatVersion); err != nil {
+				return err
+			}
+		}
+		id, ok, err := getMeta(tx, "store_id")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			if id, err = newStoreID(); err != nil {
+				return err
+			}
+			if err := putMeta(tx, "store_id", id); err != nil {
+				return err
+			}
+		}
+		s.id = id
+		return nil
+	})
 	if err != nil {
 		return fail(err)
 	}
-	if !ok {
-		if id, err = newStoreID(); err != nil {
-			return fail(err)
-		}
-		if err := s.SetMeta("store_id", id); err != nil {
-			return fail(err)
-		}
-	}
-	s.id = id
 	s.base, s.last = in.Base, in.Contiguous
 	mark := in.Mark
 	markPath := filepath.Join(dir, MarkFile)
-	if !in.HasMark || in.MarkErr != nil || mark.Store != id {
+	if !in.HasMark || in.MarkErr != nil || mark.Store != s.id {
 		// a new mark (first start, or a loss accepted): no slot of an
 		// older one may outrank it; the ids acknowledged stay taken
-		mark = Mark{Store: id, JobID: in.Mark.JobID}
+		mark = Mark{Store: s.id, JobID: in.Mark.JobID}
 		if in.MarkErr != nil {
 			// both slots damaged: the records bound the ids
 			mark.JobID = max(in.MaxSeq, in.Contiguous)
@@ -230,23 +241,32 @@ func OpenWith(dir string, o Options) (*Store, error) {
 	if s.mark, err = openMark(markPath, sync == "full", mark); err != nil {
 		return fail(err)
 	}
-	if mark.gen == 0 || mark.Seq != s.last {
-		if err := s.mark.set(s.last, 0); err != nil {
-			return fail(err)
-		}
+	if err := s.mark.set(s.last, 0, txid); err != nil {
+		return fail(err)
 	}
 	if err := syncDir(dir); err != nil && sync == "full" {
 		return fail(err)
 	}
-	if err := migrateUsers(db); err != nil {
-		return fail(err)
-	}
-	ins, err := db.Prepare("INSERT INTO events(seq, kind, t, data) VALUES (?, ?, ?, ?)")
-	if err != nil {
-		return fail(err)
-	}
-	s.ins = ins
 	return s, nil
+}
+
+// deleteRange deletes the keys from..to (to < 0: to the end) of a bucket
+// keyed by sequence numbers.
+func deleteRange(tx *bolt.Tx, bucket []byte, from, to int64) error {
+	var keys [][]byte
+	c := tx.Bucket(bucket).Cursor()
+	for k, _ := c.Seek(u64(max(from, 0))); k != nil; k, _ = c.Next() {
+		if n, ok := fromU64(k); to >= 0 && ok && n > to {
+			break
+		}
+		keys = append(keys, append([]byte(nil), k...))
+	}
+	for _, k := range keys {
+		if err := del(tx, bucket, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // syncDir makes the directory's entries (a new mark or database file)
@@ -260,13 +280,34 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
+// update runs fn in a write transaction and, once it is committed, moves
+// the high-water mark to it (the log's end s.last, the job id job).
+func (s *Store) update(job int64, fn func(tx *bolt.Tx) error, committed func()) error {
+	if s.ro {
+		return errors.New("store: opened read-only")
+	}
+	var txid int
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		txid = tx.ID()
+		return fn(tx)
+	})
+	if err != nil {
+		return err
+	}
+	if committed != nil {
+		committed()
+	}
+	return s.mark.set(s.last, job, txid)
+}
+
 // LastSeq is the sequence number of the last record committed (0 for
 // none).
 func (s *Store) LastSeq() int64 { return s.last }
 
 // OpenReadOnly opens the database in dir for reading only (Load, Meta,
-// Users), without checking it or changing anything on disk; it is for
-// offline inspection (backfill serve --check).
+// Users), after Inspect, without changing anything on disk; it is for
+// offline inspection (backfill serve --check). The Store is nil when the
+// database is absent, empty or unreadable.
 func OpenReadOnly(dir string) (*Store, *Inspection, error) {
 	in, err := Inspect(dir)
 	if err != nil {
@@ -275,97 +316,33 @@ func OpenReadOnly(dir string) (*Store, *Inspection, error) {
 	if in.DBSize <= 0 || in.ReadErr != nil {
 		return nil, in, nil
 	}
-	db, err := sql.Open("sqlite3", "file:"+in.DB+"?mode=ro&_txlock=deferred&_pragma=busy_timeout(10000)")
+	db, err := openBolt(in.DB, true, false)
 	if err != nil {
 		return nil, in, err
 	}
-	db.SetMaxOpenConns(1)
-	return &Store{db: db, Path: in.DB, Dir: dir, base: in.Base, last: in.Contiguous, ro: in}, in, nil
+	return &Store{db: db, Path: in.DB, Dir: dir, base: in.Base, last: in.Contiguous, ro: true}, in, nil
 }
 
 // ownerOnly creates the database file with mode 0600 if it is missing
-// and makes it and its -wal and -shm files 0600.
+// (never through a symbolic link) and makes it 0600.
 func ownerOnly(db string) error {
 	fd, err := os.OpenFile(db, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
-	fd.Close()
-	for _, f := range []string{db, db + "-wal", db + "-shm"} {
-		if err := os.Chmod(f, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("store: %w", err)
-		}
+	defer fd.Close()
+	if err := fd.Chmod(0o600); err != nil {
+		return fmt.Errorf("store: %w", err)
 	}
 	return nil
-}
-
-// migrateUsers adds the users' id column to databases created before it
-// and numbers their users (in name order).
-func migrateUsers(db *sql.DB) error {
-	rows, err := db.Query("SELECT name FROM pragma_table_info('users') WHERE name = 'uid'")
-	if err != nil {
-		return err
-	}
-	has := rows.Next()
-	rows.Close()
-	if !has {
-		if _, err := db.Exec("ALTER TABLE users ADD COLUMN uid INTEGER NOT NULL DEFAULT 0"); err != nil {
-			return err
-		}
-	}
-	var names []string
-	rows, err = db.Query("SELECT name FROM users WHERE uid = 0 ORDER BY name")
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return err
-		}
-		names = append(names, n)
-	}
-	rows.Close()
-	for _, n := range names {
-		id, err := nextUID(db)
-		if err != nil {
-			return err
-		}
-		if _, err := db.Exec("UPDATE users SET uid = ? WHERE name = ?", id, n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// nextUID takes the next user id (meta next_uid, starting at 1).
-func nextUID(db *sql.DB) (int64, error) {
-	var id int64
-	err := db.QueryRow(`INSERT INTO meta(k, v) VALUES ('next_uid', '2')
-		ON CONFLICT(k) DO UPDATE SET v = CAST(v AS INTEGER) + 1 RETURNING CAST(v AS INTEGER) - 1`).Scan(&id)
-	return id, err
 }
 
 // Close closes the database.
 func (s *Store) Close() error {
-	if s.ins != nil {
-		s.ins.Close()
-	}
 	if s.mark != nil {
 		s.mark.close()
 	}
-	err := s.db.Close()
-	if in := s.ro; in != nil {
-		// remove the -shm and empty -wal a read-only connection created
-		if !in.SHM {
-			os.Remove(in.DB + "-shm")
-		}
-		if st, err := os.Stat(in.DB + "-wal"); in.WALSize < 0 && err == nil && st.Size() == 0 {
-			os.Remove(in.DB + "-wal")
-		}
-	}
-	return err
+	return s.db.Close()
 }
 
 // JobFloor is the highest job id ever acknowledged, as the high-water
@@ -384,89 +361,99 @@ func (s *Store) AppendArchive(recs []Record, arch []Archived) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	if s.ins == nil {
-		return errors.New("store: opened read-only")
-	}
 	for i, r := range recs {
 		if r.Seq != s.last+1+int64(i) {
 			return fmt.Errorf("store: record %d does not continue the log at %d", r.Seq, s.last+1+int64(i))
 		}
 	}
-	tx, err := s.db.Begin()
-	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
-	}
-	st := tx.Stmt(s.ins)
-	for _, r := range recs {
-		if _, err := st.Exec(r.Seq, r.Kind, r.T, r.Data); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("store: record %d: %w", r.Seq, err)
-		}
-	}
-	if err := insertArchived(tx, arch, "INSERT OR REPLACE"); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
-	}
-	s.last = recs[len(recs)-1].Seq
 	var job int64
 	for _, r := range recs {
 		job = max(job, r.Job)
 	}
-	return s.mark.set(s.last, job)
+	err := s.update(job, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bEvents)
+		for _, r := range recs {
+			k := u64(r.Seq)
+			if b.Get(k) != nil {
+				return fmt.Errorf("record %d exists", r.Seq)
+			}
+			if err := put(tx, bEvents, k, seal(k, encodeRecord(r))); err != nil {
+				return fmt.Errorf("record %d: %w", r.Seq, err)
+			}
+		}
+		return putArchived(tx, arch, true)
+	}, func() { s.last = recs[len(recs)-1].Seq })
+	if err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
 }
 
 // Load calls fn for every record of the log in order (the records after
-// the latest snapshot, if any). It checks that they are consecutive.
+// the latest snapshot, if any). It checks that they are consecutive and
+// whole.
 func (s *Store) Load(fn func(Record) error) error {
-	rows, err := s.db.Query("SELECT seq, kind, t, data FROM events WHERE seq > ? ORDER BY seq", s.base)
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	prev := s.base
-	for rows.Next() {
-		var r Record
-		if err := rows.Scan(&r.Seq, &r.Kind, &r.T, &r.Data); err != nil {
-			return fmt.Errorf("store: %w", err)
+	return s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bEvents).Cursor()
+		prev := s.base
+		for k, v := c.Seek(u64(s.base + 1)); k != nil; k, v = c.Next() {
+			r, err := decodeRecord(k, v)
+			if err != nil {
+				return fmt.Errorf("store %s: record %d: %w", s.Path, r.Seq, err)
+			}
+			if r.Seq != prev+1 {
+				return fmt.Errorf("store %s: record %d follows record %d: the log has a gap", s.Path, r.Seq, prev)
+			}
+			prev = r.Seq
+			if err := fn(r); err != nil {
+				return err
+			}
 		}
-		if r.Seq != prev+1 {
-			return fmt.Errorf("store %s: record %d follows record %d: the log has a gap", s.Path, r.Seq, prev)
-		}
-		prev = r.Seq
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 // Count is the number of records.
 func (s *Store) Count() (int64, error) {
 	var n int64
-	err := s.db.QueryRow("SELECT count(*) FROM events").Scan(&n)
+	err := s.db.View(func(tx *bolt.Tx) error {
+		n = int64(tx.Bucket(bEvents).Stats().KeyN)
+		return nil
+	})
 	return n, err
 }
 
-// Meta returns the setting k ("" and false when unset).
-func (s *Store) Meta(k string) (string, bool, error) {
-	var v string
-	err := s.db.QueryRow("SELECT v FROM meta WHERE k = ?", k).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
+func getMeta(tx *bolt.Tx, k string) (string, bool, error) {
+	v := tx.Bucket(bMeta).Get([]byte(k))
+	if v == nil {
 		return "", false, nil
 	}
+	p, err := unseal([]byte(k), v)
+	if err != nil {
+		return "", false, fmt.Errorf("setting %s: %w", k, err)
+	}
+	return string(p), true, nil
+}
+
+func putMeta(tx *bolt.Tx, k, v string) error {
+	return put(tx, bMeta, []byte(k), seal([]byte(k), []byte(v)))
+}
+
+// Meta returns the setting k ("" and false when unset).
+func (s *Store) Meta(k string) (v string, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v, ok, err = getMeta(tx, k)
+		return err
+	})
 	if err != nil {
 		return "", false, fmt.Errorf("store: %w", err)
 	}
-	return v, true, nil
+	return v, ok, nil
 }
 
 // SetMeta sets k to v.
 func (s *Store) SetMeta(k, v string) error {
-	_, err := s.db.Exec("INSERT INTO meta(k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", k, v)
-	if err != nil {
+	if err := s.update(0, func(tx *bolt.Tx) error { return putMeta(tx, k, v) }, nil); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
@@ -474,27 +461,39 @@ func (s *Store) SetMeta(k, v string) error {
 
 // Users returns every user, sorted by name.
 func (s *Store) Users() ([]User, error) {
-	rows, err := s.db.Query("SELECT uid, name, token_hash, admin, pp, quota, created FROM users ORDER BY name")
+	var out []User
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bUsers).ForEach(func(k, v []byte) error {
+			u, err := decodeUser(k, v)
+			if err != nil {
+				return fmt.Errorf("user %q: %w", k, err)
+			}
+			out = append(out, u)
+			return nil
+		})
+	})
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	defer rows.Close()
-	var out []User
-	for rows.Next() {
-		var u User
-		var admin int
-		if err := rows.Scan(&u.ID, &u.Name, &u.TokenHash, &admin, &u.PP, &u.Quota, &u.Created); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		u.Admin = admin != 0
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // NextUserID takes a new user id (1, 2, …; never given twice).
 func (s *Store) NextUserID() (int64, error) {
-	id, err := nextUID(s.db)
+	var id int64
+	err := s.update(0, func(tx *bolt.Tx) error {
+		v, ok, err := getMeta(tx, "next_uid")
+		if err != nil {
+			return err
+		}
+		id = 1
+		if ok {
+			if id, err = strconv.ParseInt(v, 10, 64); err != nil {
+				return fmt.Errorf("setting next_uid %q: %w", v, err)
+			}
+		}
+		return putMeta(tx, "next_uid", strconv.FormatInt(id+1, 10))
+	}, nil)
 	if err != nil {
 		return 0, fmt.Errorf("store: new user id: %w", err)
 	}
@@ -502,15 +501,29 @@ func (s *Store) NextUserID() (int64, error) {
 }
 
 // PutUser creates or replaces user u (a new user's ID comes from
-// NextUserID).
+// NextUserID; a replaced user keeps its creation time). Two users cannot
+// have one token hash.
 func (s *Store) PutUser(u User) error {
-	admin := 0
-	if u.Admin {
-		admin = 1
-	}
-	_, err := s.db.Exec(`INSERT INTO users(uid, name, token_hash, admin, pp, quota, created) VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(name) DO UPDATE SET uid = excluded.uid, token_hash = excluded.token_hash, admin = excluded.admin, pp = excluded.pp, quota = excluded.quota`,
-		u.ID, u.Name, u.TokenHash, admin, u.PP, u.Quota, u.Created)
+	err := s.update(0, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bUsers)
+		k := []byte(u.Name)
+		err := b.ForEach(func(ok, ov []byte) error {
+			o, err := decodeUser(ok, ov)
+			if err != nil {
+				return err
+			}
+			if o.Name == u.Name {
+				u.Created = o.Created
+			} else if o.TokenHash == u.TokenHash {
+				return fmt.Errorf("the token hash of user %s is %s's", u.Name, o.Name)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return put(tx, bUsers, k, seal(k, encodeUser(u)))
+	}, nil)
 	if err != nil {
 		return fmt.Errorf("store: user %s: %w", u.Name, err)
 	}
@@ -519,10 +532,13 @@ func (s *Store) PutUser(u User) error {
 
 // DeleteUser removes user name; it reports whether it existed.
 func (s *Store) DeleteUser(name string) (bool, error) {
-	res, err := s.db.Exec("DELETE FROM users WHERE name = ?", name)
+	existed := false
+	err := s.update(0, func(tx *bolt.Tx) error {
+		existed = tx.Bucket(bUsers).Get([]byte(name)) != nil
+		return del(tx, bUsers, []byte(name))
+	}, nil)
 	if err != nil {
 		return false, fmt.Errorf("store: user %s: %w", name, err)
 	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	return existed, nil
 }
