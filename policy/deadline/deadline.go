@@ -596,6 +596,23 @@ func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
 	})
 }
 
+// snapshot copies the profile into s.snap, when copying it back later is
+// cheaper than undoing n holds: when the profile has at most 8n
+// breakpoints (a copy is O(B) words, an undone hold O(log B) and more; on
+// LCG-2005 at offered load 0.95, a profile of thousands of breakpoints and
+// queues of a few jobs, copying at every decision made MSB 2.4× slower).
+// It reports whether it did.
+func (s *Policy) snapshot(n int) bool {
+	if s.run.Prof.Len() > 8*n {
+		return false
+	}
+	if s.snap == nil {
+		s.snap = profile.New(1)
+	}
+	s.snap.CopyFrom(s.run.Prof)
+	return true
+}
+
 // release records the reservation of each of xs in old and removes its
 // hold from the profile.
 func (s *Policy) release(xs []*djob) {

@@ -3,8 +3,6 @@ package deadline
 import (
 	"fmt"
 	"slices"
-
-	"github.com/backfill-hpc/backfill/profile"
 )
 
 // mrt is the admission test of Figure 2, a depth-first search after
@@ -50,13 +48,11 @@ import (
 // backtrack that the bounds and witnesses hold (checkFits).
 func (s *Policy) mrt(now int64, x *djob) bool {
 	W := s.book.Wait()
-	// a rejection goes back to this copy of the profile: O(B) word copies
-	// where re-holding every waiting job and undoing every placement cost
-	// O(N) profile updates (most decisions of a long queue are rejections)
-	if s.snap == nil {
-		s.snap = profile.New(1)
-	}
-	s.snap.CopyFrom(s.run.Prof)
+	// a rejection goes back to a copy of the profile (snapshot): O(B) word
+	// copies where re-holding every waiting job and undoing every placement
+	// cost O(N) profile updates (most decisions of a long queue are
+	// rejections)
+	snap := s.snapshot(len(W))
 	s.release(W)
 	tl := s.byHeuristic(s.tl, x)
 	n := len(tl)
@@ -144,9 +140,16 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 	}
 	backtracks := 0
 	fail := func() bool {
-		s.run.Prof.CopyFrom(s.snap)
-		for _, w := range W {
-			w.Start = w.X.old
+		if snap {
+			s.run.Prof.CopyFrom(s.snap)
+			for _, w := range W {
+				w.Start = w.X.old
+			}
+		} else {
+			for _, u := range stack {
+				s.unhold(tl[u], tl[u].Start)
+			}
+			s.restore(W)
 		}
 		s.tl = tl[:0]
 		return false

@@ -3,8 +3,6 @@ package deadline
 import (
 	"math"
 	"slices"
-
-	"github.com/backfill-hpc/backfill/profile"
 )
 
 // msb is the admission test of Figure 1. The waiting jobs are arranged in
@@ -45,13 +43,10 @@ func (s *Policy) msb(now int64, x *djob) bool {
 		order = append(s.tl[:0], s.book.Wait()...)
 	}
 	N := len(order)
-	// the profile before the decision: the end goes back to it (O(B) word
-	// copies) and moves only the jobs the chosen schedule moves, where
-	// re-holding the whole queue cost O(N) profile updates
-	if s.snap == nil {
-		s.snap = profile.New(1)
-	}
-	s.snap.CopyFrom(s.run.Prof)
+	// the profile before the decision (snapshot): the end goes back to it
+	// (O(B) word copies) and moves only the jobs the chosen schedule moves,
+	// where re-holding the whole queue cost O(N) profile updates
+	snap := s.snapshot(N)
 	s.release(order)
 	// lb[i]: the largest possible profit of order[i:]. No job can start
 	// before its earliest fit among the running jobs alone (the profile
@@ -129,7 +124,14 @@ func (s *Policy) msb(now int64, x *djob) bool {
 		}
 		s.unhold(x, tx)
 	}
-	s.run.Prof.CopyFrom(s.snap) // every waiting job at its reservation
+	if snap {
+		s.run.Prof.CopyFrom(s.snap) // every waiting job at its reservation
+	} else {
+		for ; held > 0; held-- {
+			s.unhold(order[held-1], order[held-1].Start)
+		}
+		s.restore(order)
+	}
 	for _, w := range order {
 		w.Start = w.X.old
 	}

@@ -26,10 +26,14 @@ const sqliteHeader = "SQLite format 3\x00"
 type OldFormatError struct{ Dir, DB string }
 
 func (e *OldFormatError) Error() string {
+	abs, err := filepath.Abs(e.Dir) // the command runs in another directory
+	if err != nil {
+		abs = e.Dir
+	}
 	return fmt.Sprintf(`refusing to open the state in %s: %s is an SQLite database, the format of backfill's service before its store moved to bbolt
   nothing was changed; convert it once (with the service stopped), from a checkout of the backfill repository:
     cd tools/migratestate && go run . %s
-  it writes the new state.db, checks it, and keeps the SQLite files in %s`, e.Dir, e.DB, e.Dir, filepath.Join(e.Dir, "sqlite-TIME"))
+  it writes the new state.db, checks it, and keeps the SQLite files in %s`, e.Dir, e.DB, abs, filepath.Join(e.Dir, "sqlite-TIME"))
 }
 
 // Inspection is what a state directory holds, read without changing it:

@@ -11,8 +11,9 @@
 //
 // Durability: every Append is one bbolt transaction. With Sync "full" (the
 // default) bbolt fdatasyncs the file at each commit (its pages, then its
-// meta page) and the mark is fdatasynced after it, before Append returns:
-// a record the service acknowledged survives a kill -9 and a power loss.
+// meta page) before Append returns, and the mark is written then
+// (fdatasynced in the background, see markFile.set): a record the service
+// acknowledged survives a kill -9 and a power loss.
 // With "normal" neither is synced at commit: the writes are in the
 // operating system's cache when Append returns, so a record survives a
 // kill of the process but not a crash of the machine, and after a power
@@ -90,9 +91,9 @@ type Store struct {
 
 // Options configure Open.
 type Options struct {
-	// Sync is "full" (default: the database and the mark are fdatasynced
-	// at every commit) or "normal" (neither is: durable across a crash of
-	// the process, not of the machine).
+	// Sync is "full" (default: the database is fdatasynced at every
+	// commit, the mark just after) or "normal" (neither is: durable across
+	// a crash of the process, not of the machine).
 	Sync string
 	// AcceptLoss makes Open continue from what the database still holds
 	// when it has lost acknowledged records or entries are damaged (the
@@ -181,6 +182,10 @@ func OpenWith(dir string, o Options) (*Store, error) {
 				if err := tx.Bucket(e.bucket).Delete(e.key); err != nil {
 					return err
 				}
+			}
+			// the digests may be the damaged entries: from what is left
+			if err := recomputeDigests(tx); err != nil {
+				return err
 			}
 			if err := deleteRange(tx, bEvents, in.Contiguous+1, -1); err != nil {
 				return err

@@ -186,6 +186,13 @@ func TestDamagedEntries(t *testing.T) {
 		{"last record", flip(bEvents, u64(60)), "record 60 is damaged", 1},
 		{"user", flip(bUsers, []byte("alice")), `user "alice"`, 0},
 		{"archived job", flip(bArchive, u64(7)), "archived job 7", 0},
+		{"digest of the log", flip(bDigests, bEvents), "the digest of events", 0},
+		{"a record and the digest of the log", func(tx *bolt.Tx) error {
+			if err := flip(bEvents, u64(58))(tx); err != nil {
+				return err
+			}
+			return flip(bDigests, bEvents)(tx)
+		}, "record 58 is damaged", 3},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
