@@ -55,7 +55,7 @@ func init() {
 		Name: "test-deadline",
 		Doc:  "tests only: conservative backfilling admitting jobs whose guarantee meets their deadline",
 		New: func(procs int, _ policy.Params) (policy.Scheduler, error) {
-			return &testAdmitter{Policy: conservative.New(procs), rejected: map[int]string{}}, nil
+			return &testAdmitter{Policy: conservative.New(procs, conservative.Config{}), rejected: map[int]string{}}, nil
 		},
 	})
 }

@@ -36,7 +36,7 @@ func TestCancellationsEqualLiteral(t *testing.T) {
 		for i := range shapes {
 			shapes[i] = [2]int{1 + r.IntN(max(1, procs/3)), 1 + r.IntN(40)}
 		}
-		fast, lit := New(procs), New(procs)
+		fast, lit := New(procs, Config{}), New(procs, Config{})
 		lit.book.Literal = true
 		if seed%4 >= 2 {
 			fast.book.SearchBudget = 1 // every search that crosses a blocking run asks the grid of fits
@@ -153,7 +153,7 @@ func TestNewestCancelEqualsLiteral(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 23))
 		procs := 2 + r.IntN(5)
-		fast, lit := New(procs), New(procs)
+		fast, lit := New(procs, Config{}), New(procs, Config{})
 		lit.book.Literal = true
 		type run struct {
 			j, lj *job.Request

@@ -47,7 +47,7 @@ func init() {
 			if err != nil {
 				return nil, fmt.Errorf("conservative: %w", err)
 			}
-			c := NewPlan(procs, plan)
+			c := New(procs, Config{Plan: plan})
 			if err := c.setOrder(procs, p); err != nil {
 				return nil, fmt.Errorf("conservative: %w", err)
 			}
@@ -79,14 +79,18 @@ var (
 	_ policy.Predicting = (*Policy)(nil)
 )
 
-// New returns conservative backfilling for a machine of procs processors.
-func New(procs int) *Policy {
-	return NewPlan(procs, nil)
+// Config holds conservative backfilling's typed parameters (the queue
+// order is set from the spec by the registry; see order.go).
+type Config struct {
+	// Plan gives the planned duration of each job: predict= and correct=
+	// (nil: the estimates, the paper's setting).
+	Plan *predict.Plan
 }
 
-// NewPlan returns conservative backfilling that plans with the durations
-// of plan (nil: the estimates).
-func NewPlan(procs int, plan *predict.Plan) *Policy {
+// New returns conservative backfilling for a machine of procs processors,
+// in the shape every policy package's constructor has (size, Config).
+func New(procs int, cfg Config) *Policy {
+	plan := cfg.Plan
 	if plan == nil {
 		plan = predict.Default()
 	}

@@ -22,8 +22,8 @@ func TestFastCompressionEqualsLiteral(t *testing.T) {
 		spec := testgen.Random(r)
 		spec.Jobs *= 2
 		jobs := testgen.Jobs(r, spec)
-		fast := New(spec.Procs)
-		lit := New(spec.Procs)
+		fast := New(spec.Procs, Config{})
+		lit := New(spec.Procs, Config{})
 		lit.book.Literal = true
 		a, err := sim.Run(jobs, fast, sim.Options{Procs: spec.Procs})
 		if err != nil {

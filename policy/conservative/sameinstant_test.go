@@ -40,7 +40,7 @@ func TestSameSecondEndIsNotAnOverrun(t *testing.T) {
 	for _, order := range [][][4]int64{{a, b, c, d, e}, {a, c, b, d, e}, {b, c, a, d, e}, {c, b, a, d, e}} {
 		jobs := jobsOf(order)
 		for _, noKill := range []bool{false, true} {
-			res, err := sim.Run(jobs, New(10), sim.Options{Procs: 10, NoKill: noKill})
+			res, err := sim.Run(jobs, New(10, Config{}), sim.Options{Procs: 10, NoKill: noKill})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func TestSimultaneousEarlyEnds(t *testing.T) {
 	j1, j2 := [4]int64{0, 5, 3, 20}, [4]int64{0, 5, 1, 30}
 	j3, j4 := [4]int64{1, 10, 4, 10}, [4]int64{3, 20, 3, 20}
 	for _, order := range [][][4]int64{{j1, j2, j3, j4}, {j2, j1, j3, j4}} {
-		res, err := sim.Run(jobsOf(order), New(4), sim.Options{Procs: 4})
+		res, err := sim.Run(jobsOf(order), New(4, Config{}), sim.Options{Procs: 4})
 		if err != nil {
 			t.Fatal(err)
 		}

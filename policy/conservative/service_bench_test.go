@@ -30,7 +30,7 @@ func BenchmarkServiceQueue(b *testing.B) {
 	for _, drain := range []string{"newest", "oldest"} {
 		for _, q := range []int{1000, 10000} {
 			b.Run(fmt.Sprintf("drain=%s/queue=%d", drain, q), func(b *testing.B) {
-				c := New(1024)
+				c := New(1024, Config{})
 				r := rand.New(rand.NewPCG(1, uint64(q)))
 				id := 0
 				next := func() *job.Request {

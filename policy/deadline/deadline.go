@@ -105,6 +105,8 @@ const (
 // Params are the parameters of the three schedulers, with the paper's
 // names. Each scheduler reads the ones it uses.
 type Params struct {
+	// Kind is the scheduler: "qops", "msb" or "mrt" (set by Defaults).
+	Kind string
 	// H is the heuristic: EDF or LLF for QoPS and MRT; AST (default), EDF
 	// or LLF for MSB.
 	H Heuristic
@@ -133,7 +135,7 @@ type Params struct {
 // "msb" or "mrt"). The paper gives none of K, the backtrack limit or R for
 // its main experiments; ours are documented in docs/policies.md.
 func Defaults(kind string) Params {
-	p := Params{H: EDF, K: 5, Backtrack: 10, R: 5, Au: 1, At: 1, Af: 1}
+	p := Params{Kind: kind, H: EDF, K: 5, Backtrack: 10, R: 5, Au: 1, At: 1, Af: 1}
 	if kind == "msb" {
 		p.H = AST
 	}
@@ -174,7 +176,7 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
-				return New(kind, procs, prm)
+				return New(procs, prm)
 			},
 		})
 	}
@@ -319,9 +321,11 @@ var (
 	_ policy.Planner   = (*Policy)(nil)
 )
 
-// New returns the scheduler kind ("qops", "msb" or "mrt") for a machine of
-// procs processors.
-func New(kind string, procs int, prm Params) (*Policy, error) {
+// New returns the scheduler prm.Kind ("qops", "msb" or "mrt") for a
+// machine of procs processors, in the shape every policy package's
+// constructor has (size, Config); start from Defaults(kind).
+func New(procs int, prm Params) (*Policy, error) {
+	kind := prm.Kind
 	switch kind {
 	case "qops", "msb", "mrt":
 	default:

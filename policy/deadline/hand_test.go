@@ -32,7 +32,8 @@ func insertAll(s *Policy, js []spec) []bool {
 
 func mustNew(t testing.TB, kind string, procs int, prm Params) *Policy {
 	t.Helper()
-	s, err := New(kind, procs, prm)
+	prm.Kind = kind
+	s, err := New(procs, prm)
 	if err != nil {
 		t.Fatal(err)
 	}

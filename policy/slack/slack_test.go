@@ -40,7 +40,7 @@ func TestSF0VersusConservative(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := sim.Run(jobs, conservative.New(spec.Procs), sim.Options{Procs: spec.Procs})
+			b, err := sim.Run(jobs, conservative.New(spec.Procs, conservative.Config{}), sim.Options{Procs: spec.Procs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func TestRemoveSeeksProfit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sim.Run(jobs, conservative.New(10), sim.Options{Procs: 10})
+	b, err := sim.Run(jobs, conservative.New(10, conservative.Config{}), sim.Options{Procs: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestSF0VersusConservativeRealTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sim.Run(tr.Jobs, conservative.New(tr.Procs), sim.Options{Procs: tr.Procs})
+	b, err := sim.Run(tr.Jobs, conservative.New(tr.Procs, conservative.Config{}), sim.Options{Procs: tr.Procs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -271,15 +271,15 @@ const CompleteLag = 0.025
 // job's end in its own second.
 const RecordingEndLag = 0
 
-// Sched returns the slurm policy configured as the recording's cluster,
+// Policy returns the slurm policy configured as the recording's cluster,
 // with the phases of its timers and the given end lag (Options.EndLag).
 // The association tree is read afresh from dir (the usage starts at 0).
-func (r *Recording) Sched(dir string, endLag int64) (*Sched, error) {
+func (r *Recording) Policy(dir string, endLag int64) (*Policy, error) {
 	tree, err := slurm.ReadShares(filepath.Join(dir, "shares.txt"))
 	if err != nil {
 		return nil, err
 	}
-	return New(r.Conf.CPUs, r.Conf, tree, Options{Resolver: r.Resolver(), Origin: r.CalcOrigin(), BfStart: r.CtldStart, SchedStart: r.SchedStart, EndLag: endLag, Phases: r.Phases}), nil
+	return New(r.Conf.CPUs, Options{Conf: r.Conf, Tree: tree, Resolver: r.Resolver(), Origin: r.CalcOrigin(), BfStart: r.CtldStart, SchedStart: r.SchedStart, EndLag: endLag, Phases: r.Phases}), nil
 }
 
 // Compare compares the starts of our schedule (outcomes by job ID) with

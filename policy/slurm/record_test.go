@@ -30,7 +30,7 @@ func runRecording(t *testing.T, dir, name string, endLag int64, phases bool) (*R
 	if !phases {
 		r.Phases = nil
 	}
-	s, err := r.Sched(dir, endLag)
+	s, err := r.Policy(dir, endLag)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func init() {
 			if c.BfMaxJobUser, err = p.Int("bf_max_job_user", c.BfMaxJobUser, 0); err != nil || c.BfMaxJobUser < 0 {
 				return nil, fmt.Errorf("slurm: bf_max_job_user must be a non-negative integer (%v)", err)
 			}
-			var o Options
+			o := Options{Conf: c, Tree: t}
 			if o.Resolver, err = slurm.LoadResolver(p["sidecar"]); err != nil {
 				return nil, fmt.Errorf("slurm: %w", err)
 			}
@@ -60,7 +60,7 @@ func init() {
 					return nil, fmt.Errorf("slurm: %w", err)
 				}
 			}
-			s := New(procs, c, t, o)
+			s := New(procs, o)
 			s.spec = slurm.Spec(p)
 			return s.Scheduler(), nil
 		},

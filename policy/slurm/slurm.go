@@ -40,6 +40,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -49,8 +50,8 @@ import (
 	"github.com/backfill-hpc/backfill/slurm"
 )
 
-// Sched is the slurm policy.
-type Sched struct {
+// Policy is the slurm policy.
+type Policy struct {
 	c     slurm.Conf
 	spec  string // the files it was built from, for Name
 	procs int
@@ -160,22 +161,22 @@ type hold struct {
 const noReq = int64(1<<63 - 1)
 
 var (
-	_ policy.Scheduler = (*Sched)(nil)
+	_ policy.Scheduler = (*Policy)(nil)
 	_ policy.Admitter  = admitting{}
 )
 
-// admitting is a Sched with admission control, for configurations with
+// admitting is a Policy with admission control, for configurations with
 // limits that refuse jobs at submission (Scheduler).
-type admitting struct{ *Sched }
+type admitting struct{ *Policy }
 
 // Admitted implements policy.Admitter.
-func (a admitting) Admitted(j *job.Request) (bool, string) { return a.Sched.admitted(j) }
+func (a admitting) Admitted(j *job.Request) (bool, string) { return a.Policy.admitted(j) }
 
 // Scheduler is s as the engine should see it: with admission control
 // (policy.Admitter) when the configuration has a limit that refuses jobs
 // at submission (a partition's MaxTime or MaxNodes, a MaxSubmit, a
 // GrpTRES=cpu), without otherwise.
-func (s *Sched) Scheduler() policy.Scheduler {
+func (s *Policy) Scheduler() policy.Scheduler {
 	if s.refuses() {
 		return admitting{s}
 	}
@@ -184,7 +185,7 @@ func (s *Sched) Scheduler() policy.Scheduler {
 
 // refuses reports whether the configuration has a limit that refuses jobs
 // at submission.
-func (s *Sched) refuses() bool {
+func (s *Policy) refuses() bool {
 	for _, p := range s.c.Partitions {
 		if p.MaxTime != slurm.Infinite || p.MaxNodes != slurm.Infinite {
 			return true
@@ -193,8 +194,13 @@ func (s *Sched) refuses() bool {
 	return slurm.Refuses(s.mf.Tree())
 }
 
-// Options are the parts of a Sched not in slurm.conf.
+// Options are the parts of a Policy not in slurm.conf.
 type Options struct {
+	// Conf is the slurm.conf excerpt's settings (the zero value:
+	// slurm.DefaultConf(), Slurm's defaults).
+	Conf slurm.Conf
+	// Tree is the association tree of fair-share (nil: an empty one).
+	Tree *slurm.Tree
 	// Order replaces the multifactor priority of the configuration (nil:
 	// multifactor).
 	Order policy.Order
@@ -223,10 +229,15 @@ type Options struct {
 	SchedStart int64
 }
 
-// New returns Slurm's scheduler with configuration c and association tree
-// t (nil: an empty one) on a machine of procs CPUs.
-func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
-	s := &Sched{c: c, procs: procs, run: policy.NewRunning(procs), rej: map[int]string{}, tested: map[string]int{},
+// New returns Slurm's scheduler on a machine of procs CPUs with the
+// configuration and association tree of o, in the shape every policy
+// package's constructor has (size, Config).
+func New(procs int, o Options) *Policy {
+	c, t := o.Conf, o.Tree
+	if reflect.ValueOf(c).IsZero() {
+		c = slurm.DefaultConf()
+	}
+	s := &Policy{c: c, procs: procs, run: policy.NewRunning(procs), rej: map[int]string{}, tested: map[string]int{},
 		blocked: map[string]bool{}, parts: max(1, len(c.Partitions)), req: noReq}
 	s.mf = slurm.NewMultifactor(c, t, procs, o.Resolver, o.Origin)
 	if o.Order != nil {
@@ -255,10 +266,10 @@ func New(procs int, c slurm.Conf, t *slurm.Tree, o Options) *Sched {
 
 // Multifactor is the policy's priority (also when another order is used:
 // it holds the associations and their limits).
-func (s *Sched) Multifactor() *slurm.Multifactor { return s.mf }
+func (s *Policy) Multifactor() *slurm.Multifactor { return s.mf }
 
 // Name implements policy.Scheduler.
-func (s *Sched) Name() string {
+func (s *Policy) Name() string {
 	n := "slurm"
 	d := slurm.DefaultConf()
 	if s.c.BfInterval != d.BfInterval {
@@ -286,7 +297,7 @@ func (s *Sched) Name() string {
 }
 
 // Insert implements policy.Scheduler.
-func (s *Sched) Insert(now int64, j *job.Request) {
+func (s *Policy) Insert(now int64, j *job.Request) {
 	seen := now
 	if s.ph != nil && s.ph.submit(j.ID) >= s.ph.Loop.WakeAt(now) {
 		seen++ // the loop woke before the submission in its second
@@ -334,7 +345,7 @@ func (s *Sched) Insert(now int64, j *job.Request) {
 }
 
 // admit is the reason to reject j at submission, or "".
-func (s *Sched) admit(j *job.Request) string {
+func (s *Policy) admit(j *job.Request) string {
 	p := s.mf.Partition(j)
 	if p.MaxTime != slurm.Infinite && j.Estimate > p.MaxTime {
 		return fmt.Sprintf("PartitionTimeLimit: time limit %d s over partition %s's MaxTime %d s", j.Estimate, p.Name, p.MaxTime)
@@ -350,8 +361,8 @@ func (s *Sched) admit(j *job.Request) string {
 	return ""
 }
 
-// admitted is Admitted of the admitting Sched.
-func (s *Sched) admitted(j *job.Request) (bool, string) {
+// admitted is Admitted of the admitting Policy.
+func (s *Policy) admitted(j *job.Request) (bool, string) {
 	if r, ok := s.rej[j.ID]; ok {
 		delete(s.rej, j.ID)
 		return false, r
@@ -360,7 +371,7 @@ func (s *Sched) admitted(j *job.Request) (bool, string) {
 }
 
 // Remove implements policy.Scheduler.
-func (s *Sched) Remove(now int64, j *job.Request) {
+func (s *Policy) Remove(now int64, j *job.Request) {
 	s.change(now)
 	a, q := s.mf.Job(j)
 	in := s.mf.Info(j)
@@ -440,7 +451,7 @@ func (s *Sched) Remove(now int64, j *job.Request) {
 // Phases: at the fraction Phases.Calc of it) for Tick, which runs it
 // between the passes of the second, and reports whether an event at
 // fraction f of the second comes after it.
-func (s *Sched) holdCalc(now int64, f float64) bool {
+func (s *Policy) holdCalc(now int64, f float64) bool {
 	if s.ph.Calc <= 0 || s.mf.NextCalc() != now {
 		return false
 	}
@@ -449,7 +460,7 @@ func (s *Sched) holdCalc(now int64, f float64) bool {
 }
 
 // release frees the CPUs of j, which ended at now.
-func (s *Sched) release(now int64, j *job.Request) {
+func (s *Policy) release(now int64, j *job.Request) {
 	a, q := s.mf.Job(j)
 	s.run.End(now, j)
 	for i, e := range s.ends {
@@ -464,7 +475,7 @@ func (s *Sched) release(now int64, j *job.Request) {
 // completing reports whether the node is completing a job at fraction f
 // of second now (with Phases, on a single node), and forgets the
 // intervals that are over.
-func (s *Sched) completing(now int64, f float64) bool {
+func (s *Policy) completing(now int64, f float64) bool {
 	t := float64(now) + f
 	in := false
 	k := 0
@@ -484,7 +495,7 @@ func (s *Sched) completing(now int64, f float64) bool {
 
 // releaseTo releases the jobs that ended in this second at a fraction
 // up to f (with Phases).
-func (s *Sched) releaseTo(now int64, f float64) {
+func (s *Policy) releaseTo(now int64, f float64) {
 	k := 0
 	for _, e := range s.ending {
 		if e.frac <= f {
@@ -499,7 +510,7 @@ func (s *Sched) releaseTo(now int64, f float64) {
 }
 
 // Tick implements policy.Scheduler.
-func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
+func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
 	if len(s.ending) > 0 {
 		// jobs that ended in an earlier second, or past their planned
 		// end (they would look overrunning), go at once
@@ -698,7 +709,7 @@ func (s *Sched) Tick(now int64, start func(*job.Request)) int64 {
 // bfDue is the second of the next backfill cycle: bf_interval after the
 // last; with Phases, a second later when the agent's drifting phase goes
 // round the second in between.
-func (s *Sched) bfDue() int64 {
+func (s *Policy) bfDue() int64 {
 	t := s.lastBf + s.c.BfInterval
 	if s.ph != nil {
 		t += s.ph.Backfill.Shift(s.lastBf, t)
@@ -707,14 +718,14 @@ func (s *Sched) bfDue() int64 {
 }
 
 // change notes a change at now (Slurm's last_job_update).
-func (s *Sched) change(now int64) {
+func (s *Policy) change(now int64) {
 	s.changed = true
 	s.changedAt = now
 }
 
 // request notes a request for the main scheduler that the background
 // loop first sees in second seen (noReq: none; Slurm's job_sched_cnt).
-func (s *Sched) request(seen int64) {
+func (s *Policy) request(seen int64) {
 	if seen == noReq {
 		return
 	}
@@ -724,7 +735,7 @@ func (s *Sched) request(seen int64) {
 
 // consume is a pass of the loop in second now: it clears the requests
 // the loop has seen; one it sees only in the next second stays.
-func (s *Sched) consume(now int64) {
+func (s *Policy) consume(now int64) {
 	if s.reqLast > now {
 		s.req = s.reqLast
 		return
@@ -733,7 +744,7 @@ func (s *Sched) consume(now int64) {
 }
 
 // sorted is the waiting jobs in priority order at now.
-func (s *Sched) sorted(now int64) []*job.Request {
+func (s *Policy) sorted(now int64) []*job.Request {
 	if s.dynamic || (s.ord.O == policy.Order(s.mf) && s.mf.Epoch() != s.epoch) {
 		s.stale = true
 	}
@@ -751,7 +762,7 @@ func (s *Sched) sorted(now int64) []*job.Request {
 
 // drop removes the jobs at positions idx (increasing) of the waiting
 // list.
-func (s *Sched) drop(idx []int) {
+func (s *Policy) drop(idx []int) {
 	if len(idx) == 0 {
 		return
 	}
@@ -770,7 +781,7 @@ func (s *Sched) drop(idx []int) {
 }
 
 // runnable reports whether j's running limits let it start now.
-func (s *Sched) runnable(j *job.Request) bool {
+func (s *Policy) runnable(j *job.Request) bool {
 	if !s.limited {
 		return true
 	}
@@ -780,7 +791,7 @@ func (s *Sched) runnable(j *job.Request) bool {
 
 // mainPass is the main scheduler: priority order, start what fits now,
 // stop in a partition at its first job that does not fit.
-func (s *Sched) mainPass(now int64, frac float64, launch func(*job.Request)) {
+func (s *Policy) mainPass(now int64, frac float64, launch func(*job.Request)) {
 	free := s.run.Prof.FreeAt(now)
 	clear(s.blocked)
 	s.started = s.started[:0]
@@ -804,7 +815,7 @@ func (s *Sched) mainPass(now int64, frac float64, launch func(*job.Request)) {
 }
 
 // backfill is one cycle of sched/backfill.
-func (s *Sched) backfill(now int64, launch func(*job.Request)) {
+func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 	q := s.sorted(now)
 	// Slurm compares whole seconds (last_job_update >= the last cycle's
 	// end): a change in this second, even before the cycle, makes the
@@ -958,7 +969,7 @@ func (s *Sched) backfill(now int64, launch func(*job.Request)) {
 
 // hidden reports whether j, submitted in this second, came after a pass
 // at fraction frac of it (with Phases; never without).
-func (s *Sched) hidden(j *job.Request, now int64, frac float64) bool {
+func (s *Policy) hidden(j *job.Request, now int64, frac float64) bool {
 	if s.ph == nil || j.Submit != now {
 		return false
 	}
@@ -968,7 +979,7 @@ func (s *Sched) hidden(j *job.Request, now int64, frac float64) bool {
 // snapshot saves the profile (the running jobs) before the cycle's first
 // hold: the cycle ends by copying it back (and adding the starts since)
 // instead of removing its holds one by one.
-func (s *Sched) snapshot() {
+func (s *Policy) snapshot() {
 	if s.snapped {
 		return
 	}
@@ -988,7 +999,7 @@ func (s *Sched) snapshot() {
 // over its run when last checked, so it still fits, without a query, when
 // the hold starts after its run ends or takes no more than the slack; the
 // ones under it are checked in full.
-func (s *Sched) prune(now int64, i int, q []*job.Request, t int64, n int) bool {
+func (s *Policy) prune(now int64, i int, q []*job.Request, t int64, n int) bool {
 	if s.noDefer {
 		return true
 	}
@@ -1044,7 +1055,7 @@ func (s *Sched) prune(now int64, i int, q []*job.Request, t int64, n int) bool {
 // reservation's end); the start is the select plugin's will-run estimate
 // (willRun) or t, whichever is later; and a start whose rounded interval
 // meets a reservation is tried again from there.
-func (s *Sched) earliest(now int64, j *job.Request, limit int64) int64 {
+func (s *Policy) earliest(now int64, j *job.Request, limit int64) int64 {
 	prof := s.run.Prof
 	d := j.Estimate
 	if !s.node {
@@ -1093,7 +1104,7 @@ func (s *Sched) earliest(now int64, j *job.Request, limit int64) int64 {
 // up to a multiple of 30 s plus 30 s, each next batch's window doubled —
 // and answers the end of the last job of the first batch after which j
 // fits. So the estimate is often later than the exact earliest fit.
-func (s *Sched) willRun(now int64, j *job.Request) int64 {
+func (s *Policy) willRun(now int64, j *job.Request) int64 {
 	free := s.run.Prof.FreeAt(now)
 	if j.Procs <= free {
 		return now

@@ -62,10 +62,10 @@ func TestByHand(t *testing.T) {
 	c.BfInterval = 30
 	one := c
 	one.CPUs, one.Nodes = 10, 1
-	if got := starts(t, New(10, one, nil, Options{}), 10, js); got != "3 603 30 603" {
+	if got := starts(t, New(10, Options{Conf: one}), 10, js); got != "3 603 30 603" {
 		t.Errorf("single node: starts %s, want 3 603 30 603", got)
 	}
-	if got := starts(t, New(10, c, nil, Options{}), 10, js); got != "3 603 30 150" {
+	if got := starts(t, New(10, Options{Conf: c}), 10, js); got != "3 603 30 150" {
 		t.Errorf("one-CPU nodes: starts %s, want 3 603 30 150", got)
 	}
 }
@@ -84,11 +84,11 @@ func TestLimitsByHand(t *testing.T) {
 	u := tr.User("1", "1")
 	u.MaxJobs, u.MaxSubmit = 1, 2
 	js := jobsOf([][4]int64{{0, 1, 100, 100}, {0, 1, 100, 100}, {0, 1, 7200, 10}, {1, 1, 100, 100}})
-	s := New(10, c, tr, Options{})
+	s := New(10, Options{Conf: c, Tree: tr})
 	if _, ok := s.Scheduler().(policy.Admitter); !ok {
 		t.Fatal("limits that refuse jobs need admission control")
 	}
-	if _, ok := New(10, slurm.DefaultConf(), nil, Options{}).Scheduler().(policy.Admitter); ok {
+	if _, ok := New(10, Options{Conf: slurm.DefaultConf()}).Scheduler().(policy.Admitter); ok {
 		t.Error("no admission control without such limits")
 	}
 	res, err := sim.Run(js, s.Scheduler(), sim.Options{Procs: 10})
@@ -143,8 +143,8 @@ func TestDeferredHoldsExact(t *testing.T) {
 		if k%2 == 1 {
 			c.WeightAge, c.WeightFairshare, c.MaxAge, c.CalcPeriod, c.FairTree = 100, 1000, 3600, 60, false
 		}
-		a := New(spec.Procs, c, nil, Options{})
-		b := New(spec.Procs, c, nil, Options{})
+		a := New(spec.Procs, Options{Conf: c})
+		b := New(spec.Procs, Options{Conf: c})
 		b.noDefer = true
 		ra, err := sim.Run(js, a, sim.Options{Procs: spec.Procs})
 		if err != nil {
@@ -183,12 +183,12 @@ func TestTriggersByHand(t *testing.T) {
 	c := slurm.DefaultConf()
 	c.BfInterval = 30
 	for lag, want := range []string{"3 15 25", "3 15 26"} {
-		if got := starts(t, New(10, c, nil, Options{EndLag: int64(lag)}), 10, js); got != want {
+		if got := starts(t, New(10, Options{Conf: c, EndLag: int64(lag)}), 10, js); got != want {
 			t.Errorf("EndLag %d: starts %s, want %s", lag, got, want)
 		}
 	}
 	js = jobsOf([][4]int64{{0, 8, 1000, 1000}, {1, 10, 1000, 1000}, {75, 2, 100, 100}})
-	if got := starts(t, New(10, c, nil, Options{}), 10, js); got != "3 1003 75" {
+	if got := starts(t, New(10, Options{Conf: c}), 10, js); got != "3 1003 75" {
 		t.Errorf("backfill retry: starts %s, want 3 1003 75", got)
 	}
 }
@@ -257,7 +257,7 @@ func TestPhasesByHand(t *testing.T) {
 		ph := &Phases{Overhead: x.over, Submit: 0.1}
 		ph.Loop.Mark(0, 0.5)
 		ph.Backfill.Mark(0, 0.9)
-		if got := starts(t, New(10, c, nil, Options{Phases: ph}), 10, js); got != x.want {
+		if got := starts(t, New(10, Options{Conf: c, Phases: ph}), 10, js); got != x.want {
 			t.Errorf("overhead %.1f: starts %s, want %s", x.over, got, x.want)
 		}
 	}
@@ -302,7 +302,7 @@ func TestEndsWithinTheirSecondByHand(t *testing.T) {
 		if x.epilog {
 			ph.Epilog = map[int]float64{0: 0.05}
 		}
-		if got := starts(t, New(10, x.c, nil, Options{Phases: ph}), 10, js); got != x.want {
+		if got := starts(t, New(10, Options{Conf: x.c, Phases: ph}), 10, js); got != x.want {
 			t.Errorf("%s: starts %s, want %s", x.name, got, x.want)
 		}
 	}
@@ -310,7 +310,7 @@ func TestEndsWithinTheirSecondByHand(t *testing.T) {
 	ph := &Phases{Submit: 0.1, Overhead: 0.3}
 	ph.Loop.Mark(0, 0.5)
 	ph.Backfill.Mark(0, 0.9)
-	if got := starts(t, New(10, slurm.DefaultConf(), nil, Options{Phases: ph}), 10, js); got != "3 16" {
+	if got := starts(t, New(10, Options{Conf: slurm.DefaultConf(), Phases: ph}), 10, js); got != "3 16" {
 		t.Errorf("request after the pass: starts %s, want 3 16", got)
 	}
 }

@@ -12,8 +12,8 @@ import (
 )
 
 var (
-	_ policy.Snapshotter = (*Sched)(nil)
-	_ policy.Adopter     = (*Sched)(nil)
+	_ policy.Snapshotter = (*Policy)(nil)
+	_ policy.Adopter     = (*Policy)(nil)
 )
 
 // snapshot is the saved state of the slurm policy (version 1): the
@@ -50,7 +50,7 @@ type snapshot struct {
 // snapshotable reports why the configuration cannot be saved: the
 // sub-second phases of a recording (Options.Phases) keep per-job
 // fractions that are not saved.
-func (s *Sched) snapshotable() error {
+func (s *Policy) snapshotable() error {
 	if s.ph != nil {
 		return errors.New("slurm: snapshot with the phases of a recording is not supported")
 	}
@@ -58,7 +58,7 @@ func (s *Sched) snapshotable() error {
 }
 
 // Snapshot implements policy.Snapshotter.
-func (s *Sched) Snapshot() ([]byte, error) {
+func (s *Policy) Snapshot() ([]byte, error) {
 	if err := s.snapshotable(); err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (s *Sched) Snapshot() ([]byte, error) {
 }
 
 // Restore implements policy.Snapshotter.
-func (s *Sched) Restore(now int64, data []byte, lookup func(id int) *job.Request) error {
+func (s *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Request) error {
 	if err := s.snapshotable(); err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (s *Sched) Restore(now int64, data []byte, lookup func(id int) *job.Request
 
 // count counts job j (running or waiting) against its association's and
 // QOS's limits, as Insert and the start did.
-func (s *Sched) count(j *job.Request, running bool) {
+func (s *Policy) count(j *job.Request, running bool) {
 	a, q := s.mf.Job(j)
 	in := s.mf.Info(j)
 	for x := a; x != nil; x = x.Parent {
@@ -154,7 +154,7 @@ func (s *Sched) count(j *job.Request, running bool) {
 // running (they add fair-share usage from now on; the usage of the
 // policy they come from is not carried over), and on a single node their
 // planned ends are the ends of their holds.
-func (s *Sched) Adopt(now int64, holds []policy.RunningHold, lookup func(id int) *job.Request) error {
+func (s *Policy) Adopt(now int64, holds []policy.RunningHold, lookup func(id int) *job.Request) error {
 	if err := s.snapshotable(); err != nil {
 		return err
 	}
