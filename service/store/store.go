@@ -34,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 
 	bolt "go.etcd.io/bbolt"
@@ -75,6 +76,11 @@ type Store struct {
 	last int64  // highest sequence number in the log (or snapshot)
 	base int64  // the log starts after this sequence number (0: at 1)
 	ro   bool   // opened read-only (OpenReadOnly)
+	// wmu serializes update as a whole (the transaction, the committed
+	// callback that moves last, and the mark's write): bbolt serializes
+	// only the transactions, and two writers (the committer and a user
+	// creation) would otherwise race on last and on the mark.
+	wmu sync.Mutex
 
 	// Fresh reports that the directory held no state of value before
 	// this Open (no database, or one without records and users, as a
@@ -286,6 +292,8 @@ func (s *Store) update(job int64, fn func(tx *bolt.Tx) error, committed func()) 
 	if s.ro {
 		return errors.New("store: opened read-only")
 	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	var txid int
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		txid = tx.ID()
