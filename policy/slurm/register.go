@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/slurm"
@@ -56,7 +57,14 @@ func init() {
 				return nil, fmt.Errorf("slurm: %w", err)
 			}
 			if name, ok := p["order"]; ok && name != "multifactor" {
-				if o.Order, err = policy.NewOrder(p, "multifactor", procs); err != nil {
+				// slurmconf, shares and sidecar are the policy's own too
+				// (partitions, limits, accounts), whatever the order: the
+				// order's check of its parameters must not see them
+				op := maps.Clone(p)
+				for _, k := range []string{"slurmconf", "shares", "sidecar"} {
+					delete(op, k)
+				}
+				if o.Order, err = policy.NewOrder(op, "multifactor", procs); err != nil {
 					return nil, fmt.Errorf("slurm: %w", err)
 				}
 			}

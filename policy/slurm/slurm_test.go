@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/backfill-hpc/backfill/internal/testgen"
@@ -312,5 +313,18 @@ func TestEndsWithinTheirSecondByHand(t *testing.T) {
 	ph.Backfill.Mark(0, 0.9)
 	if got := starts(t, New(10, Options{Conf: slurm.DefaultConf(), Phases: ph}), 10, js); got != "3 16" {
 		t.Errorf("request after the pass: starts %s, want 3 16", got)
+	}
+}
+
+// TestOtherOrderKeepsSlurmConf: with another queue order than multifactor,
+// the slurm.conf excerpt still sets the scheduler (here its bf_interval of
+// 20 s); before, the order refused slurmconf as multifactor's parameter.
+func TestOtherOrderKeepsSlurmConf(t *testing.T) {
+	s, err := policy.New("slurm:order=sjf:slurmconf=testdata/record3/slurm-fs.conf", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name := s.Name(); !strings.Contains(name, "bf_interval=20") || !strings.Contains(name, "order=sjf") {
+		t.Fatalf("name %q: the excerpt's bf_interval=20 or the order is lost", name)
 	}
 }
