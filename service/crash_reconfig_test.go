@@ -195,26 +195,8 @@ func TestCrashKill9Reconfigure(t *testing.T) {
 					if c != 0 {
 						continue
 					}
-					h, err := admin.Health(ctx)
-					if err != nil {
+					if !disturb(ctx, admin, alice, v) {
 						return
-					}
-					if _, err := admin.SetClock(ctx, h.Now+int64(1+v.ID%7), true); err != nil {
-						return
-					}
-					if v.ID%5 == 0 {
-						l, err := admin.Jobs(ctx, "running", "")
-						if err != nil || len(l.Jobs) == 0 {
-							continue
-						}
-						if _, err := admin.End(ctx, l.Jobs[0].ID, nil); err != nil {
-							return
-						}
-					}
-					if v.ID%11 == 0 {
-						if _, err := alice.Cancel(ctx, v.ID-3); err != nil {
-							return
-						}
 					}
 				}
 			}(c)

@@ -207,27 +207,8 @@ func crashRun(t *testing.T, pol string) {
 					acked[k] = v
 					mu.Unlock()
 					if c == 0 {
-						// move the clock; end or cancel a job now and then
-						h, err := admin.Health(ctx)
-						if err != nil {
+						if !disturb(ctx, admin, alice, v) {
 							return
-						}
-						if _, err := admin.SetClock(ctx, h.Now+int64(1+v.ID%7), true); err != nil {
-							return
-						}
-						if v.ID%5 == 0 {
-							l, err := admin.Jobs(ctx, "running", "")
-							if err != nil || len(l.Jobs) == 0 {
-								continue
-							}
-							if _, err := admin.End(ctx, l.Jobs[0].ID, nil); err != nil {
-								return
-							}
-						}
-						if v.ID%11 == 0 {
-							if _, err := alice.Cancel(ctx, v.ID-3); err != nil {
-								return
-							}
 						}
 					}
 				}
@@ -319,4 +300,33 @@ func finalCheckProcs(t *testing.T, admin *Client, acked map[string]JobView, proc
 		t.Fatalf("only %d jobs ran; the test is too weak", len(outs))
 	}
 	_ = strings.TrimSpace
+}
+
+// disturb is the crash tests' first client's step after each submission v:
+// move the manual clock by 1–7 s, end the oldest running job at every 5th
+// id and cancel an earlier job of alice's at every 11th. False: the
+// service is gone, the client stops.
+func disturb(ctx context.Context, admin, alice *Client, v JobView) bool {
+	h, err := admin.Health(ctx)
+	if err != nil {
+		return false
+	}
+	if _, err := admin.SetClock(ctx, h.Now+int64(1+v.ID%7), true); err != nil {
+		return false
+	}
+	if v.ID%5 == 0 {
+		l, err := admin.Jobs(ctx, "running", "")
+		if err != nil || len(l.Jobs) == 0 {
+			return true
+		}
+		if _, err := admin.End(ctx, l.Jobs[0].ID, nil); err != nil {
+			return false
+		}
+	}
+	if v.ID%11 == 0 {
+		if _, err := alice.Cancel(ctx, v.ID-3); err != nil {
+			return false
+		}
+	}
+	return true
 }

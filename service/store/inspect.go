@@ -548,14 +548,17 @@ func keepDamaged(dir string) (string, error) {
 		return "", err
 	}
 	for _, name := range []string{DBFile, MarkFile} {
-		if err := copyFile(filepath.Join(dir, name), filepath.Join(d, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := CopyFile(filepath.Join(dir, name), filepath.Join(d, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", err
 		}
 	}
 	return d, nil
 }
 
-func copyFile(from, to string) error {
+// CopyFile copies the regular file from (never through a symbolic link)
+// to a new file to (mode 0600, refused if it exists) and syncs it: how
+// damaged or replaced state files are kept aside.
+func CopyFile(from, to string) error {
 	src, err := os.OpenFile(from, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return err

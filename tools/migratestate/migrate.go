@@ -38,7 +38,7 @@ func migrate(dir string, log io.Writer) (string, error) {
 		return "", err
 	}
 	for _, f := range append(sqliteFiles, store.MarkFile) {
-		if err := copyFile(filepath.Join(dir, f), filepath.Join(backup, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := store.CopyFile(filepath.Join(dir, f), filepath.Join(backup, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("backing up %s: %w", f, err)
 		}
 	}
@@ -236,27 +236,6 @@ func rows(db *sql.DB, q string, fn func(*sql.Rows) error) error {
 		}
 	}
 	return r.Err()
-}
-
-func copyFile(from, to string) error {
-	src, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		dst.Close()
-		return err
-	}
-	if err := dst.Sync(); err != nil {
-		dst.Close()
-		return err
-	}
-	return dst.Close()
 }
 
 func syncDir(dir string) error {
