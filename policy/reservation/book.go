@@ -118,8 +118,8 @@ type Book[A, X any] struct {
 	SearchBudget int
 	// name prefixes the panics of broken invariants
 	name   string
-	failed []query[A] // Compress's failed searches since the last move
-	found  []query[A] // compressScalar's successful searches of the pass (after: the start found)
+	failed []query[A] // the failed searches of a compression pass (failBound)
+	found  []query[A] // its successful searches (after: the start found; foundBound)
 	grid   foundGrid  // all of them (compressScalar)
 	// which jobs a compression can move (history.go): count numbers the
 	// jobs of Add, hist is the history of the events that may free

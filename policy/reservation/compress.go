@@ -30,7 +30,8 @@ import (
 // (PrefixMax, per resource) answers that for all jobs in one pass, O(B+Q);
 // only the jobs that pass are searched (EarliestFitMoving, which counts
 // the job's own hold as free and changes nothing), and only the jobs that
-// really move update the profile.
+// really move update the profile. The loops are compressScalar (processors)
+// and compressVector (requirement vectors), the same steps.
 //
 // freed is the start of the capacity just released (now for a running job
 // that ended early; the reservation's start for a cancelled waiting job).
@@ -59,53 +60,11 @@ func (b *Book[A, X]) Compress(now, freed, released int64) {
 	if b.FullSearch {
 		freed, released = now, Infinity
 	}
-	if bs, ok := any(b).(*Book[int, X]); ok {
-		compressScalar(bs, bs.m.(*scalar), now, freed, released, memo)
-		return
-	}
-	m := b.m
-	m.resetMax(now)
-	moved := false
-	b.failed = b.failed[:0]
-	for _, e := range b.wait {
-		if e.Start <= now {
-			continue
-		}
-		if e.Start == Infinity {
-			break // the jobs that never fit sort last
-		}
-		if m.below(e.Start, e.Need) {
-			continue
-		}
-		d := e.Dur
-		after := max(now, freed-d+1)
-		if after >= e.Start {
-			continue
-		}
-		q := query[A]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
-		if memo && b.dominated(q) {
-			continue
-		}
-		t := m.fitMovingBefore(after, d, e.Need, e.Start, released)
-		if t >= e.Start {
-			if memo {
-				b.remember(q)
-			}
-			continue
-		}
-		b.failed = b.failed[:0] // the profile changes
-		b.unplace(e)
-		freed = min(freed, e.Start) // its old slot is released
-		released = max(released, e.Start+d)
-		e.Start = t
-		if err := m.add(t, t+d, e.Need); err != nil {
-			b.fail(err) // unreachable: EarliestFitMoving found room
-		}
-		moved = true
-		m.resetMax(now)
-	}
-	if moved {
-		b.Sort()
+	switch bk := any(b).(type) {
+	case *Book[int, X]:
+		compressScalar(bk, bk.m.(*scalar), now, freed, released, memo)
+	case *Book[[]int, X]:
+		compressVector(bk, bk.m.(*vector), now, freed, released, memo)
 	}
 }
 
@@ -120,27 +79,6 @@ type query[A any] struct {
 
 // maxFailed is how many failed searches Compress remembers.
 const maxFailed = 16
-
-// dominated reports whether a search for q must fail because a remembered
-// one failed on the same profile. A failed search for (n, d) from after
-// means: every start t in [after, limit) meets an instant x < own, inside
-// [t, t+d), with fewer than n free (in some resource; the own hold, which
-// counts as free, starts at own ≥ limit, so it does not cover x). A job of
-// amount n' ≥ n (in every resource) and duration d' ≥ d whose reservation
-// own' is later (its window cut at own' then holds that x, which its own
-// hold does not cover either, being later still) fails at every such t;
-// so with after' ≥ after and limit' ≤ limit it fails everywhere.
-// Reservations are visited in order, so own' ≥ own holds; the list is
-// cleared whenever a job moves.
-func (b *Book[A, X]) dominated(q query[A]) bool {
-	for i := range b.failed {
-		f := &b.failed[i]
-		if f.d <= q.d && f.after <= q.after && f.limit >= q.limit && b.m.covers(f.n, q.n) {
-			return true
-		}
-	}
-	return false
-}
 
 // remember records a failed search, replacing the oldest beyond maxFailed.
 func (b *Book[A, X]) remember(q query[A]) {
@@ -384,7 +322,7 @@ func moveRun[X any](prof *profile.Profile, run []*Entry[int, X], t int64) int {
 // moved came later in the list, so the old slot it released starts at or
 // after the failed job's reservation, past the instant x that blocked each
 // start, and its new hold only lowers free counts. So the failures are kept
-// across moves here (Compress, for vectors, clears them), and a failure
+// across moves (for vectors too: failBoundVector), and a failure
 // with f.limit ≥ q.limit skips q's search altogether, as dominated does.
 func failBound(failed []query[int], q query[int]) int64 {
 	from := int64(math.MinInt64)
