@@ -114,6 +114,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 	b.moved, b.movedAt = b.moved[:0], b.movedAt[:0]
 	unknown := b.unknownUpTo()         // no job numbered up to it is skipped
 	minMoved := uint64(math.MaxUint64) // the smallest number moved in this pass
+	foundMax, failMax := int64(math.MinInt64), int64(math.MinInt64)
 	w := b.wait
 	for i := 0; i < len(w); {
 		e := w[i]
@@ -147,7 +148,14 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		q := query[int]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
 		from := after
 		if memo {
-			from = max(from, foundBound(b.found, q), failBound(b.failed, q))
+			// the scans only when a remembered fit or failure reaches past
+			// from (foundMax, failMax: upper bounds of what they hold)
+			if foundMax > from {
+				from = max(from, foundBound(b.found, q))
+			}
+			if failMax > from {
+				from = max(from, failBound(b.failed, q))
+			}
 			if from >= q.limit {
 				i = r // dominated: no search
 				continue
@@ -174,11 +182,13 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		if t >= e.Start {
 			if memo {
 				b.remember(q)
+				failMax = max(failMax, q.limit)
 			}
 			i = r
 			continue
 		}
 		if memo {
+			foundMax = max(foundMax, t)
 			b.found = appendBounded(b.found, query[int]{n: e.Need, d: d, after: t})
 			b.grid.add(e.Need, d, t)
 		}
@@ -190,6 +200,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			// profile as it is now (moveRun)
 			q.limit = e.Start
 			b.remember(q)
+			failMax = max(failMax, q.limit)
 		}
 		for _, x := range w[i : i+k] {
 			minMoved = min(minMoved, x.seq)
@@ -245,23 +256,30 @@ func appendBounded(list []query[int], q query[int]) []query[int] {
 // jobs in b.moved (each earlier; b.movedAt their indices in b.wait,
 // increasing): the others are still in order, so they are packed to the
 // front and the moved ones, sorted, are merged in from the back, in place:
-// O(Q + m log m) for m moved, where sorting the whole list cost O(Q log Q).
+// O(Q + m log m) for m moved, where sorting the whole list cost O(Q log Q);
+// only the span from the first new place to the last old one is touched.
 func (b *Book[A, X]) mergeMoved() {
 	mv := b.moved
 	slices.SortFunc(mv, Cmp[A, X])
 	w := b.wait
-	n, skip := 0, b.movedAt
-	for at, e := range w {
+	// only w[lo:hi] changes: the moved jobs were at movedAt, all before
+	// hi, and each is now before its old place, after every job of
+	// w[:lo]; the jobs of w[hi:] come after every old place, so after
+	// every new one
+	first, hi := b.movedAt[0], b.movedAt[len(b.movedAt)-1]+1
+	lo, _ := slices.BinarySearchFunc(w[:first], mv[0], Cmp[A, X])
+	n, skip := first, b.movedAt
+	for at := first; at < hi; at++ {
 		if len(skip) > 0 && skip[0] == at {
 			skip = skip[1:]
 			continue
 		}
-		w[n] = e
+		w[n] = w[at]
 		n++
 	}
 	i, j := n-1, len(mv)-1 // the last kept, the last moved
-	for k := len(w) - 1; j >= 0; k-- {
-		if i >= 0 && Cmp(w[i], mv[j]) > 0 {
+	for k := hi - 1; j >= 0; k-- {
+		if i >= lo && Cmp(w[i], mv[j]) > 0 {
 			w[k] = w[i]
 			i--
 		} else {
