@@ -121,12 +121,10 @@ type Book[A, X any] struct {
 	failed []query[A] // the failed searches of a compression pass (failBound)
 	found  []query[A] // its successful searches (after: the start found; foundBound)
 	grid   foundGrid  // all of them (compressScalar)
-	// compressScalar's tail cut (tailCut, compress.go): the failures that
-	// may dominate the rest of the list, the suffix minima of need and
-	// duration
+	// compressScalar's jumps (skipping, compress.go): the failures that
+	// dominate the later jobs they cover, the index of the list
 	cuts []query[int]
-	sufN []int
-	sufD []int64
+	ix   skipIndex
 	// which jobs a compression can move (history.go): count numbers the
 	// jobs of Add, hist is the history of the events that may free
 	// capacity (histCut: the count of the last one cut off)

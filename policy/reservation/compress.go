@@ -116,17 +116,16 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 	minMoved := uint64(math.MaxUint64) // the smallest number moved in this pass
 	foundMax, failMax := int64(math.MinInt64), int64(math.MinInt64)
 	w := b.wait
-	// the tail cut (tailCut): failures that dominate every job of a
-	// suffix, and the suffix minima of need and duration from sufBase
+	// the jumps over jobs that cannot move (skipping): the failures that
+	// dominate every later job they cover (cuts), the filter's bound for
+	// the jobs after the released capacity (filterV, -1: none), the index
+	// of the list (built when first needed)
 	b.cuts = b.cuts[:0]
-	sufBase, lastN, lastD := -1, -1, int64(-1)
+	filterV, indexed := -1, false
 	for i := 0; i < len(w); {
-		if len(b.cuts) > 0 && i >= sufBase {
-			if n, d := b.sufN[i-sufBase], b.sufD[i-sufBase]; n != lastN || d != lastD {
-				lastN, lastD = n, d
-				if coversTail(b.cuts, n, d) {
-					break // no job from i on can move
-				}
+		if indexed && (filterV >= 0 || len(b.cuts) > 0) {
+			if i = b.skip(w, i, filterV); i == len(w) {
+				break
 			}
 		}
 		e := w[i]
@@ -147,7 +146,15 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		// a new start t < min(released, s) has n free at t itself; the
 		// bound never decreases along the list (released only grows)
-		if pm.Before(min(e.Start, released)) < e.Need {
+		if v := pm.Before(min(e.Start, released)); v < e.Need {
+			if memo && e.Start >= released {
+				// every later job (reserved no earlier) is asked for v
+				filterV = v
+				if !indexed {
+					buildSkip(&b.ix, w, i)
+					indexed = true
+				}
+			}
 			i = r
 			continue
 		}
@@ -197,11 +204,10 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 				failMax = max(failMax, q.limit)
 				if q.after <= now && q.limit >= released && len(b.cuts) < maxFailed {
 					b.cuts = append(b.cuts, q)
-					if sufBase < 0 {
-						sufBase = i
-						b.sufN, b.sufD = suffixMinima(w[i:], b.sufN, b.sufD)
+					if !indexed {
+						buildSkip(&b.ix, w, i)
+						indexed = true
 					}
-					lastN = -1 // check at the next run
 				}
 			}
 			i = r
@@ -215,6 +221,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		freed = min(freed, e.Start) // their old slots are released
 		released = max(released, e.Start+d)
 		b.cuts = slices.DeleteFunc(b.cuts, func(f query[int]) bool { return f.limit < released })
+		filterV = -1 // the profile changes
 		k := moveRun(prof, w[i:r], t)
 		if k < r-i && memo {
 			// the rest of the run fits at no start in [after, s) of the
@@ -373,40 +380,46 @@ func failBound(failed []query[int], q query[int]) int64 {
 	return from
 }
 
-// tailCut: a compression pass stops early when a failure it remembers
-// dominates every job left in the waiting list. A failed search f (amount
-// n, duration d, from f.after ≤ now, up to f.limit ≥ released) bounds, by
-// failBound's argument, the earliest fit of every later job j with n_j ≥
-// n and d_j ≥ d: it is no earlier than f.limit, while j's search would
-// stop at min(released, s_j) ≤ f.limit and start at after_j ≥ now ≥
-// f.after; so j does not move. If that holds for every job of w[i:] —
-// n ≤ the least amount there, d ≤ the least duration — none of them moves,
-// so released and the profile stay as they are and the argument holds
-// for each in turn: the pass ends at i with the result of visiting them
-// all. The suffix minima are computed once per pass, when the first such
-// failure is remembered, and a cut is tried only when they change (they
-// never decrease along the list) or a failure is added; a move that
-// raises released drops the failures whose limit it passes.
+// skipping: a compression pass jumps over jobs that cannot move.
+//
+// A failed search f (amount n, duration d, from f.after ≤ now, up to
+// f.limit ≥ released) bounds, by failBound's argument, the earliest fit of
+// every later job j with n_j ≥ n and d_j ≥ d: it is no earlier than
+// f.limit, while j's search would stop at min(released, s_j) ≤ f.limit
+// and start at after_j ≥ now ≥ f.after; so j does not move, and visiting
+// it would change nothing. Such failures are the cuts; a move that raises
+// released drops the ones whose limit it passes.
+//
+// When a job reserved at or after released fails the filter (the most
+// free at any instant before released, v, is below its amount), every
+// later job is asked the same v (its reservation is no earlier), so the
+// ones that need more than v are filtered too, until a move changes the
+// profile.
+//
+// skip returns the first position from i on that neither skips, with the
+// index's jumps: O(log Q) per jump, where visiting cost O(1) per job.
 
-// suffixMinima returns, for each i, the least Need and the least Dur over
-// w[i:], in n and d (reused).
-func suffixMinima[X any](w []*Entry[int, X], n []int, d []int64) ([]int, []int64) {
-	n, d = slices.Grow(n[:0], len(w))[:len(w)], slices.Grow(d[:0], len(w))[:len(w)]
-	mn, md := math.MaxInt, int64(math.MaxInt64)
-	for i := len(w) - 1; i >= 0; i-- {
-		mn, md = min(mn, w[i].Need), min(md, w[i].Dur)
-		n[i], d[i] = mn, md
-	}
-	return n, d
-}
-
-// coversTail reports whether some failure in cuts needs no more than n
-// processors for no longer than d.
-func coversTail(cuts []query[int], n int, d int64) bool {
-	for _, f := range cuts {
-		if f.n <= n && f.d <= d {
-			return true
+// skip is the first position ≥ i whose job is neither filtered by v (if
+// v ≥ 0) nor dominated by a cut.
+func (b *Book[A, X]) skip(w []*Entry[int, X], i, v int) int {
+	ix := &b.ix
+	for i < len(w) {
+		e := w[i]
+		if v >= 0 && e.Need > v {
+			i = ix.needBelow(i, v+1)
+			continue
 		}
+		j := i
+		for _, f := range b.cuts {
+			if e.Need >= f.n && e.Dur >= f.d {
+				j = min(ix.needBelow(i, f.n), ix.durBelow(i, f.d))
+				break
+			}
+		}
+		if j == i {
+			return i
+		}
+		i = j
 	}
-	return false
+	return i
 }
