@@ -123,8 +123,9 @@ type Book[A, X any] struct {
 	grid   foundGrid  // all of them (compressScalar)
 	// compressScalar's jumps (skipping, compress.go): the failures that
 	// dominate the later jobs they cover, the index of the list
-	cuts []query[int]
-	ix   skipIndex
+	cuts  []query[int]
+	vcuts []query[[]int] // compressVector's
+	ix    skipIndex
 	// which jobs a compression can move (history.go): count numbers the
 	// jobs of Add, hist is the history of the events that may free
 	// capacity (histCut: the count of the last one cut off)

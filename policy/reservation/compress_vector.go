@@ -20,6 +20,10 @@ import (
 //     needs no less in any resource and no shorter duration: the instant
 //     that blocked each earlier start lacks capacity in some resource the
 //     dominated job needs, and so does it for the dominating job;
+//   - the jumps over jobs that cannot move (skipping, skipVector): a
+//     failure covers the later jobs that need no less in every resource,
+//     and the filter's bound, in the resource that filtered a job after
+//     the released capacity, the later jobs that need more there;
 //   - the jobs nothing was freed for are skipped (history.go), the moved
 //     jobs are merged back into order (mergeMoved), and the filter's walks
 //     restart at the moved job's old start (PrefixMaxAt per resource).
@@ -35,7 +39,16 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 	unknown := b.unknownUpTo()
 	minMoved := uint64(math.MaxUint64)
 	w := b.wait
+	// the jumps of compressScalar (skipping): the filter's bound in
+	// resource fr (fv; fr -1: none), the cuts, the index
+	b.vcuts = b.vcuts[:0]
+	fr, fv, indexed := -1, 0, false
 	for i := 0; i < len(w); {
+		if indexed && (fr >= 0 || len(b.vcuts) > 0) {
+			if i = b.skipVector(w, i, fr, fv); i == len(w) {
+				break
+			}
+		}
 		e := w[i]
 		if e.Start <= now {
 			i++
@@ -52,7 +65,14 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 		for r < len(w) && w[r].Start == e.Start && w[r].Dur == e.Dur && slices.Equal(w[r].Need, e.Need) {
 			r++
 		}
-		if v.below(min(e.Start, released), e.Need) {
+		if res, val, ok := v.belowIn(min(e.Start, released), e.Need); ok {
+			if memo && e.Start >= released {
+				fr, fv = res, val // every later job is asked the same in res
+				if !indexed {
+					buildSkipVector(&b.ix, w, i, len(e.Need))
+					indexed = true
+				}
+			}
 			i = r
 			continue
 		}
@@ -75,6 +95,13 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 		if t >= e.Start {
 			if memo {
 				b.remember(q)
+				if q.after <= now && q.limit >= released && len(b.vcuts) < maxFailed {
+					b.vcuts = append(b.vcuts, q)
+					if !indexed {
+						buildSkipVector(&b.ix, w, i, len(e.Need))
+						indexed = true
+					}
+				}
 			}
 			i = r
 			continue
@@ -84,6 +111,8 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 		}
 		freed = min(freed, e.Start) // their old slots are released
 		released = max(released, e.Start+d)
+		b.vcuts = slices.DeleteFunc(b.vcuts, func(f query[[]int]) bool { return f.limit < released })
+		fr = -1 // the profile changes
 		k := moveRunVector(v.m, w[i:r], t)
 		if k < r-i && memo {
 			q.limit = e.Start // the rest of the run fits nowhere before s
@@ -180,4 +209,35 @@ func moveRunVector[X any](m *profile.Multi, run []*Entry[[]int, X], t int64) int
 		}
 	}
 	return k
+}
+
+// skipVector is skip for vectors: the first position ≥ i whose job is
+// neither filtered in resource fr (needs more than fv there; fr ≥ 0) nor
+// dominated by a cut.
+func (b *Book[A, X]) skipVector(w []*Entry[[]int, X], i, fr, fv int) int {
+	ix := &b.ix
+	for i < len(w) {
+		e := w[i]
+		if fr >= 0 && e.Need[fr] > fv {
+			i = ix.needBelowK(fr, i, fv+1)
+			continue
+		}
+		j := i
+		for _, f := range b.vcuts {
+			if e.Dur >= f.d && covered(f.n, e.Need) {
+				j = ix.durBelow(i, f.d)
+				for r, x := range f.n {
+					if x > 0 {
+						j = min(j, ix.needBelowK(r, i, x))
+					}
+				}
+				break
+			}
+		}
+		if j == i {
+			return i
+		}
+		i = j
+	}
+	return i
 }

@@ -12,8 +12,9 @@ import "math"
 // capacity), and jumps over the jobs that cannot move instead of visiting
 // them one by one (compressScalar, skip).
 type skipIndex struct {
-	base, m, size int // positions [base, base+m); size leaves
-	need          []int
+	base, m, size int     // positions [base, base+m); size leaves
+	need          []int   // processors (the scalar compression)
+	needs         [][]int // one tree per resource (compressVector)
 	dur           []int64
 }
 
@@ -77,4 +78,57 @@ func (ix *skipIndex) needBelow(p, n int) int {
 // durBelow is the first position ≥ p whose job is shorter than d.
 func (ix *skipIndex) durBelow(p int, d int64) int {
 	return ix.base + firstBelow(ix.dur, ix.size, ix.m, p-ix.base, d)
+}
+
+// buildSkipVector indexes w[base:] for vectors: a tree of the least
+// requirement per resource (needs) and the one of durations.
+func buildSkipVector[X any](ix *skipIndex, w []*Entry[[]int, X], base, k int) {
+	m := len(w) - base
+	size := 1
+	for size < m {
+		size <<= 1
+	}
+	ix.base, ix.m, ix.size = base, m, size
+	if len(ix.needs) != k {
+		ix.needs = make([][]int, k)
+	}
+	for r := range ix.needs {
+		ix.needs[r] = grow(ix.needs[r], 2*size)
+	}
+	if cap(ix.dur) < 2*size {
+		ix.dur = make([]int64, 2*size)
+	}
+	ix.dur = ix.dur[:2*size]
+	for x := range size {
+		if x < m {
+			e := w[base+x]
+			for r, v := range e.Need {
+				ix.needs[r][size+x] = v
+			}
+			ix.dur[size+x] = e.Dur
+		} else {
+			for r := range ix.needs {
+				ix.needs[r][size+x] = math.MaxInt
+			}
+			ix.dur[size+x] = math.MaxInt64
+		}
+	}
+	for x := size - 1; x >= 1; x-- {
+		for _, t := range ix.needs {
+			t[x] = min(t[2*x], t[2*x+1])
+		}
+		ix.dur[x] = min(ix.dur[2*x], ix.dur[2*x+1])
+	}
+}
+
+func grow(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	return s[:n]
+}
+
+// needBelowK is needBelow in resource r of a vector index.
+func (ix *skipIndex) needBelowK(r, p, n int) int {
+	return ix.base + firstBelow(ix.needs[r], ix.size, ix.m, p-ix.base, n)
 }

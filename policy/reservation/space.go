@@ -85,15 +85,18 @@ func (v *vector) resetMaxAt(now, x int64) {
 	}
 }
 
-// below is true when some resource the job needs has fewer free than it
-// needs at every instant of [now, t).
-func (v *vector) below(t int64, n []int) bool {
+// belowIn is below that tells which resource: the first resource r the
+// job needs with fewer free than n[r] at every instant of [now, t), and
+// the most free there.
+func (v *vector) belowIn(t int64, n []int) (r, most int, ok bool) {
 	for i, k := range n {
-		if k > 0 && v.pms[i].Before(t) < k {
-			return true
+		if k > 0 {
+			if f := v.pms[i].Before(t); f < k {
+				return i, f, true
+			}
 		}
 	}
-	return false
+	return -1, 0, false
 }
 
 func (v *vector) startFor(now int64, j *job.Request, n []int, dur int64) error {
