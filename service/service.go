@@ -173,7 +173,7 @@ type Service struct {
 	// after each commit: it must not wait for the engine lock (a slow
 	// write would hold every commit, and so every answer, behind it)
 	amu sync.Mutex
-	eng     *Engine
+	eng *Engine
 	// umu guards users and names (apart from mu: authentication must not
 	// wait for the engine)
 	umu   sync.Mutex
