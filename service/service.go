@@ -1008,43 +1008,49 @@ func (s *Service) enqueueTimedLocked(tm *reqTiming) *batch {
 	return b
 }
 
-// committer writes queued batches, many per transaction.
+// committer writes queued batches, many per transaction, and saves the
+// snapshots: a snapshot is saved once the records it includes are
+// committed and its encoding (off the engine lock) is done — the
+// committer goes on committing while it encodes, so that a snapshot
+// delays commits only by its own transaction. A later snapshot makes an
+// older one not yet saved pointless (skipped).
 func (s *Service) committer() {
 	defer s.wg.Done()
 	defer s.effects.close()
+	var snap *pendingSnap // the latest snapshot whose records are committed, not yet saved
 	for {
 		s.qmu.Lock()
-		for len(s.queue) == 0 && !s.closing {
+		for len(s.queue) == 0 && !s.closing && (snap == nil || !snap.ready()) {
 			s.qcond.Wait()
 		}
 		if len(s.queue) == 0 && s.closing {
 			s.qmu.Unlock()
+			if snap != nil && s.fatal == nil {
+				s.saveSnapshot(snap)
+			}
 			return
 		}
 		q := s.queue
 		s.queue = nil
 		s.qmu.Unlock()
-		// the latest snapshot of q is saved right after the records it
-		// includes (the older ones are older states of the same log:
-		// skipped); the writers of those records are answered first
-		last := -1
-		for i, b := range q {
+		for _, b := range q {
 			if b.snap != nil {
-				if last >= 0 {
-					q[last].snap.supersede()
+				if snap != nil {
+					snap.supersede()
 				}
-				last = i
+				snap = b.snap
 			}
 		}
-		if !s.commitAndAck(q[:last+1]) {
+		if !s.commitAndAck(q) {
+			snap = nil
 			continue
 		}
-		if last >= 0 {
+		if snap != nil && snap.ready() {
 			t0 := time.Now()
-			s.saveSnapshot(q[last].snap)
+			s.saveSnapshot(snap)
 			s.lastSave = [2]time.Time{t0, time.Now()}
+			snap = nil
 		}
-		s.commitAndAck(q[last+1:])
 	}
 }
 

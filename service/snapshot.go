@@ -434,6 +434,16 @@ func (p *pendingSnap) supersede() {
 	}
 }
 
+// ready reports whether the snapshot's bytes are ready.
+func (p *pendingSnap) ready() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // data waits for the snapshot's bytes.
 func (p *pendingSnap) data() ([]byte, error) {
 	<-p.done
@@ -468,6 +478,9 @@ func (s *Service) takeSnapshotLocked() *pendingSnap {
 	go func() {
 		p.bytes, p.err = c.encode(&s.feedEnc)
 		close(p.done)
+		s.qmu.Lock() // the committer saves it when it is ready
+		s.qcond.Broadcast()
+		s.qmu.Unlock()
 	}()
 	return p
 }
@@ -501,9 +514,8 @@ func (s *Service) commitBatches(q []*batch) error {
 	return err
 }
 
-// saveSnapshot saves p once the records it includes are committed (and
-// none after them: it is saved at the log's end), waiting for its
-// encoding. A snapshot that fails to encode or save is logged and
+// saveSnapshot saves p once the records it includes are committed (the
+// log may go on after them), waiting for its encoding. A snapshot that fails to encode or save is logged and
 // skipped: the log still holds every record.
 func (s *Service) saveSnapshot(p *pendingSnap) {
 	t0 := time.Now()

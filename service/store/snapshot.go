@@ -37,13 +37,17 @@ type Archived struct {
 	Data  []byte // the job as the service encodes it
 }
 
-// SaveSnapshot stores snap (which must be at the end of the log: Seq =
-// LastSeq()), archives the finished jobs arch, and compacts: the log
-// before the previous snapshot and the snapshots before it are deleted.
-// All in one transaction.
+// SaveSnapshot stores snap (the state as of record Seq, which must be
+// committed: Seq ≤ LastSeq(), and after the previous snapshot; the records
+// after it stay in the log), archives the finished jobs arch, and
+// compacts: the log before the previous snapshot and the snapshots before
+// it are deleted. All in one transaction.
 func (s *Store) SaveSnapshot(snap Snapshot, arch []Archived) error {
-	if snap.Seq != s.last {
+	if snap.Seq > s.last {
 		return fmt.Errorf("store: snapshot at record %d, but the log ends at %d", snap.Seq, s.last)
+	}
+	if snap.Seq <= s.base {
+		return fmt.Errorf("store: snapshot at record %d, not after the previous one at %d", snap.Seq, s.base)
 	}
 	// the previous generation is the snapshot this store started from or
 	// last saved (known good), not a damaged one skipped at Open

@@ -40,19 +40,24 @@ func TestSnapshotsCompactAndFallBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendN(t, s, 1, 10)
-	if err := s.SaveSnapshot(Snapshot{Seq: 9, T: 9, Data: []byte("x")}, nil); err == nil {
-		t.Fatal("a snapshot behind the log's end was accepted")
+	if err := s.SaveSnapshot(Snapshot{Seq: 11, T: 11, Data: []byte("x")}, nil); err == nil {
+		t.Fatal("a snapshot beyond the log's end was accepted")
 	}
 	arch := []Archived{{ID: 1, User: "alice", Key: "k1", State: "completed", End: 5, Data: []byte(`{"id":1}`)},
 		{ID: 2, User: "bob", State: "cancelled", End: 6, Data: []byte(`{"id":2}`)}}
 	if err := s.SaveSnapshot(Snapshot{Seq: 10, T: 10, Data: []byte("state@10")}, arch); err != nil {
 		t.Fatal(err)
 	}
-	appendN(t, s, 11, 15)
+	appendN(t, s, 11, 17)
+	// behind the log's end (the service commits on while a snapshot is
+	// encoded): the records after it stay
 	if err := s.SaveSnapshot(Snapshot{Seq: 15, T: 15, Data: []byte("state@15")}, nil); err != nil {
 		t.Fatal(err)
 	}
-	appendN(t, s, 16, 20)
+	if err := s.SaveSnapshot(Snapshot{Seq: 12, T: 12, Data: []byte("x")}, nil); err == nil {
+		t.Fatal("a snapshot before the previous one was accepted")
+	}
+	appendN(t, s, 18, 20)
 	n, _ := s.Count()
 	if n != 10 { // 11..20: the log behind the previous snapshot (10) is gone
 		t.Fatalf("%d records kept, want 10", n)
