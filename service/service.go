@@ -1010,23 +1010,31 @@ func (s *Service) enqueueTimedLocked(tm *reqTiming) *batch {
 
 // committer writes queued batches, many per transaction, and saves the
 // snapshots: a snapshot is saved once the records it includes are
-// committed and its encoding (off the engine lock) is done — the
-// committer goes on committing while it encodes, so that a snapshot
-// delays commits only by its own transaction. A later snapshot makes an
-// older one not yet saved pointless (skipped).
+// committed and its encoding (off the engine lock) is done, in parts of
+// one transaction each (store.SnapshotSave), between commits: the
+// committer goes on committing while a snapshot encodes and between its
+// parts, so that a snapshot delays a commit by one part's transaction at
+// most. A later snapshot makes an older one not yet begun pointless
+// (skipped).
 func (s *Service) committer() {
 	defer s.wg.Done()
 	defer s.effects.close()
-	var snap *pendingSnap // the latest snapshot whose records are committed, not yet saved
+	var snap *pendingSnap  // the latest snapshot whose records are committed, not yet begun
+	var saving *snapSaving // the snapshot being saved
 	for {
 		s.qmu.Lock()
-		for len(s.queue) == 0 && !s.closing && (snap == nil || !snap.ready()) {
+		for len(s.queue) == 0 && !s.closing && saving == nil && (snap == nil || !snap.ready()) {
 			s.qcond.Wait()
 		}
 		if len(s.queue) == 0 && s.closing {
+			ok := s.fatal == nil
 			s.qmu.Unlock()
-			if snap != nil && s.fatal == nil {
-				s.saveSnapshot(snap)
+			if ok {
+				for saving != nil && !s.stepSnapshot(saving) {
+				}
+				if snap != nil {
+					s.saveSnapshot(snap)
+				}
 			}
 			return
 		}
@@ -1042,14 +1050,18 @@ func (s *Service) committer() {
 			}
 		}
 		if !s.commitAndAck(q) {
-			snap = nil
+			snap, saving = nil, nil
 			continue
 		}
-		if snap != nil && snap.ready() {
+		if saving == nil && snap != nil && snap.ready() {
+			saving, snap = s.beginSnapshot(snap), nil
+		}
+		if saving != nil {
 			t0 := time.Now()
-			s.saveSnapshot(snap)
+			if s.stepSnapshot(saving) {
+				saving = nil
+			}
 			s.lastSave = [2]time.Time{t0, time.Now()}
-			snap = nil
 		}
 	}
 }
