@@ -173,6 +173,8 @@ type Service struct {
 	// after each commit: it must not wait for the engine lock (a slow
 	// write would hold every commit, and so every answer, behind it)
 	amu sync.Mutex
+	// writers counts the writes waiting for mu (doTimed)
+	writers atomic.Int32
 	eng *Engine
 	// umu guards users and names (apart from mu: authentication must not
 	// wait for the engine)
@@ -939,12 +941,19 @@ func (s *Service) do(f func(e *Engine) error) error { return s.doTimed(f, nil) }
 // commit).
 func (s *Service) doTimed(f func(e *Engine) error, tm *reqTiming) error {
 	tw := time.Now()
+	s.writers.Add(1)
 	s.mu.Lock()
+	s.writers.Add(-1)
 	t0 := time.Now()
 	err := f(s.eng)
 	// the compression the request's releases call for, now rather than
-	// in the next submission (the request's own engine time)
-	s.eng.SettleAhead()
+	// in the next submission (the request's own engine time) — unless
+	// another write already waits for the lock: then that one makes it
+	// (a submission must wait for it anyway, and a cancellation at the
+	// same instant would undo it and make it again, with its own release)
+	if s.writers.Load() == 0 {
+		s.eng.SettleAhead()
+	}
 	t1 := time.Now()
 	s.snapCost += t1.Sub(t0)
 	b := s.enqueueTimedLocked(tm)
