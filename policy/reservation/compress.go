@@ -115,6 +115,9 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 	unknown := b.unknownUpTo()         // no job numbered up to it is skipped
 	minMoved := uint64(math.MaxUint64) // the smallest number moved in this pass
 	foundMax, failMax := int64(math.MinInt64), int64(math.MinInt64)
+	rels := &b.rels
+	rels.reset(prof, now, freed, released, b.spans, memo)
+	b.spans = b.spans[:0]
 	w := b.wait
 	// the jumps over jobs that cannot move (skipping): the failures that
 	// dominate every later job they cover (cuts), the filter's bound for
@@ -158,6 +161,10 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			i = r
 			continue
 		}
+		if !rels.admit(e.Start, e.Need) {
+			i = r // no released interval has room for it
+			continue
+		}
 		d := e.Dur
 		after := max(now, freed-d+1)
 		if after >= e.Start {
@@ -182,7 +189,10 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		t := Infinity
 		if from < q.limit {
-			if memo {
+			if rels.on {
+				// only the windows that meet a released interval
+				t = rels.search(prof, from, d, e.Need, e.Start, q.limit)
+			} else if memo {
 				var done bool
 				t, done = prof.EarliestFitMovingBounded(from, d, e.Need, e.Start, released, budget)
 				if !done {
@@ -222,7 +232,9 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		released = max(released, e.Start+d)
 		b.cuts = slices.DeleteFunc(b.cuts, func(f query[int]) bool { return f.limit < released })
 		filterV = -1 // the profile changes
+		s0 := e.Start
 		k := moveRun(prof, w[i:r], t)
+		rels.add(prof, now, s0, s0+d)
 		if k < r-i && memo {
 			// the rest of the run fits at no start in [after, s) of the
 			// profile as it is now (moveRun)
