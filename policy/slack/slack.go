@@ -100,6 +100,14 @@ type Params struct {
 	// ties by arrival), e.g. sjf or Slurm's multifactor priority (parameter
 	// order). Nil: the paper's heuristics.
 	Order policy.Order
+	// Window, when positive, bounds every search to the first Window
+	// waiting jobs in order of their slots (parameter window, an
+	// approximation that is not the paper's): only they may move, the
+	// later ones keep their slots, and a new job is tried at the slots up
+	// to the Window-th job's slot and at its conservative slot (its
+	// earliest fit with every reservation kept). 0: every waiting job
+	// (the paper's search).
+	Window int
 }
 
 // DefaultParams are the paper's §5.2 settings: αu = αt = αp = αf = 1,
@@ -122,6 +130,7 @@ func init() {
 			{Name: "awt", Default: "2401", Doc: "AWT, the system's average wait time in seconds (simulate accepts awt=auto: the mean wait of a conservative run)"},
 			{Name: "h", Default: "ast", Doc: "heuristic: ast, aat, du, dc or dp (§4.6); all = every permutation (§4.5's exact algorithm, up to 7 delayed jobs)"},
 			orderParam,
+			{Name: "window", Default: "0", Doc: "search window, an approximation (not the paper's): only the first N waiting jobs by slot may move, the new job is tried up to the N-th one's slot and at its conservative slot; 0 or all = every waiting job (the paper)"},
 		},
 		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
 			prm := d
@@ -148,6 +157,14 @@ func init() {
 				}
 				prm.Heuristic = h
 			}
+			w, err := p.Int("window", 0, 0)
+			if err != nil {
+				return nil, fmt.Errorf("slack: %w", err)
+			}
+			if w < 0 {
+				return nil, fmt.Errorf("slack: window must be 0 (all) or positive, got %d", w)
+			}
+			prm.Window = w
 			o, err := parseOrder(procs, p)
 			if err != nil {
 				return nil, err
@@ -232,6 +249,8 @@ type Policy struct {
 	wslots  []int64
 	merged  []int64
 	best    []int64 // chosen slots of the delayed jobs, by position in wait
+	// win: this search sees only the first Params.Window waiting jobs
+	win bool
 	// Stats of the search, for benchmarks and tests.
 	Stats Stats
 	// onSlot, when set (tests), sees each priced slot and its permutation.
@@ -285,6 +304,9 @@ func (s *Policy) Name() string {
 	add("at", s.prm.At, d.At)
 	add("ap", s.prm.Ap, d.Ap)
 	add("af", s.prm.Af, d.Af)
+	if s.prm.Window > 0 {
+		name += ":window=" + strconv.Itoa(s.prm.Window)
+	}
 	if s.prm.Order != nil {
 		name += ":order=" + s.prm.Order.Name()
 	} else if s.prm.Heuristic != d.Heuristic {
