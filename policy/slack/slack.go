@@ -273,6 +273,7 @@ type Stats struct {
 	Slots            int // candidate slots priced
 	Placements       int // compressions of single jobs
 	Queries          int // earliest-fit queries of the AST compressions
+	Unmovable        int // removes whose search was skipped: no job could move
 }
 
 var (
@@ -425,11 +426,36 @@ func (s *Policy) reprice(now int64) {
 		return
 	}
 	s.Stats.Removes++
+	if !s.noSettle && !s.anyCanMove(now) {
+		s.Stats.Unmovable++
+		return
+	}
 	dummy := &sjob{J: &job.Request{ID: -1}, X: sstate{p: 1}}
 	ts, found := s.search(now, dummy)
 	if found {
 		s.apply(nil, ts)
 	}
+}
+
+// anyCanMove reports whether some waiting job the search sees (all of
+// them, or the window's) could start earlier than its slot with every other
+// reservation kept. When none can, remove's search is skipped: the dummy
+// delays nobody, so every slot's compression starts from the schedule as
+// it is, where the first job cannot move, then the next cannot either
+// (nothing changed), and so on; every slot prices 0 with no job moved, the
+// first (now) wins, and applying it changes nothing.
+func (s *Policy) anyCanMove(now int64) bool {
+	prof := s.run.Prof
+	W := s.book.Wait()
+	if s.prm.Window > 0 && len(W) > s.prm.Window {
+		W = W[:s.prm.Window]
+	}
+	for _, w := range W {
+		if w.Start > now && prof.EarliestFitMoving(now, w.J.Estimate, w.J.Procs, w.Start) < w.Start {
+			return true
+		}
+	}
+	return false
 }
 
 // Tick implements policy.Scheduler: start the jobs whose slot is now.
