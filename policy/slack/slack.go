@@ -274,6 +274,7 @@ type Stats struct {
 	Placements       int // compressions of single jobs
 	Queries          int // earliest-fit queries of the AST compressions
 	Unmovable        int // removes whose search was skipped: no job could move
+	RestMoves        int // jobs beyond the window moved by compressRest
 }
 
 var (
@@ -426,14 +427,53 @@ func (s *Policy) reprice(now int64) {
 		return
 	}
 	s.Stats.Removes++
-	if !s.noSettle && !s.anyCanMove(now) {
+	if s.noSettle || s.anyCanMove(now) {
+		dummy := &sjob{J: &job.Request{ID: -1}, X: sstate{p: 1}}
+		ts, found := s.search(now, dummy)
+		if found {
+			s.apply(nil, ts)
+		}
+	} else {
 		s.Stats.Unmovable++
+	}
+	s.compressRest(now)
+}
+
+// compressRest, with a window (Params.Window), compresses the waiting jobs
+// beyond it after remove's search: in order of their slots, each to its
+// earliest fit no later than its slot, every other reservation kept — the
+// compression of conservative backfilling. A move earlier delays nobody
+// and only adds slack, so the window's bounds hold; without it the jobs
+// beyond the window would never use released capacity until they enter
+// the window, and the machine would idle while they wait. A forward walk
+// over the profile (profile.PrefixMax) skips the jobs for which no instant
+// before their slot has enough processors free.
+func (s *Policy) compressRest(now int64) {
+	W := s.book.Wait()
+	if s.prm.Window <= 0 || len(W) <= s.prm.Window {
 		return
 	}
-	dummy := &sjob{J: &job.Request{ID: -1}, X: sstate{p: 1}}
-	ts, found := s.search(now, dummy)
-	if found {
-		s.apply(nil, ts)
+	prof := s.run.Prof
+	pm := prof.PrefixMax(now)
+	moved := false
+	for _, w := range W[s.prm.Window:] {
+		if w.Start <= now || pm.Before(w.Start) < w.J.Procs {
+			continue
+		}
+		t := prof.EarliestFitMoving(now, w.J.Estimate, w.J.Procs, w.Start)
+		if t >= w.Start {
+			continue
+		}
+		old := w.Start
+		s.unhold(w, old)
+		s.hold(w, t)
+		w.Start = t
+		moved = true
+		s.Stats.RestMoves++
+		pm = prof.PrefixMaxAt(now, old) // the profile changed before old
+	}
+	if moved {
+		s.book.Sort()
 	}
 }
 
