@@ -613,6 +613,8 @@ func (s *Policy) apply(x *sjob, ts int64) {
 	}
 	for i, w := range wait {
 		if s.best[i] != w.Start {
+			// the old slot is released (compressRest)
+			s.movedLo, s.movedHi = min(s.movedLo, w.Start), max(s.movedHi, w.Start+max(w.J.Estimate, 1))
 			w.Start = s.best[i]
 			s.hold(w, w.Start)
 		}

@@ -251,6 +251,10 @@ type Policy struct {
 	best    []int64 // chosen slots of the delayed jobs, by position in wait
 	// win: this search sees only the first Params.Window waiting jobs
 	win bool
+	// movedLo, movedHi bound the capacity released at this instant: the
+	// release and the old slots of the jobs that remove's search moved
+	// (compressRest)
+	movedLo, movedHi int64
 	// Stats of the search, for benchmarks and tests.
 	Stats Stats
 	// onSlot, when set (tests), sees each priced slot and its permutation.
@@ -287,7 +291,7 @@ var (
 func New(procs int, prm Params) *Policy {
 	s := &Policy{prm: prm, run: policy.NewRunning(procs), runP: make(map[int]float64), ord: policy.NewOrdering(prm.Order)}
 	s.book = reservation.NewScalar[sstate]("slack", s.run)
-	s.book.Hooks.Release = func(now, _, _ int64) { s.reprice(now) }
+	s.book.Hooks.Release = s.reprice
 	return s
 }
 
@@ -422,11 +426,12 @@ func (s *Policy) Remove(now int64, j *job.Request) {
 
 // reprice runs the search with the zero dummy and applies the cheapest
 // schedule.
-func (s *Policy) reprice(now int64) {
+func (s *Policy) reprice(now, freed, released int64) {
 	if s.book.Len() == 0 {
 		return
 	}
 	s.Stats.Removes++
+	s.movedLo, s.movedHi = freed, released
 	if s.noSettle || s.anyCanMove(now) {
 		dummy := &sjob{J: &job.Request{ID: -1}, X: sstate{p: 1}}
 		ts, found := s.search(now, dummy)
@@ -436,19 +441,23 @@ func (s *Policy) reprice(now int64) {
 	} else {
 		s.Stats.Unmovable++
 	}
-	s.compressRest(now)
+	s.compressRest(now, s.movedLo, s.movedHi)
 }
 
 // compressRest, with a window (Params.Window), compresses the waiting jobs
-// beyond it after remove's search: in order of their slots, each to its
-// earliest fit no later than its slot, every other reservation kept — the
-// compression of conservative backfilling. A move earlier delays nobody
-// and only adds slack, so the window's bounds hold; without it the jobs
-// beyond the window would never use released capacity until they enter
-// the window, and the machine would idle while they wait. A forward walk
-// over the profile (profile.PrefixMax) skips the jobs for which no instant
-// before their slot has enough processors free.
-func (s *Policy) compressRest(now int64) {
+// beyond it after remove's search, as conservative backfilling's
+// compression does after a release (reservation.Book.Compress): in order
+// of their slots, each to its earliest fit no later than its slot, every
+// other reservation kept, where the fit must meet the capacity released
+// at this instant — from freed to released, widened by the old slots of
+// the window's jobs that remove's search moved and of the jobs moved here.
+// A move earlier delays nobody and only adds slack, so the bounds hold;
+// without it the jobs beyond the window would not use released capacity
+// until they enter the window, and the machine would idle while they
+// wait. A forward walk over the profile (profile.PrefixMax) skips the jobs
+// for which no instant before their slot (and before released) has enough
+// processors free.
+func (s *Policy) compressRest(now, freed, released int64) {
 	W := s.book.Wait()
 	if s.prm.Window <= 0 || len(W) <= s.prm.Window {
 		return
@@ -457,10 +466,17 @@ func (s *Policy) compressRest(now int64) {
 	pm := prof.PrefixMax(now)
 	moved := false
 	for _, w := range W[s.prm.Window:] {
-		if w.Start <= now || pm.Before(w.Start) < w.J.Procs {
+		// a new start t < min(released, slot) has the processors free at
+		// t itself; the bound never decreases along the list
+		if w.Start <= now || pm.Before(min(w.Start, released)) < w.J.Procs {
 			continue
 		}
-		t := prof.EarliestFitMoving(now, w.J.Estimate, w.J.Procs, w.Start)
+		d := max(w.J.Estimate, 1)
+		after := max(now, freed-d+1)
+		if after >= w.Start {
+			continue
+		}
+		t := prof.EarliestFitMovingBefore(after, d, w.J.Procs, w.Start, released)
 		if t >= w.Start {
 			continue
 		}
@@ -470,6 +486,7 @@ func (s *Policy) compressRest(now int64) {
 		w.Start = t
 		moved = true
 		s.Stats.RestMoves++
+		freed, released = min(freed, old), max(released, old+d)
 		pm = prof.PrefixMaxAt(now, old) // the profile changed before old
 	}
 	if moved {
