@@ -255,6 +255,7 @@ type Policy struct {
 	// release and the old slots of the jobs that remove's search moved
 	// (compressRest)
 	movedLo, movedHi int64
+	failed           []failedFit // compressRest's failed searches
 	// Stats of the search, for benchmarks and tests.
 	Stats Stats
 	// onSlot, when set (tests), sees each priced slot and its permutation.
@@ -465,6 +466,7 @@ func (s *Policy) compressRest(now, freed, released int64) {
 	prof := s.run.Prof
 	pm := prof.PrefixMax(now)
 	moved := false
+	failed := s.failed[:0]
 	for _, w := range W[s.prm.Window:] {
 		// a new start t < min(released, slot) has the processors free at
 		// t itself; the bound never decreases along the list
@@ -476,10 +478,20 @@ func (s *Policy) compressRest(now, freed, released int64) {
 		if after >= w.Start {
 			continue
 		}
-		t := prof.EarliestFitMovingBefore(after, d, w.J.Procs, w.Start, released)
-		if t >= w.Start {
+		q := failedFit{n: w.J.Procs, d: d, after: after, limit: min(released, w.Start)}
+		if q.dominatedBy(failed) {
 			continue
 		}
+		t := prof.EarliestFitMovingBefore(after, d, w.J.Procs, w.Start, released)
+		if t >= w.Start {
+			if len(failed) < maxFailed {
+				failed = append(failed, q)
+			} else {
+				failed[len(failed)%maxFailed] = q
+			}
+			continue
+		}
+		failed = failed[:0] // the profile changed
 		old := w.Start
 		s.unhold(w, old)
 		s.hold(w, t)
@@ -489,9 +501,37 @@ func (s *Policy) compressRest(now, freed, released int64) {
 		freed, released = min(freed, old), max(released, old+d)
 		pm = prof.PrefixMaxAt(now, old) // the profile changed before old
 	}
+	s.failed = failed
 	if moved {
 		s.book.Sort()
 	}
+}
+
+// failedFit is a search of compressRest that found no earlier start: a job
+// of n processors and duration d, for starts in [after, limit).
+type failedFit struct {
+	n            int
+	d            int64
+	after, limit int64
+}
+
+// maxFailed is how many failed searches compressRest remembers.
+const maxFailed = 8
+
+// dominatedBy reports whether the search q must fail because one of the
+// failed searches f did, on the same profile (as reservation.Book's
+// compression): every start t in [f.after, f.limit) meets an instant x
+// before the searched job's slot, inside [t, t+f.d), with fewer than f.n
+// free; a job of n ≥ f.n and d ≥ f.d with a later slot (the jobs are
+// visited in order of their slots) meets the same x from every such t, so
+// with after ≥ f.after and limit ≤ f.limit it fails everywhere.
+func (q failedFit) dominatedBy(failed []failedFit) bool {
+	for _, f := range failed {
+		if q.n >= f.n && q.d >= f.d && q.after >= f.after && q.limit <= f.limit {
+			return true
+		}
+	}
+	return false
 }
 
 // anyCanMove reports whether some waiting job the search sees (all of
