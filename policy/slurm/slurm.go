@@ -119,7 +119,7 @@ type Policy struct {
 	// the earliest of their starts
 	deferred    []hold
 	minDeferred int64
-	noDefer     bool // tests: place every hold at once, test every job, search from now
+	noDefer     bool // tests: no speed-up (every hold placed at once, every job tested, searches from now, the general main pass)
 	// the cycle's earliest fits by job shape (estimate, processors: a
 	// cache, an entry of an earlier cycle or overwritten is a miss), and
 	// the shapes found beyond bf_window (bounds for later searches)
@@ -826,8 +826,22 @@ func (s *Policy) runnable(j *job.Request) bool {
 // stop in a partition at its first job that does not fit.
 func (s *Policy) mainPass(now int64, frac float64, launch func(*job.Request)) {
 	free := s.run.Prof.FreeAt(now)
-	clear(s.blocked)
 	s.started = s.started[:0]
+	if s.parts == 1 && s.plain && !s.noDefer {
+		// one partition, every job may start: up to the first that does
+		// not fit
+		for i, j := range s.sorted(now) {
+			if free == 0 || j.Procs > free {
+				break
+			}
+			launch(j)
+			free -= j.Procs
+			s.started = append(s.started, i)
+		}
+		s.drop(s.started)
+		return
+	}
+	clear(s.blocked)
 	for i, j := range s.sorted(now) {
 		if len(s.blocked) == s.parts || free == 0 {
 			break
