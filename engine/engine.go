@@ -511,6 +511,19 @@ func (e *Engine) Cancel(now int64, r *job.Request) error {
 	return nil
 }
 
+// SettleAhead lets a policy.SettlerAhead react now to the releases of
+// instant now (the end of a live request that released capacity), as its
+// next call would; the decisions do not change. Other policies: nothing.
+func (e *Engine) SettleAhead(now int64) error {
+	if err := e.at(now); err != nil {
+		return err
+	}
+	if s, ok := e.sched.(policy.SettlerAhead); ok {
+		s.SettleAhead(now)
+	}
+	return nil
+}
+
 // Extend asks a policy.Extender (Config.Extend) whether running job r,
 // which reached its limit at now, gets more time; it returns the extension
 // in seconds, 0 to kill the job (always 0 without an Extender).

@@ -55,3 +55,19 @@ func (p *Pending) Take() (now, freed, relEnd int64, ok bool) {
 func (p *Pending) Peek() (now, freed, relEnd int64, ok bool) {
 	return p.now, p.freed, p.relEnd, p.on
 }
+
+// SettlerAhead is implemented by policies that react to an instant's
+// releases lazily (Pending) and can do it ahead: SettleAhead(now) makes
+// now the reaction to the releases of instant now that the next Insert,
+// pass or query would make, so that a live driver does that work at the
+// end of the request that released the capacity (a cancellation), and the
+// next submission does not pay for it. The decisions stay exactly those
+// made without it: a Remove at the same instant first undoes the reaction
+// made ahead (the releases of one instant are still reacted to once,
+// together), every other call keeps it, and a Snapshot saves the state
+// before it. A policy that cannot undo its reaction (a re-plan in a queue
+// order, running jobs past their holds) does nothing. The simulator never
+// calls it.
+type SettlerAhead interface {
+	SettleAhead(now int64)
+}

@@ -7,9 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
-
+	"github.com/backfill-hpc/backfill/internal/dist"
 	"github.com/backfill-hpc/backfill/metrics"
 	"github.com/backfill-hpc/backfill/policy"
 )
@@ -70,12 +68,21 @@ func Aggregate(values []float64) Agg {
 	if a.N == 0 {
 		return a
 	}
-	a.Mean = stat.Mean(values, nil)
+	n := float64(a.N)
+	for _, v := range values {
+		a.Mean += v
+	}
+	a.Mean /= n
 	a.Min, a.Max = slices.Min(values), slices.Max(values)
 	if a.N > 1 {
-		sd := stat.StdDev(values, nil)
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(a.N - 1)}.Quantile(0.975)
-		a.CI95 = t * sd / math.Sqrt(float64(a.N))
+		// sample standard deviation, two passes: s² = Σ(v − mean)² / (n − 1)
+		ss := 0.0
+		for _, v := range values {
+			ss += (v - a.Mean) * (v - a.Mean)
+		}
+		sd := math.Sqrt(ss / (n - 1))
+		t := dist.StudentTQuantile(0.975, n-1)
+		a.CI95 = t * sd / math.Sqrt(n)
 	}
 	return a
 }

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/backfill-hpc/backfill/internal/dist"
 )
 
 // Verdict is the outcome of checking one published claim.
@@ -93,7 +93,7 @@ func MeanCI(xs []float64) Estimate {
 	for _, x := range xs {
 		v += (x - e.Mean) * (x - e.Mean) / (n - 1)
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975)
+	t := dist.StudentTQuantile(0.975, n-1)
 	e.CI = t * math.Sqrt(v/n)
 	return e
 }

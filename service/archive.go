@@ -51,11 +51,15 @@ type pendingArchive struct {
 // archived finds a retired job (Engine.Archived; called with s.mu held):
 // by public id, or, with id 0, by owner and idempotency key.
 func (s *Service) archived(id int64, owner, key string) *Job {
+	s.amu.Lock()
+	var j *Job
 	if id > 0 {
-		if j := s.pending.byID[id]; j != nil {
-			return j
-		}
-	} else if j := s.pending.byKey[owner+"\x00"+key]; j != nil {
+		j = s.pending.byID[id]
+	} else {
+		j = s.pending.byKey[owner+"\x00"+key]
+	}
+	s.amu.Unlock()
+	if j != nil {
 		return j
 	}
 	var a store.Archived
@@ -73,7 +77,7 @@ func (s *Service) archived(id int64, owner, key string) *Job {
 	if !ok {
 		return nil
 	}
-	j, err := decodeArchived(a)
+	j, err = decodeArchived(a)
 	if err != nil {
 		s.log.Error("reading the archive", "id", id, "err", err)
 		return nil
@@ -89,6 +93,8 @@ func (s *Service) takeFinishedLocked() ([]store.Archived, []*Job) {
 		return nil, nil
 	}
 	arch := make([]store.Archived, len(fin))
+	s.amu.Lock()
+	defer s.amu.Unlock()
 	for i, j := range fin {
 		arch[i] = encodeArchived(j)
 		s.pending.byID[j.ID()] = j
@@ -99,12 +105,13 @@ func (s *Service) takeFinishedLocked() ([]store.Archived, []*Job) {
 	return arch, fin
 }
 
-// archivedDone drops committed jobs from pending.
+// archivedDone drops committed jobs from pending (the committer, without
+// the engine lock).
 func (s *Service) archivedDone(fin []*Job) {
 	if len(fin) == 0 {
 		return
 	}
-	s.mu.Lock()
+	s.amu.Lock()
 	for _, j := range fin {
 		s.views.archive = append(s.views.archive, j.Req.ID)
 		if s.pending.byID[j.ID()] == j {
@@ -114,7 +121,7 @@ func (s *Service) archivedDone(fin []*Job) {
 			delete(s.pending.byKey, j.owner()+"\x00"+j.Key)
 		}
 	}
-	s.mu.Unlock()
+	s.amu.Unlock()
 }
 
 // archivedViews lists the archived (and pending) jobs of owners (all when

@@ -97,7 +97,8 @@ func (c *Client) Submit(ctx context.Context, r SubmitRequest) (JobView, error) {
 }
 
 // SubmitTiming submits a job and also returns the answer's Server-Timing
-// header (the policy's decision time and the request's total time).
+// header (the policy's decision time, where the rest of the request's
+// time went, and its total).
 func (c *Client) SubmitTiming(ctx context.Context, r SubmitRequest) (JobView, string, error) {
 	var v JobView
 	h, err := c.do(ctx, "POST", "/v1/jobs", r, &v)
@@ -134,6 +135,14 @@ func (c *Client) Cancel(ctx context.Context, id int64) (JobView, error) {
 	var v JobView
 	err := c.Do(ctx, "DELETE", "/v1/jobs/"+strconv.FormatInt(id, 10), nil, &v)
 	return v, err
+}
+
+// CancelTiming cancels a job and also returns the answer's Server-Timing
+// header (where the request's time went).
+func (c *Client) CancelTiming(ctx context.Context, id int64) (JobView, string, error) {
+	var v JobView
+	h, err := c.do(ctx, "DELETE", "/v1/jobs/"+strconv.FormatInt(id, 10), nil, &v)
+	return v, h.Get("Server-Timing"), err
 }
 
 // End reports the end of a running job (admin).

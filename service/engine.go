@@ -416,6 +416,19 @@ func (e *Engine) Advance(t int64) error {
 	return nil
 }
 
+// SettleAhead lets the policy react now to the capacity released at the
+// current instant (policy.SettlerAhead: conservative compresses), at the
+// end of the request that released it, instead of inside the next
+// submission; the decisions do not change (a later release at the same
+// instant undoes it first). Not during a replay: replaying the records
+// gives the same state without it.
+func (e *Engine) SettleAhead() {
+	if e.replay || !e.dirty || e.core.Err() != nil {
+		return
+	}
+	_ = e.core.SettleAhead(e.cur) // the core's instant is never after cur
+}
+
 // Flush runs the pass of the current instant if it has work.
 func (e *Engine) Flush() error {
 	if e.dirty {

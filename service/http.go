@@ -612,8 +612,9 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 	var v JobView
 	status := http.StatusCreated
 	var decision time.Duration
+	var tm reqTiming
 	t0 := time.Now()
-	err = s.do(func(e *Engine) error {
+	err = s.doTimed(func(e *Engine) error {
 		if in.Procs > e.procs { // the machine shrank since the body was checked
 			return &fieldError{"procs", fmt.Sprintf("%d processors requested; the machine has %d", in.Procs, e.procs)}
 		}
@@ -646,14 +647,13 @@ func (s *Service) submit(w http.ResponseWriter, r *http.Request, u store.User) e
 			s.met.submits.WithLabelValues("admitted").Inc()
 		}
 		return nil
-	})
+	}, &tm)
 	if err != nil {
 		return err
 	}
-	// Server-Timing (W3C): the policy's decision and the whole request
-	// (lock wait and commit included), in milliseconds
-	w.Header().Set("Server-Timing", fmt.Sprintf("decision;dur=%.3f, total;dur=%.3f",
-		decision.Seconds()*1000, time.Since(t0).Seconds()*1000))
+	// Server-Timing (W3C): the policy's decision, where the rest went
+	// (reqTiming) and the whole request, in milliseconds
+	w.Header().Set("Server-Timing", tm.header(t0, "decision", decision))
 	writeJSON(w, status, v)
 	return nil
 }
@@ -811,8 +811,10 @@ func (s *Service) get(w http.ResponseWriter, r *http.Request, u store.User) erro
 
 func (s *Service) cancel(w http.ResponseWriter, r *http.Request, u store.User) error {
 	var v JobView
+	var tm reqTiming
+	t0 := time.Now()
 	now := s.clock.Now()
-	err := s.do(func(e *Engine) error {
+	err := s.doTimed(func(e *Engine) error {
 		j, err := s.jobOf(r, u)
 		if err != nil {
 			return err
@@ -822,10 +824,11 @@ func (s *Service) cancel(w http.ResponseWriter, r *http.Request, u store.User) e
 		}
 		v = s.view(j)
 		return nil
-	})
+	}, &tm)
 	if err != nil {
 		return err
 	}
+	w.Header().Set("Server-Timing", tm.header(t0))
 	writeJSON(w, 200, v)
 	return nil
 }

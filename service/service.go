@@ -169,7 +169,13 @@ type Service struct {
 
 	mu      sync.Mutex     // guards eng, pending
 	pending pendingArchive // finished jobs whose archive rows are not yet committed
-	eng     *Engine
+	// amu guards pending and views.archive, which the committer updates
+	// after each commit: it must not wait for the engine lock (a slow
+	// write would hold every commit, and so every answer, behind it)
+	amu sync.Mutex
+	// writers counts the writes waiting for mu (doTimed)
+	writers atomic.Int32
+	eng *Engine
 	// umu guards users and names (apart from mu: authentication must not
 	// wait for the engine)
 	umu   sync.Mutex
@@ -196,6 +202,9 @@ type Service struct {
 	// snapCost is the engine time (under the lock) spent on the records
 	// since the latest snapshot: about what replaying them would cost
 	snapCost time.Duration
+	// lastSave is when the committer last saved a snapshot (committer
+	// only: the requests' timing, reqTiming)
+	lastSave [2]time.Time
 	replayed int     // records replayed by Open (after the snapshot)
 	feedEnc  feedEnc // the decision feed's encoding, extended by each snapshot
 
@@ -222,6 +231,10 @@ type batch struct {
 	recs    []Record
 	effects []Effect
 	done    chan error
+	// tm, when set, receives the times of the batch's commit (set by the
+	// committer before done); enq is when it was queued
+	tm  *reqTiming
+	enq time.Time
 }
 
 // MaxProcs is the largest machine size the service takes (flags or a
@@ -921,19 +934,45 @@ func (r endReporter) failed(id int64, note string) {
 
 // do runs f on the engine under the lock, commits what it logged, and
 // waits for the commit.
-func (s *Service) do(f func(e *Engine) error) error {
+func (s *Service) do(f func(e *Engine) error) error { return s.doTimed(f, nil) }
+
+// doTimed is do that, when tm is set, records where the request's time
+// went (reqTiming: lock wait, engine, snapshot capture, read view,
+// commit).
+func (s *Service) doTimed(f func(e *Engine) error, tm *reqTiming) error {
+	tw := time.Now()
+	s.writers.Add(1)
 	s.mu.Lock()
+	s.writers.Add(-1)
 	t0 := time.Now()
 	err := f(s.eng)
-	s.snapCost += time.Since(t0)
-	b := s.enqueueLocked()
+	// the compression the request's releases call for, now rather than
+	// in the next submission (the request's own engine time) — unless
+	// another write already waits for the lock: then that one makes it
+	// (a submission must wait for it anyway, and a cancellation at the
+	// same instant would undo it and make it again, with its own release)
+	if s.writers.Load() == 0 {
+		s.eng.SettleAhead()
+	}
+	t1 := time.Now()
+	s.snapCost += t1.Sub(t0)
+	b := s.enqueueTimedLocked(tm)
+	t2 := time.Now()
 	s.publishLocked(false)
+	t3 := time.Now()
 	s.mu.Unlock()
+	if tm != nil {
+		tm.lock, tm.engine, tm.enqueue, tm.publish = t0.Sub(tw), t1.Sub(t0), t2.Sub(t1), t3.Sub(t2)
+	}
 	if pe := (*engine.PolicyError)(nil); errors.As(err, &pe) {
 		s.log.Error("the policy broke the scheduling protocol; every request fails until the service is restarted with a fixed policy", "err", err)
 	}
 	if b != nil {
-		if cerr := <-b.done; cerr != nil {
+		cerr := <-b.done
+		if tm != nil {
+			tm.commitWait = time.Since(t3)
+		}
+		if cerr != nil {
 			return cerr
 		}
 	}
@@ -942,15 +981,29 @@ func (s *Service) do(f func(e *Engine) error) error {
 
 // enqueueLocked takes the engine's records and effects into the commit
 // queue (nil if none). Called with s.mu held, so the queue is in log order.
-func (s *Service) enqueueLocked() *batch {
+func (s *Service) enqueueLocked() *batch { return s.enqueueTimedLocked(nil) }
+
+// enqueueTimedLocked is enqueueLocked; tm, when set, receives the
+// batch's commit times.
+func (s *Service) enqueueTimedLocked(tm *reqTiming) *batch {
 	recs, effs := s.eng.Take()
 	if len(recs) == 0 && len(effs) == 0 {
 		return nil
 	}
 	arch, fin := s.takeFinishedLocked()
-	b := &batch{recs: recs, effects: effs, arch: arch, fin: fin, done: make(chan error, 1)}
+	b := &batch{recs: recs, effects: effs, arch: arch, fin: fin, done: make(chan error, 1), tm: tm}
 	if len(recs) > 0 {
+		var t0 time.Time
+		if tm != nil {
+			t0 = time.Now()
+		}
 		b.snap = s.takeSnapshotLocked()
+		if tm != nil && b.snap != nil {
+			tm.capture = time.Since(t0)
+		}
+	}
+	if tm != nil {
+		b.enq = time.Now()
 	}
 	s.qmu.Lock()
 	if s.fatal != nil || s.closing {
@@ -964,41 +1017,61 @@ func (s *Service) enqueueLocked() *batch {
 	return b
 }
 
-// committer writes queued batches, many per transaction.
+// committer writes queued batches, many per transaction, and saves the
+// snapshots: a snapshot is saved once the records it includes are
+// committed and its encoding (off the engine lock) is done, in parts of
+// one transaction each (store.SnapshotSave), between commits: the
+// committer goes on committing while a snapshot encodes and between its
+// parts, so that a snapshot delays a commit by one part's transaction at
+// most. A later snapshot makes an older one not yet begun pointless
+// (skipped).
 func (s *Service) committer() {
 	defer s.wg.Done()
 	defer s.effects.close()
+	var snap *pendingSnap  // the latest snapshot whose records are committed, not yet begun
+	var saving *snapSaving // the snapshot being saved
 	for {
 		s.qmu.Lock()
-		for len(s.queue) == 0 && !s.closing {
+		for len(s.queue) == 0 && !s.closing && saving == nil && (snap == nil || !snap.ready()) {
 			s.qcond.Wait()
 		}
 		if len(s.queue) == 0 && s.closing {
+			ok := s.fatal == nil
 			s.qmu.Unlock()
+			if ok {
+				for saving != nil && !s.stepSnapshot(saving) {
+				}
+				if snap != nil {
+					s.saveSnapshot(snap)
+				}
+			}
 			return
 		}
 		q := s.queue
 		s.queue = nil
 		s.qmu.Unlock()
-		// the latest snapshot of q is saved right after the records it
-		// includes (the older ones are older states of the same log:
-		// skipped); the writers of those records are answered first
-		last := -1
-		for i, b := range q {
+		for _, b := range q {
 			if b.snap != nil {
-				if last >= 0 {
-					q[last].snap.supersede()
+				if snap != nil {
+					snap.supersede()
 				}
-				last = i
+				snap = b.snap
 			}
 		}
-		if !s.commitAndAck(q[:last+1]) {
+		if !s.commitAndAck(q) {
+			snap, saving = nil, nil
 			continue
 		}
-		if last >= 0 {
-			s.saveSnapshot(q[last].snap)
+		if saving == nil && snap != nil && snap.ready() {
+			saving, snap = s.beginSnapshot(snap), nil
 		}
-		s.commitAndAck(q[last+1:])
+		if saving != nil {
+			t0 := time.Now()
+			if s.stepSnapshot(saving) {
+				saving = nil
+			}
+			s.lastSave = [2]time.Time{t0, time.Now()}
+		}
 	}
 }
 
@@ -1009,7 +1082,18 @@ func (s *Service) commitAndAck(q []*batch) bool {
 	if len(q) == 0 {
 		return true
 	}
-	if err := s.commitBatches(q); err != nil {
+	t0 := time.Now()
+	err := s.commitBatches(q)
+	t1 := time.Now()
+	for _, b := range q {
+		if tm := b.tm; tm != nil {
+			tm.queue, tm.commit = t0.Sub(b.enq), t1.Sub(t0)
+			if sv := s.lastSave; sv[1].After(b.enq) {
+				tm.snapSave = sv[1].Sub(maxTime(sv[0], b.enq))
+			}
+		}
+	}
+	if err != nil {
 		s.log.Error("commit failed; the service stops accepting requests", "err", err)
 		s.qmu.Lock()
 		if s.fatal == nil {

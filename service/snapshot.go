@@ -434,6 +434,16 @@ func (p *pendingSnap) supersede() {
 	}
 }
 
+// ready reports whether the snapshot's bytes are ready.
+func (p *pendingSnap) ready() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // data waits for the snapshot's bytes.
 func (p *pendingSnap) data() ([]byte, error) {
 	<-p.done
@@ -468,6 +478,9 @@ func (s *Service) takeSnapshotLocked() *pendingSnap {
 	go func() {
 		p.bytes, p.err = c.encode(&s.feedEnc)
 		close(p.done)
+		s.qmu.Lock() // the committer saves it when it is ready
+		s.qcond.Broadcast()
+		s.qmu.Unlock()
 	}()
 	return p
 }
@@ -501,22 +514,56 @@ func (s *Service) commitBatches(q []*batch) error {
 	return err
 }
 
-// saveSnapshot saves p once the records it includes are committed (and
-// none after them: it is saved at the log's end), waiting for its
-// encoding. A snapshot that fails to encode or save is logged and
-// skipped: the log still holds every record.
+// saveSnapshot saves p once the records it includes are committed (the
+// log may go on after them), waiting for its encoding, all its parts one
+// after the other.
 func (s *Service) saveSnapshot(p *pendingSnap) {
+	if sv := s.beginSnapshot(p); sv != nil {
+		for !s.stepSnapshot(sv) {
+		}
+	}
+}
+
+// snapSaving is a snapshot the committer is saving, part by part.
+type snapSaving struct {
+	p  *pendingSnap
+	w  *store.SnapshotSave
+	t0 time.Time
+	n  int
+}
+
+// beginSnapshot starts saving p (its records committed), waiting for its
+// encoding; nil when it failed to encode (logged: the log still holds
+// every record).
+func (s *Service) beginSnapshot(p *pendingSnap) *snapSaving {
 	t0 := time.Now()
 	data, err := p.data()
-	if err == nil {
-		err = s.st.SaveSnapshot(store.Snapshot{Seq: p.Seq, T: p.T, Data: data}, nil)
+	if err != nil {
+		s.log.Warn("snapshot not saved; the log is kept whole", "seq", p.Seq, "err", err)
+		if p.saved != nil {
+			p.saved <- err
+		}
+		return nil
 	}
+	return &snapSaving{p: p, w: s.st.BeginSnapshot(store.Snapshot{Seq: p.Seq, T: p.T, Data: data}, nil), t0: t0, n: len(data)}
+}
+
+// stepSnapshot writes the next part of sv; it reports whether the
+// snapshot is done (saved, or failed: logged and skipped, the log still
+// holds every record).
+func (s *Service) stepSnapshot(sv *snapSaving) bool {
+	done, err := sv.w.Step()
+	if !done {
+		return false
+	}
+	p := sv.p
 	if err != nil {
 		s.log.Warn("snapshot not saved; the log is kept whole", "seq", p.Seq, "err", err)
 	} else {
-		s.log.Debug("snapshot saved", "seq", p.Seq, "bytes", len(data), "took", time.Since(t0))
+		s.log.Debug("snapshot saved", "seq", p.Seq, "bytes", sv.n, "took", time.Since(sv.t0))
 	}
 	if p.saved != nil {
 		p.saved <- err
 	}
+	return true
 }

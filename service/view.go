@@ -108,7 +108,7 @@ func (v *readView) plannedStart(j *Job) int64 {
 // drop (guarded by Service.mu, apart from the atomic pointer).
 type views struct {
 	cur     atomic.Pointer[readView]
-	archive []int // internal IDs whose archive rows are committed: drop them
+	archive []int // internal IDs whose archive rows are committed: drop them (Service.amu)
 	lastCur int64
 }
 
@@ -128,7 +128,11 @@ func (s *Service) publishLocked(full bool) {
 	changed := full || old == nil || len(e.touched) > 0 || e.cur != s.views.lastCur ||
 		old.njobs != e.jobs.Len() || old.passes != e.Passes || len(old.decisions) != len(e.decisions) ||
 		old.procs != e.procs || old.policy != e.Policy()
-	if !changed && len(s.views.archive) == 0 {
+	s.amu.Lock()
+	archived := s.views.archive
+	s.views.archive = nil
+	s.amu.Unlock()
+	if !changed && len(archived) == 0 {
 		return
 	}
 	w, r, b := e.Counts()
@@ -174,7 +178,7 @@ func (s *Service) publishLocked(full bool) {
 	} else {
 		nv.chunks = make([]*chunk, n)
 		copy(nv.chunks, old.chunks)
-		for _, id := range s.views.archive {
+		for _, id := range archived {
 			// archived: readers find it in the archive from now on
 			if e.jobs.Get(id) == nil {
 				set(id, nil)
@@ -185,7 +189,6 @@ func (s *Service) publishLocked(full bool) {
 			set(j.Req.ID, &c)
 		}
 	}
-	s.views.archive = s.views.archive[:0]
 	e.touched = e.touched[:0]
 	switch {
 	case !e.planFresh && e.dirty:

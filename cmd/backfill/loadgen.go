@@ -24,6 +24,7 @@ type loadgenFlags struct {
 	cpuprofile        string
 	drain             string
 	deadlineShare     float64
+	trace             int
 }
 
 func newLoadgen() *cobra.Command {
@@ -68,13 +69,14 @@ use a fresh service: it submits and cancels jobs).`,
 	fl.BoolVar(&f.asJSON, "json", false, "print the results as JSON")
 	fl.StringVar(&f.drain, "drain", "newest", "how the queue is held at Q: newest (each client cancels the job it just submitted), oldest (cancel the job at the front of the queue, which makes reservation-based policies compress the whole queue) or none (the queue grows)")
 	fl.Float64Var(&f.deadlineShare, "deadline-share", 0, "share of the measured jobs with a deadline (deadline policies: qops, msb, mrt): after the long job's end, one estimate plus up to 4 estimates and Q × 2000 s")
+	fl.IntVar(&f.trace, "trace", 0, "break down the time of this many of the slowest submissions and cancellations (lock wait, engine, snapshot, commit… from the answers' Server-Timing), and the mean over those at or above the p99, on stderr")
 	fl.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	return cmd
 }
 
 func runLoadgen(cmd *cobra.Command, f *loadgenFlags) error {
 	cfg := &loadgen.Config{Server: f.server, Procs: f.procs, Sync: f.sync, Duration: f.duration,
-		Clients: f.clients, Seed: f.seed, Drain: f.drain, DeadlineShare: f.deadlineShare}
+		Clients: f.clients, Seed: f.seed, Drain: f.drain, DeadlineShare: f.deadlineShare, Trace: f.trace}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

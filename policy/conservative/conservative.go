@@ -140,6 +140,17 @@ func (c *Policy) Remove(now int64, j *job.Request) {
 	}
 }
 
+var _ policy.SettlerAhead = (*Policy)(nil)
+
+// SettleAhead implements policy.SettlerAhead: the compression of instant
+// now's releases, made now and undone by a Remove at now
+// (reservation.Book.SettleAhead); nothing with a queue order (a re-plan).
+func (c *Policy) SettleAhead(now int64) {
+	if !c.prio {
+		c.book.SettleAhead(now)
+	}
+}
+
 // release compresses the schedule after the releases of an instant
 // (reservation.Book.Compress: in reservation order, each job to its
 // earliest fit, never later), or, with a queue order, re-places every job

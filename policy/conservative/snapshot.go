@@ -53,6 +53,15 @@ func (c *Policy) Snapshot() ([]byte, error) {
 	if now, freed, rel, ok := c.book.Pending(); ok {
 		s.Pend = &[4]int64{1, now, freed, rel}
 	}
+	if w, starts, now, freed, rel, ok := c.book.Unsettled(); ok {
+		// a compression made ahead (SettleAhead) that a Remove at now
+		// would undo: the state before it, so the restored policy does
+		// the same
+		for i, e := range w {
+			s.Wait[i] = [3]int64{int64(e.J.ID), starts[i], e.First}
+		}
+		s.Pend = &[4]int64{1, now, freed, rel}
+	}
 	var err error
 	if s.Order, err = c.ord.Snapshot(); err != nil {
 		return nil, fmt.Errorf("conservative: %w", err)

@@ -131,6 +131,9 @@ type Book[A, X any] struct {
 	// indices in wait
 	moved   []*Entry[A, X]
 	movedAt []int
+	// ahead is the state before SettleAhead's reaction while a Remove at
+	// its instant may undo it, spare its buffers for the next (ahead.go)
+	ahead, spare *aheadState[A, X]
 }
 
 // NewScalar returns an empty book of processor reservations in run's
@@ -161,6 +164,7 @@ func (b *Book[A, X]) Wait() []*Entry[A, X] { return b.wait }
 // SetWait replaces the waiting list with w, in (Start, ID) order, whose
 // entries hold their reservations (a policy that built a new schedule).
 func (b *Book[A, X]) SetWait(w []*Entry[A, X]) {
+	b.keepAhead()
 	b.touch(0)
 	b.wait = w
 }
@@ -221,6 +225,7 @@ func (b *Book[A, X]) unplace(e *Entry[A, X]) {
 // now, records that reservation as its first, and inserts it: the new job
 // of conservative backfilling. Call Settle first.
 func (b *Book[A, X]) Add(now int64, j *job.Request, need A, dur int64, x X) *Entry[A, X] {
+	b.keepAhead()
 	b.count++
 	if _, _, _, ok := b.pend.Peek(); ok {
 		b.touch(0) // not settled: the profile before it is no bound (history.go)
@@ -235,6 +240,7 @@ func (b *Book[A, X]) Add(now int64, j *job.Request, need A, dur int64, x X) *Ent
 // Insert adds e, which holds its reservation, to the waiting list and
 // the index.
 func (b *Book[A, X]) Insert(e *Entry[A, X]) {
+	b.keepAhead()
 	b.touch(0) // a reservation the book did not place
 	b.insert(e)
 }
@@ -249,6 +255,7 @@ func (b *Book[A, X]) insert(e *Entry[A, X]) {
 // (overrunning jobs), then the reaction to the pending releases (Hooks.
 // Release). Every Insert, pass and query starts with it.
 func (b *Book[A, X]) Settle(now int64) {
+	b.keepAhead()
 	b.catchUp(now)
 	b.settle()
 }
@@ -256,7 +263,10 @@ func (b *Book[A, X]) Settle(now int64) {
 // SettleReleases reacts to the pending releases (Hooks.Release) without
 // the catch-up: for a call at an instant whose passes were not skipped
 // (slack's tick strategy, asked as a job reaches its estimate).
-func (b *Book[A, X]) SettleReleases() { b.settle() }
+func (b *Book[A, X]) SettleReleases() {
+	b.keepAhead()
+	b.settle()
+}
 
 func (b *Book[A, X]) settle() {
 	now, freed, released, ok := b.pend.Take()
@@ -279,6 +289,13 @@ func (b *Book[A, X]) settle() {
 // job, running = true and its start; for a waiting job, its entry, no
 // longer in the book; for an unknown job, nothing.
 func (b *Book[A, X]) Remove(now int64, j *job.Request) (e *Entry[A, X], running bool, start int64) {
+	if a := b.ahead; a != nil {
+		if a.now == now {
+			b.undoAhead() // the instant's releases are reacted to together
+		} else {
+			b.keepAhead()
+		}
+	}
 	if b.pend.Due(now) {
 		b.settle()
 	}
@@ -314,6 +331,7 @@ func (b *Book[A, X]) Pending() (now, freed, released int64, ok bool) { return b.
 
 // AddPending records releases not yet reacted to (a restored snapshot).
 func (b *Book[A, X]) AddPending(now, freed, released int64) {
+	b.keepAhead()
 	b.touch(0)
 	b.pend.Add(now, freed, released)
 }
@@ -324,6 +342,7 @@ func (b *Book[A, X]) AddPending(now, freed, released int64) {
 // running hold, and started sees its entry, already out of the book — and
 // returns the next wake-up (policy.NoWake for none).
 func (b *Book[A, X]) Pass(now int64, started func(e *Entry[A, X])) int64 {
+	b.keepAhead()
 	b.m.forget(now)
 	if b.m.overrunning(now) {
 		b.Replan(now, nil)
@@ -392,6 +411,7 @@ func (b *Book[A, X]) catchUp(now int64) {
 // used as is when running jobs overran their estimate or prediction, and
 // the compression of a policy that re-places in a queue order.
 func (b *Book[A, X]) Replan(now int64, order []*Entry[A, X]) {
+	b.keepAhead()
 	for _, e := range b.wait {
 		b.unplace(e)
 	}

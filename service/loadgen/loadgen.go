@@ -52,6 +52,11 @@ type Config struct {
 	// DeadlineShare is the share of measured jobs with a deadline (only
 	// for policies with admission control: the others refuse deadlines).
 	DeadlineShare float64
+	// Trace is how many of the slowest submissions and cancellations
+	// have their time broken down (from the answers' Server-Timing:
+	// lock wait, engine, commit, snapshot…) on the log, with the mean
+	// breakdown of the requests at or above the p99; 0 for none.
+	Trace int
 }
 
 // Result is one configuration's measurement.
@@ -67,6 +72,7 @@ type Result struct {
 	SubmitMax   float64 `json:"submit_max_ms"`
 	CancelP50   float64 `json:"cancel_p50_ms"`
 	CancelP99   float64 `json:"cancel_p99_ms"`
+	CancelMax   float64 `json:"cancel_max_ms"`
 	DecisionP50 float64 `json:"decision_p50_ms"`
 	DecisionP99 float64 `json:"decision_p99_ms"`
 	Errors      int     `json:"errors"`
@@ -103,7 +109,15 @@ type run struct {
 
 	mu                     sync.Mutex
 	subLat, decLat, canLat []float64
+	subs, cans             []sample // for Trace
 	errs                   int
+}
+
+// sample is one request's latency seen by the client and its answer's
+// Server-Timing header.
+type sample struct {
+	ms     float64
+	timing string
 }
 
 // Run measures policy pol (the started service's policy) at queue length
@@ -152,6 +166,10 @@ func Run(log io.Writer, cfg *Config, pol string, queue int) (Result, error) {
 	started := time.Now()
 	r.measure(ctx, started.Add(cfg.Duration))
 	r.summarize(&res, time.Since(started).Seconds())
+	if cfg.Trace > 0 {
+		WriteTrace(log, "submit", r.subs, cfg.Trace)
+		WriteTrace(log, "cancel", r.cans, cfg.Trace)
+	}
 	if l, err := admin.Jobs(ctx, "rejected", ""); err == nil {
 		res.Rejected = len(l.Jobs)
 	}
@@ -302,6 +320,7 @@ func (r *run) step(ctx context.Context, cl *service.Client) {
 		return
 	}
 	r.subLat = append(r.subLat, d)
+	r.subs = append(r.subs, sample{d, timing})
 	if x, ok := ServerTiming(timing, "decision"); ok {
 		r.decLat = append(r.decLat, x)
 	}
@@ -314,13 +333,14 @@ func (r *run) step(ctx context.Context, cl *service.Client) {
 		return
 	}
 	t0 = time.Now()
-	_, err = cl.Cancel(ctx, old)
+	_, timing, err = cl.CancelTiming(ctx, old)
 	d = time.Since(t0).Seconds() * 1000
 	r.mu.Lock()
 	if err != nil {
 		r.errs++
 	} else {
 		r.canLat = append(r.canLat, d)
+		r.cans = append(r.cans, sample{d, timing})
 	}
 	r.mu.Unlock()
 }
@@ -350,7 +370,7 @@ func (r *run) summarize(res *Result, seconds float64) {
 	res.Submissions = len(r.subLat)
 	res.PerSecond = float64(len(r.subLat)) / res.Seconds
 	res.SubmitP50, res.SubmitP99, res.SubmitMax = Quantile(r.subLat, 0.5), Quantile(r.subLat, 0.99), Quantile(r.subLat, 1)
-	res.CancelP50, res.CancelP99 = Quantile(r.canLat, 0.5), Quantile(r.canLat, 0.99)
+	res.CancelP50, res.CancelP99, res.CancelMax = Quantile(r.canLat, 0.5), Quantile(r.canLat, 0.99), Quantile(r.canLat, 1)
 	res.DecisionP50, res.DecisionP99 = Quantile(r.decLat, 0.5), Quantile(r.decLat, 0.99)
 	res.Errors = r.errs
 }
@@ -465,4 +485,71 @@ func WriteTable(w io.Writer, cfg *Config, results []Result) error {
 			r.SubmitP50, r.SubmitP99, r.SubmitMax, r.DecisionP50, r.DecisionP99, r.CancelP50, r.CancelP99, r.Rejected, r.Errors)
 	}
 	return tw.Flush()
+}
+
+// traceParts are the parts of a request's time in the service's
+// Server-Timing header (service.reqTiming), in the order WriteTrace
+// prints them.
+var traceParts = []string{"lock", "engine", "decision", "capture", "enqueue", "publish", "queue", "snapsave", "commit", "commitwait", "total"}
+
+// WriteTrace writes to w where the time of the slowest requests of kind
+// went: the n slowest one by one, then the mean of each part over the
+// requests at or above the p99. "outside" is the client's time minus the
+// service's total: HTTP, the network stack and the scheduling of both
+// processes' goroutines (and the client's own, when the service runs in
+// the same process).
+func WriteTrace(w io.Writer, kind string, xs []sample, n int) {
+	if len(xs) == 0 {
+		return
+	}
+	xs = slices.Clone(xs)
+	slices.SortFunc(xs, func(a, b sample) int { return cmpFloat(b.ms, a.ms) })
+	line := func(label string, ms float64, parts map[string]float64) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "loadgen: %s %s %.2f ms:", kind, label, ms)
+		for _, p := range traceParts {
+			if v, ok := parts[p]; ok {
+				fmt.Fprintf(&b, " %s %.2f", p, v)
+			}
+		}
+		if t, ok := parts["total"]; ok {
+			fmt.Fprintf(&b, " outside %.2f", ms-t)
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	parse := func(h string) map[string]float64 {
+		m := map[string]float64{}
+		for _, p := range traceParts {
+			if v, ok := ServerTiming(h, p); ok {
+				m[p] = v
+			}
+		}
+		return m
+	}
+	for i := 0; i < min(n, len(xs)); i++ {
+		line(fmt.Sprintf("#%d", i+1), xs[i].ms, parse(xs[i].timing))
+	}
+	top := xs[:max(1, len(xs)/100)]
+	sum := map[string]float64{}
+	var ms float64
+	for _, x := range top {
+		ms += x.ms
+		for k, v := range parse(x.timing) {
+			sum[k] += v
+		}
+	}
+	for k := range sum {
+		sum[k] /= float64(len(top))
+	}
+	line(fmt.Sprintf("mean of the %d at or above the p99", len(top)), ms/float64(len(top)), sum)
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

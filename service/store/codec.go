@@ -169,33 +169,38 @@ func decodeUser(k, v []byte) (User, error) {
 }
 
 func encodeSnapshot(s Snapshot) []byte {
-	b := binary.AppendVarint(nil, s.T)
-	sum := sha256.Sum256(s.Data)
-	b = append(b, sum[:]...)
-	return append(b, s.Data...)
+	return encodeSnapshotHead(s.T, sha256.Sum256(s.Data), s.Data)
 }
 
-// decodeSnapshot returns the snapshot and whether its SHA-256 matches.
-func decodeSnapshot(k, v []byte) (Snapshot, error) {
+// encodeSnapshotHead is a snapshot's entry: its instant, the SHA-256 of
+// all its bytes, and its first bytes (all of them, or the first
+// SnapshotPart when the rest is in parts: store.SnapshotSave).
+func encodeSnapshotHead(t int64, sum [32]byte, head []byte) []byte {
+	b := binary.AppendVarint(nil, t)
+	b = append(b, sum[:]...)
+	return append(b, head...)
+}
+
+// decodeSnapshotHead decodes a snapshot's entry (its CRC checked): the
+// snapshot with the entry's bytes (aliasing v), and the SHA-256 of all
+// its bytes, parts included.
+func decodeSnapshotHead(k, v []byte) (Snapshot, []byte, error) {
 	seq, ok := fromU64(k)
 	if !ok {
-		return Snapshot{}, errMalformed
+		return Snapshot{}, nil, errMalformed
 	}
 	p, err := unseal(k, v)
 	if err != nil {
-		return Snapshot{Seq: seq}, err
+		return Snapshot{Seq: seq}, nil, err
 	}
 	d := dec{b: p}
 	s := Snapshot{Seq: seq, T: d.int()}
 	sum := d.fixed(32)
 	if d.err != nil {
-		return s, d.err
+		return s, nil, d.err
 	}
 	s.Data = d.rest()
-	if got := sha256.Sum256(s.Data); string(got[:]) != string(sum) {
-		return s, errSHA
-	}
-	return s, nil
+	return s, sum, nil
 }
 
 var errSHA = errors.New("SHA-256 mismatch")

@@ -235,11 +235,14 @@ func (in *Inspection) readTx(tx *bolt.Tx) error {
 		var damaged []string
 		c := b.Cursor()
 		for k, v := c.Last(); k != nil; k, v = c.Prev() {
+			if len(k) == 12 {
+				continue // a part of a snapshot (SnapshotSave), read with it
+			}
 			in.Snapshots++
 			if in.Base > 0 {
 				continue
 			}
-			s, err := decodeSnapshot(k, v)
+			s, err := readSnapshot(tx, k, v)
 			if err != nil {
 				damaged = append(damaged, fmt.Sprintf("snapshot at record %d: %v", s.Seq, err))
 				continue

@@ -3,17 +3,17 @@ package model
 import (
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/backfill-hpc/backfill/internal/dist"
 )
 
-func newExp(rate float64, src rand.Source) distuv.Exponential {
-	return distuv.Exponential{Rate: rate, Src: src}
+func newExp(rate float64, src rand.Source) dist.Exponential {
+	return dist.NewExponential(rate, src)
 }
 
 // HyperErlang is a mixture of two Erlang distributions of the same order
 // N: with probability P an Erlang(N, Rate1), else an Erlang(N, Rate2).
 // With N = 1 it is a hyper-exponential, with P = 1 an Erlang. The
-// variates come from gonum (Erlang = distuv.Gamma with integer shape).
+// variates come from package dist (Erlang = dist.Gamma with integer shape).
 type HyperErlang struct {
 	P            float64
 	Rate1, Rate2 float64 // per-stage rates (1/s)
@@ -40,24 +40,24 @@ func (h HyperErlang) Moment(k int) float64 {
 }
 
 // Sampler draws from h with the given sources: u chooses the branch, the
-// Erlang variate comes from gonum's Gamma drawing from src.
+// Erlang variate is a dist.Gamma drawing from src.
 type Sampler struct {
 	h   HyperErlang
-	u   distuv.Bernoulli
-	g1  distuv.Gamma
-	g2  distuv.Gamma
+	u   dist.Bernoulli
+	g1  dist.Gamma
+	g2  dist.Gamma
 	ok1 bool
 	ok2 bool
 }
 
 // NewSampler returns a sampler of h drawing from src.
 func (h HyperErlang) NewSampler(src rand.Source) *Sampler {
-	s := &Sampler{h: h, u: distuv.Bernoulli{P: h.P, Src: src}}
+	s := &Sampler{h: h, u: dist.NewBernoulli(h.P, src)}
 	if h.Rate1 > 0 {
-		s.g1, s.ok1 = distuv.Gamma{Alpha: float64(h.N), Beta: h.Rate1, Src: src}, true
+		s.g1, s.ok1 = dist.NewGamma(float64(h.N), h.Rate1, src), true
 	}
 	if h.Rate2 > 0 {
-		s.g2, s.ok2 = distuv.Gamma{Alpha: float64(h.N), Beta: h.Rate2, Src: src}, true
+		s.g2, s.ok2 = dist.NewGamma(float64(h.N), h.Rate2, src), true
 	}
 	return s
 }

@@ -183,7 +183,7 @@ func CanonicalSpec(name string, keys []string, args map[string]string) string {
 
 // Stream returns the random source of component name for seed: a PCG
 // stream seeded with (seed, FNV-1a hash of name). It is a rand.Source, so
-// it serves both math/rand/v2 and gonum's distuv (field Src).
+// it serves both math/rand/v2 and package dist's samplers.
 func Stream(seed uint64, name string) *rand.PCG {
 	h := fnv.New64a()
 	h.Write([]byte(name))
@@ -268,7 +268,7 @@ func Finish(jobs []job.Job, exec []int32) {
 
 // PoissonTimes returns n arrival times of a Poisson process of the given
 // rate (jobs per second) starting at 0: the first arrival is at 0 and the
-// gaps are exponential with mean 1/rate (gonum's distuv.Exponential, drawn
+// gaps are exponential with mean 1/rate (dist.Exponential, drawn
 // from src), rounded down to whole seconds at the end.
 func PoissonTimes(n int, rate float64, src rand.Source) []int64 {
 	out := make([]int64, n)

@@ -30,8 +30,8 @@
 // probability range and the repetition exponent are our choices (the
 // original code's constants were not available to us).
 //
-// The variates come from gonum (distuv.Categorical, Bernoulli,
-// Exponential) and math/rand/v2 (Zipf).
+// The variates come from package dist (Categorical, Exponential) and
+// math/rand/v2 (the branch choice, Zipf).
 package feitelson96
 
 import (
@@ -39,7 +39,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/backfill-hpc/backfill/internal/dist"
 
 	"github.com/backfill-hpc/backfill/internal/minheap"
 	"github.com/backfill-hpc/backfill/job"
@@ -239,9 +239,9 @@ func (p Params) Generate(cfg model.Config) (*model.Workload, error) {
 		run  int64
 		runs int
 	}
-	sizes := distuv.NewCategorical(p.SizeProbs(P), model.Stream(cfg.Seed, "feitelson96.size"))
+	sizes := dist.NewCategorical(p.SizeProbs(P), model.Stream(cfg.Seed, "feitelson96.size"))
 	branch := rand.New(model.Stream(cfg.Seed, "feitelson96.branch"))
-	exp := distuv.Exponential{Rate: 1, Src: model.Stream(cfg.Seed, "feitelson96.runtime")}
+	exp := dist.NewExponential(1, model.Stream(cfg.Seed, "feitelson96.runtime"))
 	var zipf *rand.Zipf
 	if p.Repeat && p.MaxRuns > 1 {
 		zipf = rand.NewZipf(rand.New(model.Stream(cfg.Seed, "feitelson96.repeat")), p.RepeatExp, 1, uint64(p.MaxRuns-1))
@@ -263,7 +263,7 @@ func (p Params) Generate(cfg model.Config) (*model.Workload, error) {
 	}
 	// unit-rate Poisson gaps between arrivals
 	gaps := make([]float64, cfg.Jobs)
-	e := distuv.Exponential{Rate: 1, Src: model.Stream(cfg.Seed, "feitelson96.arrival")}
+	e := dist.NewExponential(1, model.Stream(cfg.Seed, "feitelson96.arrival"))
 	for i := 1; i < len(gaps); i++ {
 		gaps[i] = e.Rand()
 	}

@@ -15,8 +15,8 @@
 // period of the CTC SP2 log, not the paper's printed table, which was not
 // available to us; see params.go and docs/workload.md.
 //
-// Variates come from gonum: the Erlang branches are distuv.Gamma with an
-// integer shape, the branch choice distuv.Bernoulli.
+// Variates come from package dist: the Erlang branches are dist.Gamma
+// with an integer shape, the branch choice dist.Bernoulli.
 package jann97
 
 import (

@@ -22,7 +22,7 @@
 //     comes first. With classes=1 the whole-sample ("typeless")
 //     parameters are used and every job is interactive.
 //
-// Gamma variates and the gamma CDF come from gonum (distuv.Gamma).
+// Gamma variates and the gamma CDF come from package dist (dist.Gamma).
 package lublin
 
 import (
@@ -32,7 +32,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/backfill-hpc/backfill/internal/dist"
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/workload/model"
@@ -320,7 +320,7 @@ type classGen struct {
 	c       Class
 	P       int
 	u       *rand.Rand
-	g1, g2  distuv.Gamma
+	g1, g2  dist.Gamma
 	pickRun *rand.Rand
 }
 
@@ -329,8 +329,8 @@ func newClassGen(c Class, P int, seed uint64, name string) *classGen {
 	return &classGen{
 		c: c, P: P,
 		u:       rand.New(model.Stream(seed, "lublin.size."+name)),
-		g1:      distuv.Gamma{Alpha: c.A1, Beta: 1 / c.B1, Src: rs},
-		g2:      distuv.Gamma{Alpha: c.A2, Beta: 1 / c.B2, Src: rs},
+		g1:      dist.NewGamma(c.A1, 1/c.B1, rs),
+		g2:      dist.NewGamma(c.A2, 1/c.B2, rs),
 		pickRun: rand.New(model.Stream(seed, "lublin.branch."+name)),
 	}
 }
@@ -380,7 +380,7 @@ func (g *classGen) next() (int, int64, bool) {
 func (m *Model) arrivals(cs []Class, n int, seed uint64, k float64) ([]int, []float64) {
 	type stream struct {
 		weights          [buckets]float64
-		gam              distuv.Gamma
+		gam              dist.Gamma
 		points, reminder float64
 		bucket           int
 		t                float64
@@ -388,10 +388,10 @@ func (m *Model) arrivals(cs []Class, n int, seed uint64, k float64) ([]int, []fl
 	ss := make([]*stream, len(cs))
 	for i, c := range cs {
 		s := &stream{
-			gam:    distuv.Gamma{Alpha: c.AArr * c.ARAR, Beta: 1 / c.BArr, Src: model.Stream(seed, "lublin.arrival."+classNames[i])},
+			gam:    dist.NewGamma(c.AArr*c.ARAR, 1/c.BArr, model.Stream(seed, "lublin.arrival."+classNames[i])),
 			bucket: m.Start * buckets / 24,
 		}
-		cycle := distuv.Gamma{Alpha: c.ANum, Beta: 1 / c.BNum}
+		cycle := dist.NewGamma(c.ANum, 1/c.BNum, nil)
 		mean := 0.0
 		for b := cyclicStart; b < buckets+cyclicStart; b++ {
 			idx := (b - 1) % buckets

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/backfill-hpc/backfill/internal/dist"
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/workload/model"
@@ -96,8 +96,8 @@ func TestTypelessPublishedShares(t *testing.T) {
 
 	// runtime median: the model's CDF at the sample median must be 0.5.
 	med := median(w.Jobs)
-	g1 := distuv.Gamma{Alpha: c.A1, Beta: 1 / c.B1}
-	g2 := distuv.Gamma{Alpha: c.A2, Beta: 1 / c.B2}
+	g1 := dist.NewGamma(c.A1, 1/c.B1, nil)
+	g2 := dist.NewGamma(c.A2, 1/c.B2, nil)
 	x := math.Log(float64(med) + 1) // runtimes are truncated to whole seconds
 	F := 0.0
 	for i := range w.Jobs {
@@ -159,7 +159,7 @@ func TestDailyCycle(t *testing.T) {
 	}
 	m := New0(t)
 	c := m.classesFor(128)[0]
-	cycle := distuv.Gamma{Alpha: c.ANum, Beta: 1 / c.BNum}
+	cycle := dist.NewGamma(c.ANum, 1/c.BNum, nil)
 	var wt [buckets]float64
 	for b := cyclicStart; b < buckets+cyclicStart; b++ {
 		wt[(b-1)%buckets] = cycle.CDF(float64(b)+0.5) - cycle.CDF(float64(b)-0.5)
@@ -241,7 +241,7 @@ func TestMeanGap(t *testing.T) {
 	const n = 40000
 	w := gen(t, "lublin:classes=1", model.Config{Jobs: n, Seed: 5})
 	c := Typeless
-	g := distuv.Gamma{Alpha: c.AArr * c.ARAR, Beta: 1 / c.BArr}
+	g := dist.NewGamma(c.AArr*c.ARAR, 1/c.BArr, nil)
 	var num, den float64
 	const steps = 200000
 	for i := 0; i < steps; i++ {
