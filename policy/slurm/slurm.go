@@ -794,14 +794,33 @@ func (s *Policy) sorted(now int64) []*job.Request {
 }
 
 // drop removes the jobs at positions idx (increasing) of the waiting
-// list.
+// list, moving the shorter side: the jobs after the first dropped one
+// forward, or those before the last dropped one back (a cycle's starts
+// are near the head of a long queue), the list then starting later in
+// its array.
 func (s *Policy) drop(idx []int) {
 	if len(idx) == 0 {
 		return
 	}
+	lo, hi := idx[0], idx[len(idx)-1]
+	if hi+1 < len(s.wait)-lo {
+		// the jobs before hi that stay move back, from the right
+		w, next := hi, len(idx)-1
+		for i := hi; i >= 0; i-- {
+			if next >= 0 && idx[next] == i {
+				next--
+				continue
+			}
+			s.wait[w] = s.wait[i]
+			w--
+		}
+		clear(s.wait[:w+1])
+		s.wait = s.wait[w+1:]
+		return
+	}
 	// the jobs before the first dropped stay where they are
-	k, next := idx[0], 0
-	for i := idx[0]; i < len(s.wait); i++ {
+	k, next := lo, 0
+	for i := lo; i < len(s.wait); i++ {
 		if next < len(idx) && idx[next] == i {
 			next++
 			continue

@@ -340,3 +340,39 @@ func TestOtherOrderKeepsSlurmConf(t *testing.T) {
 		t.Fatalf("name %q: the excerpt's bf_interval=20 or the order is lost", name)
 	}
 }
+
+// TestDrop: dropping positions from the waiting list (either side moved)
+// keeps the other jobs in their order, against a plain filter.
+func TestDrop(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 3))
+	s := New(4, Options{})
+	for k := 0; k < 2000; k++ {
+		n := 1 + r.IntN(40)
+		s.wait = s.wait[:0]
+		for i := range n {
+			s.wait = append(s.wait, &job.Request{ID: i})
+		}
+		var idx []int
+		gone := map[int]bool{}
+		for i := range n {
+			if r.IntN(4) == 0 || (k%5 == 0 && i < 3) {
+				idx = append(idx, i)
+				gone[i] = true
+			}
+		}
+		var want []int
+		for i := range n {
+			if !gone[i] {
+				want = append(want, i)
+			}
+		}
+		s.drop(idx)
+		var got []int
+		for _, j := range s.wait {
+			got = append(got, j.ID)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("drop %v of %d jobs: %v, want %v", idx, n, got, want)
+		}
+	}
+}
