@@ -972,9 +972,11 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 			// there needs none)
 			s.snapshot()
 			for _, h := range s.deferred {
-				if err := prof.Add(h.start, h.end, h.n); err != nil {
-					panic("slurm: " + err.Error()) // unreachable: they fitted when found
-				}
+				// it fits: nothing placed since it was found meets it (a
+				// window reaching the earliest deferred start places them
+				// first), and each deferred hold ends before the ones
+				// found before it start
+				prof.AddFitted(h.start, h.end, h.n)
 			}
 			s.deferred = s.deferred[:0]
 			t = s.earliestAfter(now, s.bound(now, sh), j, windowEnd)
@@ -1030,9 +1032,7 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 		// back to the running jobs: the snapshot, and the starts since
 		prof.CopyFrom(s.save)
 		for _, j := range s.after {
-			if err := prof.Add(now, now+j.Estimate, j.Procs); err != nil {
-				panic("slurm: " + err.Error()) // unreachable: it was started so
-			}
+			prof.AddFitted(now, now+j.Estimate, j.Procs) // it fitted beside the holds too
 		}
 		s.snapped = false
 		s.after = s.after[:0]
