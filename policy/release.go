@@ -20,7 +20,18 @@ type Pending struct {
 	on            bool
 	now           int64
 	freed, relEnd int64
+	// the released intervals one by one, up to maxSpans (spans > maxSpans:
+	// not kept, Spans returns nil)
+	span  [maxSpans]Span
+	spans int
 }
+
+// Span is one released interval [From, To).
+type Span struct{ From, To int64 }
+
+// maxSpans is how many released intervals of one instant Pending keeps
+// apart (beyond, only their merged bounds).
+const maxSpans = 8
 
 // Add records a release at now of capacity from freed to relEnd (the
 // start and end of the released interval: now and the hold's end for an
@@ -28,11 +39,28 @@ type Pending struct {
 // pending at an earlier instant must have been taken first (Due).
 func (p *Pending) Add(now, freed, relEnd int64) {
 	if !p.on {
-		*p = Pending{on: true, now: now, freed: freed, relEnd: relEnd}
+		p.on, p.now, p.freed, p.relEnd = true, now, freed, relEnd
+		p.span[0], p.spans = Span{freed, relEnd}, 1
 		return
 	}
 	p.freed = min(p.freed, freed)
 	p.relEnd = max(p.relEnd, relEnd)
+	if p.spans < maxSpans {
+		p.span[p.spans] = Span{freed, relEnd}
+	}
+	p.spans++
+}
+
+// Spans returns the pending released intervals one by one, in the order
+// they were added, or nil when none are pending or more than maxSpans
+// were (then only the merged bounds of Take are known). A policy may use
+// them to rule out moves the merged bounds allow (a window must meet
+// released capacity); the slice is valid until the next Add.
+func (p *Pending) Spans() []Span {
+	if !p.on || p.spans > maxSpans {
+		return nil
+	}
+	return p.span[:p.spans]
 }
 
 // Due reports whether releases are pending from an instant before now

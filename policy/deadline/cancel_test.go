@@ -63,10 +63,14 @@ func TestCancellationsEqualFullSearch(t *testing.T) {
 						t.Fatalf("%s seed %d: job %d admitted %v (bound) vs %v (full)", kind, seed, j.ID, a, b)
 					}
 					check("insert")
-				case k < 6 && len(fast.book.Wait()) > 0: // cancel a waiting job
-					x := fast.book.Wait()[r.IntN(len(fast.book.Wait()))]
-					fast.Remove(now, x.J)
-					full.Remove(now, x.J)
+				case k < 6 && len(fast.book.Wait()) > 0: // cancel waiting jobs
+					// one to three at one instant (the live service's
+					// concurrent clients): the releases apart (relSpans)
+					for c := 1 + r.IntN(3); c > 0 && len(fast.book.Wait()) > 0; c-- {
+						x := fast.book.Wait()[r.IntN(len(fast.book.Wait()))]
+						fast.Remove(now, x.J)
+						full.Remove(now, x.J)
+					}
 					check("cancel")
 				case k < 7 && len(running) > 0: // an early end
 					i := r.IntN(len(running))

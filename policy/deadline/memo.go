@@ -41,6 +41,12 @@ const (
 	memoCapQoPS = 128
 	memoMax     = memoCapQoPS
 	memoMinWait = 256
+	// QoPS keeps memoCapQoPS fits from memoBigWait waiting jobs on, and
+	// memoCap below: on KTH-SP2 at offered load 0.95 (queues of
+	// hundreds to a few thousand, points that fail after a few hundred
+	// placements) 32 fits cost 17 % less CPU than 128 (12.4 against 14.9 s);
+	// at 10,000 the full re-placement needs 128 (BenchmarkAdmission).
+	memoBigWait = 4096
 )
 
 // memoSize is the number of fits a decision of scheduler kind remembers
@@ -55,7 +61,7 @@ func memoSize(kind string, n int) int {
 	switch {
 	case n < memoMinWait:
 		return 0
-	case kind == "qops":
+	case kind == "qops" && n >= memoBigWait:
 		return memoCapQoPS
 	}
 	return memoCap

@@ -78,45 +78,63 @@ func (sh *serviceShape) job(deadlines bool) *job.Request {
 // wall time and in the thread's CPU time (cpu-p50-ms, cpu-p99-ms: what a
 // shared machine does not inflate), the compressions' p50 and p99
 // (cp50-ms, cp99-ms) and the share admitted.
+//
+// With clients=c > 1, c admitted jobs are outstanding at a time, as with
+// loadgen's c concurrent clients (each cancels the job it submitted after
+// the others submitted theirs): the oldest is cancelled when the c-th is
+// admitted.
 func BenchmarkServiceShape(b *testing.B) {
 	for _, kind := range []string{"qops", "msb", "mrt"} {
 		for _, q := range []int{1000, 10000} {
-			b.Run(fmt.Sprintf("%s/queue=%d", kind, q), func(b *testing.B) {
-				sh := newServiceShape(b, kind, 1024, q, 0.5, 1)
-				var lat, clat, cpu []time.Duration
-				admitted := 0
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					j := sh.job(true)
-					t0 := time.Now()
-					sh.s.book.Settle(0)
-					t1 := time.Now()
-					c1 := threadCPU()
-					sh.s.Insert(0, j)
-					ok, _ := sh.s.Admitted(j)
-					cpu = append(cpu, threadCPU()-c1)
-					lat = append(lat, time.Since(t1))
-					clat = append(clat, t1.Sub(t0))
-					if ok {
-						admitted++
-						sh.s.Remove(0, j)
-					}
+			for _, clients := range []int{1, 8} {
+				name := fmt.Sprintf("%s/queue=%d", kind, q)
+				if clients > 1 {
+					name += fmt.Sprintf("/clients=%d", clients)
 				}
-				b.StopTimer()
-				b.ReportMetric(quantileMs(lat, 50), "p50-ms")
-				b.ReportMetric(quantileMs(lat, 99), "p99-ms")
-				b.ReportMetric(quantileMs(cpu, 50), "cpu-p50-ms")
-				b.ReportMetric(quantileMs(cpu, 99), "cpu-p99-ms")
-				b.ReportMetric(quantileMs(clat, 50), "cp50-ms")
-				b.ReportMetric(quantileMs(clat, 99), "cp99-ms")
-				b.ReportMetric(float64(admitted)/float64(b.N), "admitted")
-				b.ReportMetric(float64(sh.s.Stats.Placements)/float64(b.N), "fits/op")
-				b.ReportMetric(float64(sh.s.Stats.Points)/float64(b.N), "points/op")
-			})
+				b.Run(name, func(b *testing.B) { benchServiceShape(b, kind, q, clients) })
+			}
 		}
 	}
+}
+
+func benchServiceShape(b *testing.B, kind string, q, clients int) {
+	sh := newServiceShape(b, kind, 1024, q, 0.5, 1)
+	var lat, clat, cpu []time.Duration
+	var out []*job.Request
+	admitted := 0
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		j := sh.job(true)
+		t0 := time.Now()
+		sh.s.book.Settle(0)
+		t1 := time.Now()
+		c1 := threadCPU()
+		sh.s.Insert(0, j)
+		ok, _ := sh.s.Admitted(j)
+		cpu = append(cpu, threadCPU()-c1)
+		lat = append(lat, time.Since(t1))
+		clat = append(clat, t1.Sub(t0))
+		if ok {
+			admitted++
+			out = append(out, j)
+		}
+		if len(out) >= clients {
+			sh.s.Remove(0, out[0])
+			out = out[1:]
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(quantileMs(lat, 50), "p50-ms")
+	b.ReportMetric(quantileMs(lat, 99), "p99-ms")
+	b.ReportMetric(quantileMs(cpu, 50), "cpu-p50-ms")
+	b.ReportMetric(quantileMs(cpu, 99), "cpu-p99-ms")
+	b.ReportMetric(quantileMs(clat, 50), "cp50-ms")
+	b.ReportMetric(quantileMs(clat, 99), "cp99-ms")
+	b.ReportMetric(float64(admitted)/float64(b.N), "admitted")
+	b.ReportMetric(float64(sh.s.Stats.Placements)/float64(b.N), "fits/op")
+	b.ReportMetric(float64(sh.s.Stats.Points)/float64(b.N), "points/op")
 }
 
 // quantileMs is the nearest-rank p-th percentile of ds in milliseconds

@@ -127,6 +127,9 @@ type Book[A, X any] struct {
 	count   uint64
 	hist    []event
 	histCut uint64
+	// the pending releases apart (settle → compressScalar, spans.go)
+	spans []policy.Span
+	rels  relSpans
 	// compressScalar's scratch: the jobs moved in a pass and their
 	// indices in wait
 	moved   []*Entry[A, X]
@@ -269,15 +272,18 @@ func (b *Book[A, X]) SettleReleases() {
 }
 
 func (b *Book[A, X]) settle() {
+	b.spans = append(b.spans[:0], b.pend.Spans()...)
 	now, freed, released, ok := b.pend.Take()
 	if !ok {
 		return
 	}
 	if b.Hooks.Release != nil {
+		b.spans = b.spans[:0]
 		b.Hooks.Release(now, freed, released)
 	} else {
 		b.Compress(now, freed, released)
 	}
+	b.spans = b.spans[:0]
 }
 
 // Remove records that j ended (running) or was cancelled (waiting) at

@@ -176,6 +176,9 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 	b.moved, b.movedAt = b.moved[:0], b.movedAt[:0]
 	unknown := b.unknownUpTo()         // no job numbered up to it is skipped
 	minMoved := uint64(math.MaxUint64) // the smallest number moved in this pass
+	rels := &b.rels
+	rels.reset(prof, now, freed, released, b.spans, memo)
+	b.spans = b.spans[:0]
 	w := b.wait
 	for i := 0; i < len(w); {
 		e := w[i]
@@ -200,6 +203,10 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			i = r
 			continue
 		}
+		if !rels.admit(e.Start, e.Need) {
+			i = r // no released interval has room for it
+			continue
+		}
 		d := e.Dur
 		after := max(now, freed-d+1)
 		if after >= e.Start {
@@ -217,7 +224,10 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		t := Infinity
 		if from < q.limit {
-			if memo {
+			if rels.on {
+				// only the windows that meet a released interval
+				t = rels.search(prof, from, d, e.Need, e.Start, q.limit)
+			} else if memo {
 				var done bool
 				t, done = prof.EarliestFitMovingBounded(from, d, e.Need, e.Start, released, budget)
 				if !done {
@@ -246,7 +256,9 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		freed = min(freed, e.Start) // their old slots are released
 		released = max(released, e.Start+d)
+		s0 := e.Start
 		k := moveRun(prof, w[i:r], t)
+		rels.add(prof, now, s0, s0+d)
 		if k < r-i && memo {
 			// the rest of the run fits at no start in [after, s) of the
 			// profile as it is now (moveRun)
