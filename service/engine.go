@@ -228,6 +228,11 @@ type Engine struct {
 	// change its later decisions (view.go)
 	planFresh bool
 
+	// aheadAt is the instant of the last SettleAhead that a release at
+	// that instant would undo (none once a submission or a pass kept it);
+	// burstAt the last instant at which a release did (SettleAhead)
+	aheadAt, burstAt int64
+
 	// Stats
 	Passes int64
 }
@@ -240,7 +245,8 @@ func NewEngine(sched policy.Scheduler, procs int, start int64) (*Engine, error) 
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{core: core, plan: core.Planner(), procs: procs, byKey: map[string]*Job{}, cur: start, wake: policy.NoWake, outstanding: map[string]int64{}, userIDs: map[string]int32{}}
+	e := &Engine{core: core, plan: core.Planner(), procs: procs, byKey: map[string]*Job{}, cur: start, wake: policy.NoWake, outstanding: map[string]int64{}, userIDs: map[string]int32{},
+		aheadAt: math.MinInt64, burstAt: math.MinInt64}
 	return e, nil
 }
 
@@ -422,11 +428,18 @@ func (e *Engine) Advance(t int64) error {
 // submission; the decisions do not change (a later release at the same
 // instant undoes it first). Not during a replay: replaying the records
 // gives the same state without it.
+//
+// When a release undid a compression made ahead (a burst of releases in
+// one instant), the rest of the instant is left to the policy's next call:
+// each further release would undo the compression again, wasted work
+// under the engine lock; so at most one compression per instant is
+// wasted.
 func (e *Engine) SettleAhead() {
-	if e.replay || !e.dirty || e.core.Err() != nil {
+	if e.replay || !e.dirty || e.core.Err() != nil || e.burstAt == e.cur {
 		return
 	}
 	_ = e.core.SettleAhead(e.cur) // the core's instant is never after cur
+	e.aheadAt = e.cur
 }
 
 // Flush runs the pass of the current instant if it has work.
@@ -455,6 +468,7 @@ func (e *Engine) pass() error {
 		e.effects = append(e.effects, Effect{Kind: "start", Job: j})
 	})
 	e.Passes++
+	e.aheadAt = math.MinInt64 // the pass kept a compression made ahead
 	if err != nil {
 		// the policy broke the protocol: nothing of this pass is logged
 		// or executed, and the core refuses every later call
@@ -502,6 +516,9 @@ func (e *Engine) end(now int64, j *Job, st State, exit *int, note string) error 
 	}
 	if err != nil {
 		return err
+	}
+	if e.aheadAt == now {
+		e.burstAt = now // the policy undid its compression made ahead
 	}
 	j.State, j.End, j.ExitCode = st, now, exit
 	if note != "" {
@@ -576,6 +593,7 @@ func (e *Engine) insert(t int64, j *Job, want *submitData) error {
 	if err != nil {
 		return err
 	}
+	e.aheadAt = math.MinInt64 // the policy's Insert kept a compression made ahead
 	e.userIDs[j.owner()] = uid
 	e.jobs.Append(j)
 	defer e.touch(j) // after the decision below

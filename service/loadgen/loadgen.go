@@ -479,10 +479,10 @@ func sweepOne(log io.Writer, cfg *Config, tokenFile, pol string, queue int) (Res
 func WriteTable(w io.Writer, cfg *Config, results []Result) error {
 	fmt.Fprintf(w, "# backfill loadgen: %d clients, %s per configuration, drain=%s, sync=%s, GOMAXPROCS=%d\n", cfg.Clients, cfg.Duration, cfg.Drain, cfg.Sync, runtime.GOMAXPROCS(0))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tqueue\tfinal queue\tsubmissions\tsubmits/s\tp50 ms\tp99 ms\tmax ms\tdecision p50 ms\tdecision p99 ms\tcancel p50 ms\tcancel p99 ms\trejected\terrors\t")
+	fmt.Fprintln(tw, "policy\tqueue\tfinal queue\tsubmissions\tsubmits/s\tp50 ms\tp99 ms\tmax ms\tdecision p50 ms\tdecision p99 ms\tcancel p50 ms\tcancel p99 ms\tcancel max ms\trejected\terrors\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%.3f\t%.3f\t%.2f\t%.2f\t%d\t%d\t\n", r.Policy, r.Queue, r.FinalQueue, r.Submissions, r.PerSecond,
-			r.SubmitP50, r.SubmitP99, r.SubmitMax, r.DecisionP50, r.DecisionP99, r.CancelP50, r.CancelP99, r.Rejected, r.Errors)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.1f\t%.3f\t%.3f\t%.2f\t%.2f\t%.1f\t%d\t%d\t\n", r.Policy, r.Queue, r.FinalQueue, r.Submissions, r.PerSecond,
+			r.SubmitP50, r.SubmitP99, r.SubmitMax, r.DecisionP50, r.DecisionP99, r.CancelP50, r.CancelP99, r.CancelMax, r.Rejected, r.Errors)
 	}
 	return tw.Flush()
 }

@@ -83,7 +83,7 @@ func TestWriteTable(t *testing.T) {
 	cfg := &Config{Clients: 2, Duration: 3 * time.Second, Drain: "oldest", Sync: "full"}
 	r := Result{Policy: "easy", Queue: 10, FinalQueue: 10, Submissions: 300, PerSecond: 100.4,
 		SubmitP50: 1.234, SubmitP99: 5.678, SubmitMax: 9.87, DecisionP50: 0.1234, DecisionP99: 0.5678,
-		CancelP50: 2.5, CancelP99: 3.25, Rejected: 1, Errors: 0}
+		CancelP50: 2.5, CancelP99: 3.25, CancelMax: 7.5, Rejected: 1, Errors: 0}
 	var b bytes.Buffer
 	if err := WriteTable(&b, cfg, []Result{r}); err != nil {
 		t.Fatal(err)
@@ -96,7 +96,34 @@ func TestWriteTable(t *testing.T) {
 	if !strings.HasPrefix(lines[0], wantHead) {
 		t.Errorf("header %q, want prefix %q", lines[0], wantHead)
 	}
-	if got := strings.Fields(lines[2]); strings.Join(got, " ") != "easy 10 10 300 100 1.23 5.68 9.9 0.123 0.568 2.50 3.25 1 0" {
+	if got := strings.Fields(lines[2]); strings.Join(got, " ") != "easy 10 10 300 100 1.23 5.68 9.9 0.123 0.568 2.50 3.25 7.5 1 0" {
 		t.Errorf("row %q", lines[2])
+	}
+}
+
+// TestWriteTrace checks the breakdown of the slowest requests on samples
+// made by hand: the slowest first, its parts in order, the client's time
+// outside the service, and the mean over the requests at or above the p99
+// (here the slowest 1 of 100 … 2 of 200).
+func TestWriteTrace(t *testing.T) {
+	var xs []sample
+	for i := range 199 {
+		xs = append(xs, sample{ms: float64(i % 10), timing: "lock;dur=0.5, engine;dur=0.25, total;dur=1"})
+	}
+	xs = append(xs, sample{ms: 50, timing: "decision;dur=2, lock;dur=40, engine;dur=2.5, commit;dur=3, total;dur=46"})
+	var b bytes.Buffer
+	WriteTrace(&b, "submit", xs, 1)
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	want := []string{
+		"loadgen: submit #1 50.00 ms: lock 40.00 engine 2.50 decision 2.00 commit 3.00 total 46.00 outside 4.00",
+		"loadgen: submit mean of the 2 at or above the p99 29.50 ms: lock 20.25 engine 1.38 decision 1.00 commit 1.50 total 23.50 outside 6.00",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines:\n%s", len(lines), b.String())
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d:\n got %s\nwant %s", i, lines[i], want[i])
+		}
 	}
 }
