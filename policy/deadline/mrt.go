@@ -53,7 +53,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 	// cost O(N) profile updates (most decisions of a long queue are
 	// rejections)
 	snap := s.snapshot(len(W))
-	s.release(W)
+	s.releaseAll(now, W)
 	tl := s.byHeuristic(s.tl, x)
 	n := len(tl)
 	if cap(s.fits) < 2*n {

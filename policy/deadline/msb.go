@@ -47,7 +47,7 @@ func (s *Policy) msb(now int64, x *djob) bool {
 	// (O(B) word copies) and moves only the jobs the chosen schedule moves,
 	// where re-holding the whole queue cost O(N) profile updates
 	snap := s.snapshot(N)
-	s.release(order)
+	s.releaseAll(now, order)
 	// lb[i]: the largest possible profit of order[i:]. No job can start
 	// before its earliest fit among the running jobs alone (the profile
 	// now), which the extra holds of any candidate schedule only delay.
