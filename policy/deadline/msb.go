@@ -35,6 +35,15 @@ import (
 // exceeds the best price. A position whose holds are those of the last
 // evaluated one (x at the same slot, and the job now kept had gone back to
 // its old slot there) gives the same schedule and is skipped.
+//
+// In AST order, while every job re-placed at a position has gone back to
+// its old slot, the next one's search starts at its own old slot: before
+// the decision no job could fit earlier than its reservation (its own hold
+// counting as free; the schedule is compressed after every decision and
+// compression), and before that slot the profile now holds at least what
+// it held then — the jobs before it at their old slots, the new job in
+// addition, and the jobs after it, which start no earlier, out — so no
+// earlier start fits now either.
 func (s *Policy) msb(now int64, x *djob) bool {
 	var order []*djob
 	if s.prm.H != AST {
@@ -43,6 +52,7 @@ func (s *Policy) msb(now int64, x *djob) bool {
 		order = append(s.tl[:0], s.book.Wait()...)
 	}
 	N := len(order)
+	ast := s.prm.H == AST
 	// the profile before the decision (snapshot): the end goes back to it
 	// (O(B) word copies) and moves only the jobs the chosen schedule moves,
 	// where re-holding the whole queue cost O(N) profile updates
@@ -94,7 +104,15 @@ func (s *Policy) msb(now int64, x *djob) bool {
 		k := i
 		for ; k < N; k++ {
 			w := order[k]
-			t := s.fit(now, w)
+			var t int64
+			if ast && moved == 0 {
+				// every job re-placed so far went back to its old slot:
+				// w cannot fit before its own (see above)
+				s.Stats.Placements++
+				t = s.memoFitAfter(w.X.old, w)
+			} else {
+				t = s.fit(now, w)
+			}
 			if t+w.J.Estimate > w.X.d {
 				feasible = false
 				break
