@@ -47,6 +47,9 @@ import (
 // searches afresh; TestMRTBacktracksEqualReference checks after every
 // backtrack that the bounds and witnesses hold (checkFits).
 func (s *Policy) mrt(now int64, x *djob) bool {
+	if s.refAdmit != nil {
+		return s.refAdmit(now, x)
+	}
 	W := s.book.Wait()
 	// a rejection goes back to a copy of the profile (snapshot): O(B) word
 	// copies where re-holding every waiting job and undoing every placement

@@ -45,6 +45,9 @@ import (
 // addition, and the jobs after it, which start no earlier, out — so no
 // earlier start fits now either.
 func (s *Policy) msb(now int64, x *djob) bool {
+	if s.refAdmit != nil {
+		return s.refAdmit(now, x)
+	}
 	var order []*djob
 	if s.prm.H != AST {
 		order = s.byHeuristic(s.tl, nil)
