@@ -20,6 +20,91 @@ type holdProfile[A any] interface {
 type tracker[A any, P holdProfile[A]] struct {
 	Prof P
 	run  holds[A] // the holds; amt is the job's amount
+	// Overrun is the rule for the hold of a job still running past its
+	// estimate (only without kills): OverrunSecond (also the zero value's
+	// rule) or OverrunLimit. Set it before the first start.
+	Overrun OverrunRule
+}
+
+// OverrunRule is how a policy plans the end of a running job that has
+// passed its estimate (possible only when jobs are not killed at their
+// estimates, sim.Options.NoKill): the end of its hold in the profile,
+// which the reservations of the waiting jobs are placed around. A
+// scheduler cannot see the runtime, so any rule is a guess; the rule is
+// the scheduler's configuration, not the workload's.
+type OverrunRule uint8
+
+const (
+	// OverrunUnset is the zero value: a policy's Config leaves the choice
+	// to the policy's default; a tracker applies OverrunSecond's rule.
+	OverrunUnset OverrunRule = iota
+	// OverrunSecond: the job may end at any moment. At each pass (and
+	// at the first call of an instant after skipped passes, CatchUp) its
+	// hold is lengthened to now+1, so the reservations waiting for it
+	// are re-placed at every event while it runs.
+	OverrunSecond
+	// OverrunLimit is Slurm's guess for a job past its time limit when
+	// the limit is not enforced (select/cons_tres with
+	// OverTimeLimit=UNLIMITED: "no idea when the job might end", end =
+	// now + time limit): at the first pass at or after the end of its
+	// hold, a job past its estimate e is expected to run e more seconds,
+	// and its hold is lengthened to now+e. The reservations are re-placed
+	// then; when the job ends before that, its end is an early end (the
+	// usual compression); if it is still running at now+e, the rule
+	// applies again. A job overrunning by x seconds is re-planned for
+	// about ⌈x/e⌉ times instead of once per event.
+	OverrunLimit
+	// OverrunDouble: a job that has run a seconds past its start is
+	// expected to run a more (the median remaining life of a
+	// process lifetime distribution with a Pareto tail, Harchol-Balter &
+	// Downey 1997): at the first pass at or after the end of its hold,
+	// a job past its estimate gets the hold end now + (now − start),
+	// i.e. start + e·2ᵏ at the k-th extension when the passes fall at the
+	// hold ends. A job overrunning its estimate e by x seconds is
+	// re-planned about log₂((e+x)/e) + 1 times.
+	OverrunDouble
+)
+
+// String is the rule's parameter value: second or limit.
+func (o OverrunRule) String() string {
+	switch o {
+	case OverrunLimit:
+		return "limit"
+	case OverrunDouble:
+		return "double"
+	}
+	return "second"
+}
+
+// ParseOverrun reads an overrun rule's parameter value: second or limit.
+func ParseOverrun(v string) (OverrunRule, error) {
+	switch v {
+	case "second":
+		return OverrunSecond, nil
+	case "limit":
+		return OverrunLimit, nil
+	case "double":
+		return OverrunDouble, nil
+	}
+	return 0, fmt.Errorf("overrun=%q: want second (the hold of a job past its estimate ends at now+1) or limit (Slurm's guess: now + its estimate)", v)
+}
+
+// OverrunParam is the parameter of the overrun rule (OverrunRule) of a
+// reservation-based policy, default def.
+func OverrunParam(def string) Param {
+	return Param{Name: "overrun", Default: def, Doc: "the planned end of a running job past its estimate e (only with --no-kill): limit (Slurm's guess with OverTimeLimit=UNLIMITED: it runs e more seconds, its hold is lengthened to now+e at the first pass at or after the end of its hold) or second (it may end at any moment: its hold is lengthened to now+1 at every event while it runs, and the reservations are re-placed each time)"}
+}
+
+// overrunEnd is the new end of the hold of job j, started at start, which
+// has passed its estimate by now: now+1 or now+estimate by the rule.
+func (r *tracker[A, P]) overrunEnd(now, start int64, j *job.Request) int64 {
+	switch r.Overrun {
+	case OverrunLimit:
+		return now + max(j.Estimate, 1)
+	case OverrunDouble:
+		return now + max(now-start, 1)
+	}
+	return now + 1
 }
 
 // Len is the number of running jobs.
@@ -109,33 +194,41 @@ func (r *tracker[A, P]) Overran(now int64) []*job.Request { return r.run.overran
 // may end at any moment), not a hold that ends with the job's estimate or
 // prediction. A policy uses it to skip the pass at t that would only
 // extend such holds again (see package reservation, Book.Pass).
-func (r *tracker[A, P]) OverrunUntil(t int64) bool { return r.run.overrunUntil(t) }
+func (r *tracker[A, P]) OverrunUntil(t int64) bool {
+	if r.Overrun == OverrunLimit || r.Overrun == OverrunDouble {
+		return false // the pass at the end of a guessed hold applies the rule again
+	}
+	return r.run.overrunUntil(t)
+}
 
-// CatchUp lengthens the holds of jobs (from Overran(now)) to now+1: Extend's
-// rule, the job may end at any moment, applied at now. The caller must
+// CatchUp lengthens the holds of jobs (from Overran(now)) by Extend's rule
+// (Overrun: to now+1, or now + estimate), applied at now. The caller must
 // first make room; CatchUp returns an error if the profile has none.
 func (r *tracker[A, P]) CatchUp(now int64, jobs []*job.Request) error {
 	for _, j := range jobs {
 		i, _ := r.run.Find(j.ID)
 		it := *r.run.At(i)
-		if err := r.Prof.Add(it.Key, now+1, it.Val.amt); err != nil {
+		end := r.overrunEnd(now, it.Val.start, j)
+		if err := r.Prof.Add(it.Key, end, it.Val.amt); err != nil {
 			return fmt.Errorf("extending the hold of job %d: %w", it.ID, err)
 		}
-		r.run.lengthen(i, now+1)
+		r.run.lengthen(i, end)
 	}
 	return nil
 }
 
-// Extend lengthens the hold of every overrunning job to now+1. The caller
-// must first make room (remove reservations that start before now+1);
-// Extend returns an error if the profile has no room.
+// Extend lengthens the hold of every overrunning job by the overrun rule
+// (Overrun): to now+1, or to now + its estimate. The caller must first
+// make room (remove reservations that start before the new ends); Extend
+// returns an error if the profile has no room.
 func (r *tracker[A, P]) Extend(now int64) error {
 	for r.run.Len() > 0 && r.run.At(0).Key <= now {
 		it := *r.run.At(0)
-		if err := r.Prof.Add(it.Key, now+1, it.Val.amt); err != nil {
+		end := r.overrunEnd(now, it.Val.start, it.Val.j)
+		if err := r.Prof.Add(it.Key, end, it.Val.amt); err != nil {
 			return fmt.Errorf("extending overrunning job %d: %w", it.ID, err)
 		}
-		r.run.lengthen(0, now+1)
+		r.run.lengthen(0, end)
 	}
 	return nil
 }
@@ -143,7 +236,8 @@ func (r *tracker[A, P]) Extend(now int64) error {
 // ExtendWith is Extend with a rule for the new end: the hold of every
 // running job whose hold has ended by now is lengthened to next(j, start,
 // end), where start is the job's start and end the end of its hold; a
-// value ≤ now is replaced by now+1 (Extend's rule). A policy that plans
+// value ≤ now is replaced by now+1, and for a job past its estimate the
+// overrun rule decides (Overrun: now+1 or now + estimate). A policy that plans
 // with predictions passes the rule of its predict.Plan, which gives a job
 // that outlived its prediction a corrected one. It returns the number of
 // holds lengthened. As for Extend, the caller must first make room;
@@ -153,7 +247,9 @@ func (r *tracker[A, P]) ExtendWith(now int64, next func(j *job.Request, start, e
 	for r.run.Len() > 0 && r.run.At(0).Key <= now {
 		it := *r.run.At(0)
 		end := next(it.Val.j, it.Val.start, it.Key)
-		if end <= now {
+		if it.Val.start+it.Val.j.Estimate <= now {
+			end = r.overrunEnd(now, it.Val.start, it.Val.j) // past its estimate: the rule
+		} else if end <= now {
 			end = now + 1
 		}
 		if err := r.Prof.Add(it.Key, end, it.Val.amt); err != nil {

@@ -17,7 +17,8 @@ import (
 // reservations move up. jobs/s as in BenchmarkPolicies. Environment:
 // BACKFILL_BENCH_FROM and BACKFILL_BENCH_JOBS choose the window of jobs
 // (default the first 100,000; 447794 for the whole trace),
-// BACKFILL_BENCH_POLICY the policy; the log line gives a fingerprint of the
+// BACKFILL_BENCH_POLICY the policy, BACKFILL_BENCH_NOKILL=1 runs without
+// kills (sim.Options.NoKill); the log line gives a fingerprint of the
 // schedule, to check that two builds schedule identically.
 func BenchmarkRICCOriginal(b *testing.B) {
 	tr := loadBench(b, "RICC-2010-2.noheader.swf.gz")
@@ -32,7 +33,7 @@ func BenchmarkRICCOriginal(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s, _ := policy.New(benchPolicy(), tr.Procs)
-		res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs})
+		res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs, NoKill: os.Getenv("BACKFILL_BENCH_NOKILL") == "1"})
 		if err != nil {
 			b.Fatal(err)
 		}

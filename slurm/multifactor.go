@@ -85,12 +85,13 @@ type Multifactor struct {
 	nextCalc int64
 	hold     int64 // Advance runs no calculation at or after hold (0: none)
 	started  bool
-	// jobs: by ID (nil when gone), and the waiting and running ones
-	// (positions kept in mfJob.pos for O(1) removal; the iteration order
-	// is deterministic)
-	jobs          []*mfJob
-	waiting, runs []*mfJob
-	epoch         int // calculations done
+	// jobs: by ID (nil when gone), and the waiting and running ones in
+	// ID order (live; an ended job stays, marked gone, until dead is
+	// more than half of it: a start or an end moves nothing)
+	jobs  []*mfJob
+	live  []*mfJob
+	dead  int
+	epoch int // calculations done
 	// the fair-share factor of each association at the current calculation
 	fsCache map[*Assoc]float64
 	ecount  int     // effective usages computed at ecount are current
@@ -107,6 +108,7 @@ type mfJob struct {
 	start  int64
 	prio   uint32
 	f      Factors
+	gone   bool // ended (still in Multifactor.live)
 }
 
 var (
@@ -252,26 +254,37 @@ func (m *Multifactor) Submitted(now int64, j *job.Request) {
 		m.jobs = append(m.jobs, make([]*mfJob, max(64, len(m.jobs)))...)
 	}
 	m.jobs[j.ID] = x
-	m.waiting = push(m.waiting, x)
+	m.push(x)
 	m.set(now, x)
 }
 
-// push inserts x into l, kept in job-id order.
-func push(l []*mfJob, x *mfJob) []*mfJob {
-	if n := len(l); n == 0 || l[n-1].j.ID < x.j.ID {
-		return append(l, x)
+// push inserts x into live, kept in job-id order (in place of an ended
+// job of the same ID).
+func (m *Multifactor) push(x *mfJob) {
+	if n := len(m.live); n == 0 || m.live[n-1].j.ID < x.j.ID {
+		m.live = append(m.live, x)
+		return
 	}
-	i, _ := slices.BinarySearchFunc(l, x, byID)
-	return slices.Insert(l, i, x)
+	i, found := slices.BinarySearchFunc(m.live, x, byID)
+	if found {
+		m.live[i] = x // (the job it replaces has ended)
+		m.dead--
+		return
+	}
+	m.live = slices.Insert(m.live, i, x)
 }
 
-// pull removes x from l.
-func pull(l []*mfJob, x *mfJob) []*mfJob {
-	i, ok := slices.BinarySearchFunc(l, x, byID)
-	if !ok {
-		return l
+// gone marks x ended, and drops the ended jobs from live once they are
+// more than half of it.
+func (m *Multifactor) gone(x *mfJob) {
+	x.gone = true
+	m.dead++
+	if m.dead > 32 && 2*m.dead > len(m.live) {
+		k := len(m.live)
+		m.live = slices.DeleteFunc(m.live, func(y *mfJob) bool { return y.gone })
+		clear(m.live[len(m.live):k])
+		m.dead = 0
 	}
-	return slices.Delete(l, i, i+1)
 }
 
 func byID(a, b *mfJob) int { return a.j.ID - b.j.ID }
@@ -282,9 +295,7 @@ func (m *Multifactor) Started(now int64, j *job.Request) {
 	if x == nil || x.start >= 0 {
 		return
 	}
-	m.waiting = pull(m.waiting, x)
 	x.start = now
-	m.runs = push(m.runs, x)
 }
 
 // Ended implements policy.OrderObserver: with AccountingStorageEnforce=
@@ -296,14 +307,10 @@ func (m *Multifactor) Ended(now int64, j *job.Request) {
 	if x == nil {
 		return
 	}
-	if x.start >= 0 {
-		if m.c.EnforceLimits {
-			m.addUsage(x, now)
-		}
-		m.runs = pull(m.runs, x)
-	} else {
-		m.waiting = pull(m.waiting, x)
+	if x.start >= 0 && m.c.EnforceLimits {
+		m.addUsage(x, now)
 	}
+	m.gone(x)
 	m.jobs[j.ID] = nil
 }
 
@@ -356,29 +363,32 @@ func (m *Multifactor) calc(t int64) {
 		}
 		clear(m.fsCache)
 		if m.c.FairTree {
-			for _, x := range m.runs {
-				m.addUsage(x, t)
+			for _, x := range m.live {
+				if !x.gone && x.start >= 0 {
+					m.addUsage(x, t)
+				}
 			}
 			if m.c.WeightFairshare > 0 {
 				m.fairTree()
 			}
-			for _, x := range m.waiting {
-				m.set(t, x)
+			for _, x := range m.live {
+				if !x.gone && x.start < 0 {
+					m.set(t, x)
+				}
 			}
 		} else {
 			// Slurm's job list order (job ids): a running job adds its
 			// usage, a waiting job gets its priority; a user's effective
 			// usage is computed at its first waiting job, from the usage
 			// added so far
-			// (both lists are kept in job-id order: merge them)
-			r, w := m.runs, m.waiting
-			for len(r) > 0 || len(w) > 0 {
-				if len(w) == 0 || (len(r) > 0 && r[0].j.ID < w[0].j.ID) {
-					m.addUsage(r[0], t)
-					r = r[1:]
-				} else {
-					m.set(t, w[0])
-					w = w[1:]
+			// (live is in job-id order)
+			for _, x := range m.live {
+				switch {
+				case x.gone:
+				case x.start >= 0:
+					m.addUsage(x, t)
+				default:
+					m.set(t, x)
 				}
 			}
 		}

@@ -108,16 +108,12 @@ func (m *Multifactor) SnapshotOrder() ([]byte, error) {
 		s.FS = append(s.FS, fsEntry{i, f})
 	}
 	slices.SortFunc(s.FS, func(a, b fsEntry) int { return a.Assoc - b.Assoc })
-	// the waiting and running jobs, merged in ID order (both lists are)
-	rows := make([]byte, 0, 64*(len(m.waiting)+len(m.runs))+2)
+	// the waiting and running jobs in ID order
+	rows := make([]byte, 0, 64*(len(m.live)-m.dead)+2)
 	rows = append(rows, '[')
-	w, r := m.waiting, m.runs
-	for len(w) > 0 || len(r) > 0 {
-		var x *mfJob
-		if len(r) == 0 || (len(w) > 0 && w[0].j.ID < r[0].j.ID) {
-			x, w = w[0], w[1:]
-		} else {
-			x, r = r[0], r[1:]
+	for _, x := range m.live {
+		if x.gone {
+			continue
 		}
 		f := x.f
 		if !finite(f.Age, f.Fairshare, f.JobSize, f.Partition, f.QOS) {
@@ -158,7 +154,7 @@ func (m *Multifactor) SnapshotOrder() ([]byte, error) {
 // and fair-share state set, and the jobs known again with their saved
 // starts and priorities.
 func (m *Multifactor) RestoreOrder(now int64, data []byte, lookup func(id int) *job.Request) error {
-	if m.started || len(m.waiting) > 0 || len(m.runs) > 0 {
+	if m.started || len(m.live) > m.dead {
 		return errors.New("multifactor: restore into an order that is not fresh")
 	}
 	var s mfSnapshot
@@ -272,11 +268,7 @@ func (m *Multifactor) RestoreOrder(now int64, data []byte, lookup func(id int) *
 			m.jobs = append(m.jobs, make([]*mfJob, max(64, len(m.jobs)))...)
 		}
 		m.jobs[j.ID] = x
-		if w.Start >= 0 {
-			m.runs = append(m.runs, x)
-		} else {
-			m.waiting = append(m.waiting, x)
-		}
+		m.live = append(m.live, x)
 	}
 	m.started, m.lastCalc, m.nextCalc, m.epoch, m.ecount, m.maxQOS = s.Started, s.LastCalc, s.NextCalc, s.Epoch, s.ECount, s.MaxQOS
 	if m.started && m.nextCalc != m.lastCalc+m.c.CalcPeriod {
@@ -291,8 +283,5 @@ func (m *Multifactor) RestoreOrder(now int64, data []byte, lookup func(id int) *
 // before the reconfiguration is not known).
 func (m *Multifactor) Adopted(now int64, j *job.Request, start int64) {
 	m.Submitted(now, j)
-	x := m.job(j)
-	m.waiting = pull(m.waiting, x)
-	x.start = start
-	m.runs = push(m.runs, x)
+	m.job(j).start = start
 }

@@ -41,13 +41,20 @@ func init() {
 			{Name: "predict", Default: "estimate", Doc: predict.PredictDoc},
 			{Name: "correct", Default: "estimate", Doc: predict.CorrectDoc},
 			orderParam,
+			overrunParam,
 		},
 		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
 			plan, err := predict.Parse(p["predict"], p["correct"])
 			if err != nil {
 				return nil, fmt.Errorf("conservative: %w", err)
 			}
-			c := New(procs, Config{Plan: plan})
+			over := policy.OverrunLimit
+			if v, ok := p["overrun"]; ok && v != "" {
+				if over, err = policy.ParseOverrun(v); err != nil {
+					return nil, fmt.Errorf("conservative: %w", err)
+				}
+			}
+			c := New(procs, Config{Plan: plan, Overrun: over})
 			if err := c.setOrder(procs, p); err != nil {
 				return nil, fmt.Errorf("conservative: %w", err)
 			}
@@ -85,7 +92,16 @@ type Config struct {
 	// Plan gives the planned duration of each job: predict= and correct=
 	// (nil: the estimates, the paper's setting).
 	Plan *predict.Plan
+	// Overrun is the planned end of a running job past its estimate
+	// (only without kills; policy.OverrunRule); unset:
+	// policy.OverrunLimit, as the registry's default (overrun=limit).
+	Overrun policy.OverrunRule
 }
+
+// overrunParam is the overrun rule (policy.OverrunRule), default limit:
+// Slurm's guess, which re-plans once per estimate of overrun instead of
+// at every event while a job runs past its estimate (issue 22).
+var overrunParam = policy.OverrunParam("limit")
 
 // New returns conservative backfilling for a machine of procs processors,
 // in the shape every policy package's constructor has (size, Config).
@@ -95,13 +111,28 @@ func New(procs int, cfg Config) *Policy {
 		plan = predict.Default()
 	}
 	c := &Policy{run: policy.NewRunning(procs), plan: plan}
+	c.run.Overrun = cfg.Overrun
+	if c.run.Overrun == policy.OverrunUnset {
+		c.run.Overrun = policy.OverrunLimit
+	}
 	c.book = reservation.NewScalar[struct{}]("conservative", c.run)
 	c.book.Hooks = reservation.Hooks{Release: c.release, Extend: c.extend}
 	return c
 }
 
 // Name implements policy.Scheduler.
-func (c *Policy) Name() string { return "conservative" + c.plan.Params() + c.orderName() }
+func (c *Policy) Name() string {
+	return "conservative" + c.plan.Params() + c.orderName() + c.overrunName()
+}
+
+// overrunName is the overrun parameter in the name when it is not the
+// registry's default (limit).
+func (c *Policy) overrunName() string {
+	if c.run.Overrun == policy.OverrunLimit {
+		return ""
+	}
+	return ":overrun=" + c.run.Overrun.String()
+}
 
 // Prediction implements policy.Predicting.
 func (c *Policy) Prediction(j *job.Request) (int64, int, bool) { return c.plan.Prediction(j) }

@@ -18,8 +18,9 @@ import "github.com/backfill-hpc/backfill/profile"
 // last size entries (a few dozen; QoPS, whose placements cross the whole
 // packed schedule when its first point succeeds, more: measured, CPU time
 // at Q = 10,000, QoPS's full re-placement 53 → 25 ms with 128 instead of
-// 32, while MSB and MRT, which release capacity far more often, are ~20 %
-// slower with 128); the searches' results do not depend on it
+// 32, ~22 ms with 256 (memoSize), while MSB and MRT, which release
+// capacity far more often, are ~20 % slower with 128); the searches'
+// results do not depend on it
 // (TestAdmissionEqualsReference, TestFitMemo).
 type fitMemo struct {
 	size int // 0: off
@@ -38,14 +39,16 @@ type memoEntry struct {
 // the least queue for which a decision keeps any.
 const (
 	memoCap     = 32
-	memoCapQoPS = 128
+	memoCapQoPS = 256
 	memoMax     = memoCapQoPS
 	memoMinWait = 256
 	// QoPS keeps memoCapQoPS fits from memoBigWait waiting jobs on, and
 	// memoCap below: on KTH-SP2 at offered load 0.95 (queues of
 	// hundreds to a few thousand, points that fail after a few hundred
 	// placements) 32 fits cost 17 % less CPU than 128 (12.4 against 14.9 s);
-	// at 10,000 the full re-placement needs 128 (BenchmarkAdmission).
+	// at 10,000 the full re-placement needs many: 256 fits against 128
+	// cost 22.3–22.9 against 25.7–26.3 ms CPU at the median
+	// (BenchmarkAdmission), 64 cost 36–37 ms.
 	memoBigWait = 4096
 )
 

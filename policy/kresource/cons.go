@@ -42,13 +42,18 @@ var (
 
 // NewCons returns FF-CONS for a machine of capacities caps (caps[0]
 // processors), compressing in the queue order cfg.Prio (nil: arrival
-// order, the paper's); the other fields of cfg are the EASY variants'
-// and are ignored. It has NewEASY's shape.
+// order, the paper's), with cfg.Overrun's rule for jobs past their
+// estimates; the other fields of cfg are the EASY variants' and are
+// ignored. It has NewEASY's shape.
 func NewCons(caps []int, cfg Config) (*Conservative, error) {
 	o := cfg.Prio
 	run, err := policy.NewRunningK(caps)
 	if err != nil {
 		return nil, err
+	}
+	run.Overrun = cfg.Overrun
+	if run.Overrun == policy.OverrunUnset {
+		run.Overrun = policy.OverrunLimit
 	}
 	c := &Conservative{k: len(caps), run: run, book: reservation.NewVector[struct{}]("kresource", run), ord: policy.NewOrdering(o)}
 	if c.prio = o != nil && !policy.IsArrival(o); c.prio {
@@ -59,10 +64,14 @@ func NewCons(caps []int, cfg Config) (*Conservative, error) {
 
 // Name implements policy.Scheduler.
 func (c *Conservative) Name() string {
+	n := "ff-cons"
 	if c.prio {
-		return "ff-cons:order=" + c.ord.O.Name()
+		n += ":order=" + c.ord.O.Name()
 	}
-	return "ff-cons"
+	if c.run.Overrun != policy.OverrunLimit {
+		n += ":overrun=" + c.run.Overrun.String()
+	}
+	return n
 }
 
 // replanOrdered removes every reservation and re-places the waiting jobs

@@ -88,6 +88,12 @@ type Config struct {
 	// are scanned (FF) or their score ties broken (BL, BB) in that order;
 	// ff-cons (NewCons) compresses in that order.
 	Prio policy.Order
+	// Overrun is ff-cons's planned end of a running job past its
+	// estimate (only without kills; policy.OverrunRule, as package
+	// conservative's); unset: policy.OverrunLimit, the registry's
+	// default. Ignored by the EASY variants (their rule is
+	// policy.OverrunSecond).
+	Overrun policy.OverrunRule
 }
 
 // register adds one policy under name, built for K resources by mk and,
@@ -164,12 +170,18 @@ func init() {
 			}
 			return NewEASY(caps, Config{Heuristic: BB, NoFullness: !full, Prio: o})
 		})
-	register("ff-cons", "K-resource conservative backfilling (FCFS/FF-CONS): every waiting job holds a reservation in every resource, guaranteed at submission", []policy.Param{orderParam},
+	register("ff-cons", "K-resource conservative backfilling (FCFS/FF-CONS): every waiting job holds a reservation in every resource, guaranteed at submission", []policy.Param{orderParam, policy.OverrunParam("limit")},
 		func(caps []int, p policy.Params) (policy.Scheduler, error) {
 			o, err := easyOrder(caps, p)
 			if err != nil {
 				return nil, err
 			}
-			return NewCons(caps, Config{Prio: o})
+			over := policy.OverrunLimit
+			if v, ok := p["overrun"]; ok && v != "" {
+				if over, err = policy.ParseOverrun(v); err != nil {
+					return nil, fmt.Errorf("ff-cons: %w", err)
+				}
+			}
+			return NewCons(caps, Config{Prio: o, Overrun: over})
 		})
 }

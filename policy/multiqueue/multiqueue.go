@@ -45,6 +45,7 @@
 package multiqueue
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -167,6 +168,34 @@ type Policy struct {
 	// queue, the last cross-partition reservation (see reserveWide).
 	base     uint64
 	wideMemo []wideMemo
+	// g is what the partitions give together for [now, now+e) as a
+	// step function of e (giveSteps), rebuilt when gDirty
+	g      giveSteps
+	gDirty bool
+}
+
+// giveSteps is G(e) = Σ_p gives(p, now, e), what the partitions together
+// can give a job of estimate e at a pass at now without touching a
+// reservation, as a step function: G(e) = val[i] for i the number of
+// thresholds thr[k] < e (thr ascending). A partition's window minimum
+// falls only at this pass's reservation starts in it (running jobs' holds
+// began by now, and only end from then on), so
+// gives(p, now, e) = min(free now, free at each reservation start of p
+// before now+e), and G has a step per reservation start.
+type giveSteps struct {
+	thr  []int64
+	val  []int
+	part []int   // scratch: the partition's running minimum
+	ord  []int32 // scratch: indices of m.holds by start
+}
+
+// at is G(e).
+func (g *giveSteps) at(e int64) int {
+	i := 0
+	for i < len(g.thr) && g.thr[i] < e {
+		i++
+	}
+	return g.val[i]
 }
 
 // wideMemo is a cross-partition reservation as reserveWide found it: for
@@ -395,6 +424,7 @@ func (m *Policy) Tick(now int64, start func(*job.Request)) int64 {
 		m.memo[p].reset()
 	}
 	m.gsum.reset()
+	m.gDirty = true
 	defer func() {
 		for _, h := range m.holds {
 			_ = m.prof[h.p].Remove(h.start, h.end, h.n)
@@ -440,20 +470,57 @@ func (m *Policy) Tick(now int64, start func(*job.Request)) int64 {
 				continue
 			}
 		}
-		x := m.classBound(now, q, total)
-		fits := func(n int, e int64) bool { return n <= x && n <= m.ub(now, e) }
-		for x > 0 {
+		// exactly the jobs try starts (giveSteps): n ≤ G(e), which
+		// implies n ≤ total; G only falls as e grows, as NextFit needs
+		fits := func(n int, e int64) bool { return n <= m.give(now, e) }
+		for m.classBound(now, q, total) > 0 {
 			pos = qq.NextFit(pos, fits)
 			if pos < 0 {
 				break
 			}
-			if m.try(now, q, pos, qq.At(pos), &total, start) {
-				x = m.classBound(now, q, total)
+			if !m.try(now, q, pos, qq.At(pos), &total, start) {
+				panic("multiqueue: a job that fits did not start") // unreachable: fits is try's test
 			}
 			pos++
 		}
 	}
 	return policy.NoWake
+}
+
+// give is G(e), what the partitions together give for [now, now+e)
+// (giveSteps), rebuilt after any start or reservation of the pass.
+func (m *Policy) give(now, e int64) int {
+	if m.gDirty {
+		m.buildGive(now)
+	}
+	return m.g.at(e)
+}
+
+// buildGive computes giveSteps from the pass's reservations (m.holds) and
+// each partition's free count now.
+func (m *Policy) buildGive(now int64) {
+	g := &m.g
+	g.ord = g.ord[:0]
+	for i := range m.holds {
+		g.ord = append(g.ord, int32(i))
+	}
+	slices.SortFunc(g.ord, func(a, b int32) int { return cmp.Compare(m.holds[a].start, m.holds[b].start) })
+	g.part = append(g.part[:0], m.free...)
+	sum := 0
+	for _, f := range m.free {
+		sum += f
+	}
+	g.thr, g.val = g.thr[:0], append(g.val[:0], sum)
+	for _, i := range g.ord {
+		h := m.holds[i]
+		if f := m.prof[h.p].FreeAt(h.start); f < g.part[h.p] {
+			sum -= g.part[h.p] - f
+			g.part[h.p] = f
+		}
+		g.thr = append(g.thr, h.start-now)
+		g.val = append(g.val, sum)
+	}
+	m.gDirty = false
 }
 
 // classBound is the most processors a job of queue q could start on now:
@@ -532,6 +599,7 @@ func (m *Policy) try(now int64, q, pos int, j *job.Request, total *int, start fu
 		panic("multiqueue: " + err.Error()) // unreachable: the partitions had room
 	}
 	*total -= n
+	m.gDirty = true
 	m.qs[q].Take(pos)
 	start(j)
 	return true
@@ -761,4 +829,5 @@ func (m *Policy) add(p int, s, e int64, n int) {
 	m.nholds[p]++
 	m.memo[p].reset()
 	m.gsum.reset()
+	m.gDirty = true
 }

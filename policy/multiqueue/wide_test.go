@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/profile"
 )
 
@@ -117,5 +118,81 @@ func TestReserveWideByDefinition(t *testing.T) {
 		}
 		m.reserveWide(later, qq, 1, n, e)
 		check("memo", later)
+	}
+}
+
+// TestGiveByDefinition compares giveSteps, the backfill scan's test, with
+// its definition: what the partitions give together for [now, now+e) is
+// the sum of their least free counts over the window (MinFree), and what
+// try sums (gives), for every e, on random partitions whose running jobs
+// began by now and whose future falls are the pass's reservations
+// (m.add), before and after starts (try).
+func TestGiveByDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 7))
+	for iter := range 2000 {
+		q := 2 + rng.IntN(3)
+		procs := q * (1 + rng.IntN(8))
+		m, err := New(procs, Config{Bounds: DefaultBounds[:q-1]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := int64(10 + rng.IntN(20))
+		for _, pr := range m.prof {
+			for range rng.IntN(6) { // running jobs: started by now
+				s := now - int64(rng.IntN(10))
+				d := now - s + 1 + int64(rng.IntN(30))
+				if k := pr.MinFree(s, s+d); k > 0 {
+					_ = pr.Add(s, s+d, 1+rng.IntN(k))
+				}
+			}
+			pr.Forget(now)
+		}
+		total := 0
+		for p, pr := range m.prof {
+			m.free[p] = pr.FreeAt(now)
+			m.first[p] = 1<<63 - 1
+			m.nholds[p] = 0
+			total += m.free[p]
+		}
+		m.gDirty = true
+		for range rng.IntN(5) { // the pass's reservations
+			p := rng.IntN(q)
+			s := now + 1 + int64(rng.IntN(30))
+			d := 1 + int64(rng.IntN(20))
+			if k := m.prof[p].MinFree(s, s+d); k > 0 {
+				m.add(p, s, s+d, 1+rng.IntN(k))
+			}
+		}
+		check := func(label string) {
+			t.Helper()
+			for e := int64(1); e <= 70; e++ {
+				def, sum := 0, 0
+				for p, pr := range m.prof {
+					def += pr.MinFree(now, now+e)
+					m.memo[p].reset()
+					if m.free[p] > 0 {
+						sum += m.gives(p, now, e)
+					}
+				}
+				if got := m.give(now, e); got != def || got != sum {
+					t.Fatalf("iter %d %s: G(%d) = %d, MinFree sum %d, gives sum %d", iter, label, e, got, def, sum)
+				}
+			}
+		}
+		check("reservations")
+		// starts: each job that fits (n ≤ G(e)) starts, and G follows
+		for id := range 4 {
+			n, e := 1+rng.IntN(procs), 1+int64(rng.IntN(40))
+			fits := n <= m.give(now, e)
+			m.qs[0].Push(&job.Request{ID: id, Procs: n, Estimate: e})
+			pos, _ := m.qs[0].Head()
+			if got := m.try(now, 0, pos, m.qs[0].At(pos), &total, func(*job.Request) {}); got != fits {
+				t.Fatalf("iter %d: job %d×%d: try %v, G says %v", iter, n, e, got, fits)
+			}
+			if !fits {
+				m.qs[0].Take(pos)
+			}
+			check("starts")
+		}
 	}
 }

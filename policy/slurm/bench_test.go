@@ -4,6 +4,7 @@ import (
 	_ "github.com/backfill-hpc/backfill/policy/easy"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/backfill-hpc/backfill/policy"
@@ -13,8 +14,8 @@ import (
 
 // BenchmarkTrace simulates slurm (defaults, and the site configuration of
 // experiments/slurm) beside EASY on a real trace (BACKFILL_BENCH_TRACE,
-// default SDSC-SP2); backfill bench gives the figures of
-// docs/PERFORMANCE.md.
+// default SDSC-SP2; BACKFILL_BENCH_LOAD, an offered load to scale it to);
+// backfill bench gives the figures of docs/PERFORMANCE.md.
 func BenchmarkTrace(b *testing.B) {
 	name := os.Getenv("BACKFILL_BENCH_TRACE")
 	if name == "" {
@@ -27,6 +28,15 @@ func BenchmarkTrace(b *testing.B) {
 	tr, err := workload.Load(path, workload.Options{})
 	if err != nil {
 		b.Fatal(err)
+	}
+	if l := os.Getenv("BACKFILL_BENCH_LOAD"); l != "" {
+		x, err := strconv.ParseFloat(l, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := workload.ScaleLoad(tr, x); err != nil {
+			b.Fatal(err)
+		}
 	}
 	for _, spec := range []string{"easy", "slurm", "slurm:slurmconf=../../experiments/slurm/site.conf"} {
 		b.Run(spec, func(b *testing.B) {

@@ -119,7 +119,18 @@ type Policy struct {
 	// the earliest of their starts
 	deferred    []hold
 	minDeferred int64
-	noDefer     bool // tests: place every hold at once, test every job
+	noDefer     bool // tests: no speed-up (every hold placed at once, every job tested, searches from now, the general main pass)
+	// the cycle's earliest fits by job shape (estimate, processors: a
+	// cache, an entry of an earlier cycle or overwritten is a miss), and
+	// the shapes found beyond bf_window (bounds for later searches)
+	fits  []fitEntry
+	cycle int // the cycle's number, for fits
+	far   []shape
+	// plain: no limit, phases or bf_max_job_user (every job is tested)
+	plain bool
+	// searches started at a bound, and jobs found beyond the window
+	// without one (tests)
+	bounded, skipped int
 	// running jobs' planned ends and CPUs (single-node mode), for the
 	// select plugin's will-run estimate
 	ends   []runEnd
@@ -128,6 +139,27 @@ type Policy struct {
 }
 
 type block struct{ start, end int64 }
+
+// shape is a job's estimate and processors.
+type shape struct {
+	d int64
+	n int
+}
+
+// fitEntry is an earliest fit t of a job of shape sh found in cycle c.
+type fitEntry struct {
+	sh shape
+	t  int64
+	c  int
+}
+
+const fitSlots = 1024 // entries of Policy.fits (a power of 2)
+
+// slot is sh's place in Policy.fits.
+func (sh shape) slot() int {
+	h := uint64(sh.d)*0x9e3779b97f4a7c15 ^ uint64(sh.n)*0xc2b2ae3d27d4eb4f
+	return int(h>>32) & (fitSlots - 1)
+}
 
 // ending is a job that ended at a fraction of the current second.
 type ending struct {
@@ -237,7 +269,7 @@ func New(procs int, o Options) *Policy {
 	if reflect.ValueOf(c).IsZero() {
 		c = slurm.DefaultConf()
 	}
-	s := &Policy{c: c, procs: procs, run: policy.NewRunning(procs), rej: map[int]string{}, tested: map[string]int{},
+	s := &Policy{c: c, procs: procs, run: policy.NewRunning(procs), rej: map[int]string{}, tested: map[string]int{}, fits: make([]fitEntry, fitSlots),
 		blocked: map[string]bool{}, parts: max(1, len(c.Partitions)), req: noReq}
 	s.mf = slurm.NewMultifactor(c, t, procs, o.Resolver, o.Origin)
 	if o.Order != nil {
@@ -247,6 +279,7 @@ func New(procs int, o Options) *Policy {
 	}
 	s.node = c.Nodes == 1 && c.CPUs == procs && procs > 1
 	s.limited = slurm.Holds(s.mf.Tree())
+	s.plain = o.Phases == nil && c.BfMaxJobUser <= 0 && !s.limited
 	s.refusing = s.refuses()
 	s.dynamic = s.ord.Dynamic && s.ord.O != policy.Order(s.mf)
 	s.lastBf, s.lastSched, s.lastFull = o.BfStart, o.BfStart, o.BfStart
@@ -761,14 +794,33 @@ func (s *Policy) sorted(now int64) []*job.Request {
 }
 
 // drop removes the jobs at positions idx (increasing) of the waiting
-// list.
+// list, moving the shorter side: the jobs after the first dropped one
+// forward, or those before the last dropped one back (a cycle's starts
+// are near the head of a long queue), the list then starting later in
+// its array.
 func (s *Policy) drop(idx []int) {
 	if len(idx) == 0 {
 		return
 	}
+	lo, hi := idx[0], idx[len(idx)-1]
+	if hi+1 < len(s.wait)-lo {
+		// the jobs before hi that stay move back, from the right
+		w, next := hi, len(idx)-1
+		for i := hi; i >= 0; i-- {
+			if next >= 0 && idx[next] == i {
+				next--
+				continue
+			}
+			s.wait[w] = s.wait[i]
+			w--
+		}
+		clear(s.wait[:w+1])
+		s.wait = s.wait[w+1:]
+		return
+	}
 	// the jobs before the first dropped stay where they are
-	k, next := idx[0], 0
-	for i := idx[0]; i < len(s.wait); i++ {
+	k, next := lo, 0
+	for i := lo; i < len(s.wait); i++ {
 		if next < len(idx) && idx[next] == i {
 			next++
 			continue
@@ -793,8 +845,22 @@ func (s *Policy) runnable(j *job.Request) bool {
 // stop in a partition at its first job that does not fit.
 func (s *Policy) mainPass(now int64, frac float64, launch func(*job.Request)) {
 	free := s.run.Prof.FreeAt(now)
-	clear(s.blocked)
 	s.started = s.started[:0]
+	if s.parts == 1 && s.plain && !s.noDefer {
+		// one partition, every job may start: up to the first that does
+		// not fit
+		for i, j := range s.sorted(now) {
+			if free == 0 || j.Procs > free {
+				break
+			}
+			launch(j)
+			free -= j.Procs
+			s.started = append(s.started, i)
+		}
+		s.drop(s.started)
+		return
+	}
+	clear(s.blocked)
 	for i, j := range s.sorted(now) {
 		if len(s.blocked) == s.parts || free == 0 {
 			break
@@ -844,27 +910,18 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 	s.cands = s.cands[:0]
 	s.slack = -1 // the top candidate's: not known yet
 	last := -1
-	for i, j := range q {
-		s.cand[i] = false
-		if tested >= s.c.BfMaxJobTest {
-			break
-		}
-		if !s.runnable(j) || s.hidden(j, now, bfFrac) {
-			continue
-		}
-		if s.c.BfMaxJobUser > 0 {
-			u := s.mf.Info(j).User
-			if s.tested[u] >= s.c.BfMaxJobUser {
-				continue
+	if s.plain {
+		// every job is tested: the first bf_max_job_test
+		n := min(len(q), s.c.BfMaxJobTest)
+		for i, j := range q[:n] {
+			s.cand[i] = j.Procs <= free
+			if s.cand[i] {
+				s.cands = append(s.cands, i)
+				last = i
 			}
-			s.tested[u]++
 		}
-		tested++
-		if j.Procs <= free {
-			s.cand[i] = true
-			s.cands = append(s.cands, i)
-			last = i
-		}
+	} else {
+		s.candidates(now, q, free, bfFrac, &last)
 	}
 	if s.noDefer {
 		last = len(q) - 1 // tests: no pruning
@@ -883,22 +940,31 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 		}
 		s.longest[i] = long
 	}
+	s.cycle++
+	s.far = s.far[:0]
 	for i, j := range q[:last+1] {
 		if tested >= s.c.BfMaxJobTest {
 			break
 		}
-		if !s.runnable(j) || s.hidden(j, now, bfFrac) {
-			continue
-		}
-		if s.c.BfMaxJobUser > 0 {
-			u := s.mf.Info(j).User
-			if s.tested[u] >= s.c.BfMaxJobUser {
+		if !s.plain {
+			if !s.runnable(j) || s.hidden(j, now, bfFrac) {
 				continue
 			}
-			s.tested[u]++
+			if s.c.BfMaxJobUser > 0 {
+				u := s.mf.Info(j).User
+				if s.tested[u] >= s.c.BfMaxJobUser {
+					continue
+				}
+				s.tested[u]++
+			}
 		}
 		tested++
-		t := s.earliest(now, j, windowEnd)
+		sh := shape{j.Estimate, j.Procs}
+		if s.beyond(sh) {
+			s.skipped++
+			continue // its earliest fit is beyond the window too: no reservation
+		}
+		t := s.earliestAfter(now, s.bound(now, sh), j, windowEnd)
 		if len(s.deferred) > 0 && t+j.Estimate > s.minDeferred {
 			// the window reaches a deferred hold: place them all and ask
 			// again (before the earliest deferred start the profile is
@@ -906,12 +972,17 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 			// there needs none)
 			s.snapshot()
 			for _, h := range s.deferred {
-				if err := prof.Add(h.start, h.end, h.n); err != nil {
-					panic("slurm: " + err.Error()) // unreachable: they fitted when found
-				}
+				// it fits: nothing placed since it was found meets it (a
+				// window reaching the earliest deferred start places them
+				// first), and each deferred hold ends before the ones
+				// found before it start
+				prof.AddFitted(h.start, h.end, h.n)
 			}
 			s.deferred = s.deferred[:0]
-			t = s.earliest(now, j, windowEnd)
+			t = s.earliestAfter(now, s.bound(now, sh), j, windowEnd)
+		}
+		if !s.node {
+			s.fits[sh.slot()] = fitEntry{sh, t, s.cycle}
 		}
 		if t == now {
 			launch(j)
@@ -926,6 +997,11 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 			continue
 		}
 		if t > windowEnd {
+			if !s.node {
+				// (sh is dominated by none of far: keep far's minimal shapes)
+				s.far = slices.DeleteFunc(s.far, func(f shape) bool { return f.d >= sh.d && f.n >= sh.n })
+				s.far = append(s.far, sh)
+			}
 			continue // beyond the window: no reservation
 		}
 		end := t + j.Estimate
@@ -956,15 +1032,41 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 		// back to the running jobs: the snapshot, and the starts since
 		prof.CopyFrom(s.save)
 		for _, j := range s.after {
-			if err := prof.Add(now, now+j.Estimate, j.Procs); err != nil {
-				panic("slurm: " + err.Error()) // unreachable: it was started so
-			}
+			prof.AddFitted(now, now+j.Estimate, j.Procs) // it fitted beside the holds too
 		}
 		s.snapped = false
 		s.after = s.after[:0]
 	}
 	s.deferred = s.deferred[:0]
 	s.drop(s.started)
+}
+
+// candidates finds the cycle's candidates (backfill) in the general
+// case: limits, phases or bf_max_job_user may skip jobs.
+func (s *Policy) candidates(now int64, q []*job.Request, free int, bfFrac float64, last *int) {
+	tested := 0
+	for i, j := range q {
+		s.cand[i] = false
+		if tested >= s.c.BfMaxJobTest {
+			break
+		}
+		if !s.runnable(j) || s.hidden(j, now, bfFrac) {
+			continue
+		}
+		if s.c.BfMaxJobUser > 0 {
+			u := s.mf.Info(j).User
+			if s.tested[u] >= s.c.BfMaxJobUser {
+				continue
+			}
+			s.tested[u]++
+		}
+		tested++
+		if j.Procs <= free {
+			s.cand[i] = true
+			s.cands = append(s.cands, i)
+			*last = i
+		}
+	}
 }
 
 // hidden reports whether j, submitted in this second, came after a pass
@@ -1045,6 +1147,52 @@ func (s *Policy) prune(now int64, i int, q []*job.Request, t int64, n int) bool 
 		s.cands = s.cands[:len(s.cands)-1]
 	}
 	return false
+}
+
+// The bounds of a cycle's searches (not on a single node). Within a cycle
+// the profile only loses room (holds and starts are added, the deferred
+// ones count as placed), so a job whose estimate and processors are both
+// at least another's, tested after it, cannot start before the other's
+// earliest fit: every window before that one met an instant with fewer
+// free processors than the other needed. Its search starts there (the
+// same job shape: the last one's fit), and it is beyond the window
+// without a search when the other was.
+
+// bound is the earliest start a search for a job of shape sh may return
+// in this cycle: the earliest fit of the last job of the same shape tested
+// in it, or now.
+func (s *Policy) bound(now int64, sh shape) int64 {
+	if s.node || s.noDefer {
+		return now
+	}
+	if e := s.fits[sh.slot()]; e.c == s.cycle && e.sh == sh {
+		s.bounded++
+		return e.t
+	}
+	return now
+}
+
+// beyond reports whether a job of shape sh has its earliest fit beyond
+// the window in this cycle because a job of a shape it dominates had.
+func (s *Policy) beyond(sh shape) bool {
+	if s.noDefer {
+		return false
+	}
+	for _, f := range s.far {
+		if f.d <= sh.d && f.n <= sh.n {
+			return true
+		}
+	}
+	return false
+}
+
+// earliestAfter is earliest with the search starting at after (≥ now), a
+// bound below the earliest fit (bound).
+func (s *Policy) earliestAfter(now, after int64, j *job.Request, limit int64) int64 {
+	if s.node || after == now {
+		return s.earliest(now, j, limit)
+	}
+	return s.run.Prof.EarliestFit(after, j.Estimate, j.Procs)
 }
 
 // earliest is the earliest start ≥ now of j that fits the running jobs and

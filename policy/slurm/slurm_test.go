@@ -126,15 +126,17 @@ func TestRegistered(t *testing.T) {
 }
 
 // TestDeferredHoldsExact: deferring the holds no start-now decision can
-// meet, and ending a cycle at its last candidate (speed-ups), change no
+// meet, ending a cycle at its last candidate, and bounding a search by
+// the earliest fit of a job it dominates (speed-ups), change no
 // schedule, on random workloads of one-CPU
 // nodes with Slurm's defaults and with a fair-share configuration.
 func TestDeferredHoldsExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(20, 11))
-	n := 60
+	n := 150
 	if testing.Short() {
-		n = 25
+		n = 40
 	}
+	bounded, skipped := 0, 0
 	for k := 0; k < n; k++ {
 		spec := testgen.Random(r)
 		js := testgen.Jobs(r, spec)
@@ -143,6 +145,11 @@ func TestDeferredHoldsExact(t *testing.T) {
 		c.BfResolution = int64(1 + r.IntN(120))
 		if k%2 == 1 {
 			c.WeightAge, c.WeightFairshare, c.MaxAge, c.CalcPeriod, c.FairTree = 100, 1000, 3600, 60, false
+		}
+		if k%3 == 2 {
+			// a short window (jobs beyond it) and few jobs tested
+			c.BfWindow = int64(60 * (1 + r.IntN(10)))
+			c.BfMaxJobTest = 1 + r.IntN(40)
 		}
 		a := New(spec.Procs, Options{Conf: c})
 		b := New(spec.Procs, Options{Conf: c})
@@ -160,6 +167,11 @@ func TestDeferredHoldsExact(t *testing.T) {
 				t.Fatalf("workload %d (%+v): job %d starts at %d with deferred holds, %d without", k, spec, i, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
 			}
 		}
+		bounded += a.bounded
+		skipped += a.skipped
+	}
+	if bounded == 0 || skipped == 0 {
+		t.Errorf("the bounds were not tested: %d searches bounded, %d jobs found beyond the window without a search", bounded, skipped)
 	}
 }
 
@@ -326,5 +338,41 @@ func TestOtherOrderKeepsSlurmConf(t *testing.T) {
 	}
 	if name := s.Name(); !strings.Contains(name, "bf_interval=20") || !strings.Contains(name, "order=sjf") {
 		t.Fatalf("name %q: the excerpt's bf_interval=20 or the order is lost", name)
+	}
+}
+
+// TestDrop: dropping positions from the waiting list (either side moved)
+// keeps the other jobs in their order, against a plain filter.
+func TestDrop(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 3))
+	s := New(4, Options{})
+	for k := 0; k < 2000; k++ {
+		n := 1 + r.IntN(40)
+		s.wait = s.wait[:0]
+		for i := range n {
+			s.wait = append(s.wait, &job.Request{ID: i})
+		}
+		var idx []int
+		gone := map[int]bool{}
+		for i := range n {
+			if r.IntN(4) == 0 || (k%5 == 0 && i < 3) {
+				idx = append(idx, i)
+				gone[i] = true
+			}
+		}
+		var want []int
+		for i := range n {
+			if !gone[i] {
+				want = append(want, i)
+			}
+		}
+		s.drop(idx)
+		var got []int
+		for _, j := range s.wait {
+			got = append(got, j.ID)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("drop %v of %d jobs: %v, want %v", idx, n, got, want)
+		}
 	}
 }
