@@ -199,3 +199,33 @@ func (m *Multi) Forget(t int64) {
 		p.Forget(t)
 	}
 }
+
+// EarliestFitMovingBefore is EarliestFitMoving restricted to starts before
+// limit: the earliest t, after ≤ t < min(limit, own), at which need fits in
+// every resource (its own hold counting as free), or own if there is none
+// (Profile.EarliestFitMovingBefore, combined by the fixed point of
+// EarliestFit: a resource with no fit before the limit ends the search).
+func (m *Multi) EarliestFitMovingBefore(after, dur int64, need []int, own, limit int64) int64 {
+	limit = min(limit, own)
+	if after >= limit {
+		return own
+	}
+	t := after
+	agreed := 0
+	for i := 0; agreed < len(m.res); i = (i + 1) % len(m.res) {
+		if need[i] <= 0 {
+			agreed++
+			continue
+		}
+		u := m.res[i].EarliestFitMovingBefore(t, dur, need[i], own, limit)
+		if u >= limit {
+			return own
+		}
+		if u > t {
+			t, agreed = u, 1
+		} else {
+			agreed++
+		}
+	}
+	return t
+}

@@ -228,6 +228,16 @@ func checkMulti(t *testing.T, name string, intn func(int) int, small bool, steps
 					if got != want {
 						t.Fatalf("%s step %d: EarliestFitMoving(%d,%d,%v,%d) = %d, want %d", name, step, after, h.e-h.s, h.need, h.s, got, want)
 					}
+					// restricted to starts before a limit: the same answer
+					// when it is before the limit, else the own start
+					limit := now + int64(intn(int(h.s-now)+2))
+					wantB := want
+					if want >= limit {
+						wantB = h.s
+					}
+					if got := m.EarliestFitMovingBefore(after, h.e-h.s, h.need, h.s, limit); got != wantB {
+						t.Fatalf("%s step %d: EarliestFitMovingBefore(%d,%d,%v,%d,%d) = %d, want %d", name, step, after, h.e-h.s, h.need, h.s, limit, got, wantB)
+					}
 				}
 			}
 		}

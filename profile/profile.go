@@ -1220,6 +1220,24 @@ func (p *Profile) AppendSteps(dst []Step) []Step {
 	return dst
 }
 
+// AppendStepsUntil appends the steps at or before t to dst and returns the
+// extended slice: AppendSteps cut at t, walking only the part of the
+// profile up to t (a search bounded to the near future).
+func (p *Profile) AppendStepsUntil(dst []Step, t int64) []Step {
+	acc := 0
+	for x := p.head; x != 0; x = p.bl[x].next {
+		b := &p.bl[x]
+		for i := range b.n {
+			if b.key[i] > t {
+				return dst
+			}
+			dst = append(dst, Step{b.key[i], p.procs - acc - b.loc[i]})
+		}
+		acc += b.own.sum
+	}
+	return dst
+}
+
 // Forget drops the breakpoints before t that no longer matter: the value at
 // t is kept. Policies call it as time advances so that B stays proportional
 // to the jobs still held.

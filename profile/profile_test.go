@@ -378,6 +378,31 @@ func TestAppendStepsIsSteps(t *testing.T) {
 	}
 }
 
+// TestAppendStepsUntilIsCut compares AppendStepsUntil with the steps of
+// AppendSteps at or before the cut, for cuts before, inside, on and after
+// the breakpoints of a many-block profile.
+func TestAppendStepsUntilIsCut(t *testing.T) {
+	p := New(10)
+	for i := int64(0); i < 300; i++ {
+		if err := p.Add(i*3, i*3+50, 1+int(i%3)); err != nil {
+			break
+		}
+	}
+	all := p.Steps()
+	for _, cut := range []int64{-5, 0, 1, 3, 4, 299, 300, 301, 600, 1000, 1 << 40} {
+		var want []Step
+		for _, st := range all {
+			if st.At <= cut {
+				want = append(want, st)
+			}
+		}
+		got := p.AppendStepsUntil(nil, cut)
+		if !slices.Equal(got, want) {
+			t.Fatalf("cut %d: %d steps, want %d", cut, len(got), len(want))
+		}
+	}
+}
+
 // TestMoveIsRemoveAdd moves random holds earlier and later, overlapping
 // their old place or not, on one- and many-block profiles, and compares
 // the steps with Remove then Add on a copy.

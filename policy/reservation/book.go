@@ -118,9 +118,14 @@ type Book[A, X any] struct {
 	SearchBudget int
 	// name prefixes the panics of broken invariants
 	name   string
-	failed []query[A] // Compress's failed searches since the last move
-	found  []query[A] // compressScalar's successful searches of the pass (after: the start found)
+	failed []query[A] // the failed searches of a compression pass (failBound)
+	found  []query[A] // its successful searches (after: the start found; foundBound)
 	grid   foundGrid  // all of them (compressScalar)
+	// compressScalar's jumps (skipping, compress.go): the failures that
+	// dominate the later jobs they cover, the index of the list
+	cuts  []query[int]
+	vcuts []query[[]int] // compressVector's
+	ix    skipIndex
 	// which jobs a compression can move (history.go): count numbers the
 	// jobs of Add, hist is the history of the events that may free
 	// capacity (histCut: the count of the last one cut off)

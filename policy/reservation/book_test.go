@@ -17,6 +17,8 @@ import (
 // re-places every reservation in order (Literal). After every event the
 // waiting lists must agree job by job, and no reservation of the fast book
 // may be able to move earlier (each is an earliest fit given the others).
+// On every other seed the jobs come in bursts of identical ones, so that
+// runs of identical reservations move together.
 // Package conservative's TestCancellationsEqualLiteral is the scalar case.
 func TestVectorCompressEqualsLiteral(t *testing.T) {
 	n := 200
@@ -29,6 +31,26 @@ func TestVectorCompressEqualsLiteral(t *testing.T) {
 		caps := make([]int, k)
 		for i := range caps {
 			caps[i] = 1 + r.IntN(16)
+		}
+		randNeed := func() []int {
+			need := make([]int, k)
+			need[0] = 1 + r.IntN(caps[0])
+			for i := 1; i < k; i++ {
+				need[i] = r.IntN(caps[i] + 1)
+			}
+			return need
+		}
+		// on even seeds the jobs come from three shapes, in bursts of up
+		// to 8 identical ones (job arrays: runs of identical reservations)
+		arrays := seed%2 == 0
+		type shape struct {
+			need []int
+			est  int64
+		}
+		var shapes [3]shape
+		for i := range shapes {
+			shapes[i] = shape{randNeed(), int64(1 + r.IntN(40))}
+			shapes[i].need[0] = 1 + r.IntN(max(1, caps[0]/3))
 		}
 		type side struct {
 			run  *policy.RunningK
@@ -71,17 +93,20 @@ func TestVectorCompressEqualsLiteral(t *testing.T) {
 		nextID := 0
 		for step := 0; step < 150; step++ {
 			switch c := r.IntN(10); {
-			case c < 4: // a submission
-				j := &job.Request{ID: nextID, SWFID: int64(nextID), Submit: now, Procs: 1 + r.IntN(caps[0]), Estimate: int64(1 + r.IntN(100))}
-				nextID++
-				need := make([]int, k)
-				need[0] = j.Procs
-				for i := 1; i < k; i++ {
-					need[i] = r.IntN(caps[i] + 1)
+			case c < 4: // a submission, or a burst of identical ones
+				need, est := randNeed(), int64(1+r.IntN(100))
+				burst := 1
+				if arrays {
+					sh := shapes[r.IntN(len(shapes))]
+					need, est, burst = sh.need, sh.est, 1+r.IntN(8)
 				}
-				for _, s := range both {
-					s.book.Settle(now)
-					s.book.Add(now, j, slices.Clone(need), j.Estimate, struct{}{})
+				for range burst {
+					j := &job.Request{ID: nextID, SWFID: int64(nextID), Submit: now, Procs: need[0], Estimate: est}
+					nextID++
+					for _, s := range both {
+						s.book.Settle(now)
+						s.book.Add(now, j, slices.Clone(need), j.Estimate, struct{}{})
+					}
 				}
 				check("insert")
 			case c < 6 && fast.book.Len() > 0: // a cancellation

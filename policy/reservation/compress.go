@@ -30,7 +30,8 @@ import (
 // (PrefixMax, per resource) answers that for all jobs in one pass, O(B+Q);
 // only the jobs that pass are searched (EarliestFitMoving, which counts
 // the job's own hold as free and changes nothing), and only the jobs that
-// really move update the profile.
+// really move update the profile. The loops are compressScalar (processors)
+// and compressVector (requirement vectors), the same steps.
 //
 // freed is the start of the capacity just released (now for a running job
 // that ended early; the reservation's start for a cancelled waiting job).
@@ -59,53 +60,11 @@ func (b *Book[A, X]) Compress(now, freed, released int64) {
 	if b.FullSearch {
 		freed, released = now, Infinity
 	}
-	if bs, ok := any(b).(*Book[int, X]); ok {
-		compressScalar(bs, bs.m.(*scalar), now, freed, released, memo)
-		return
-	}
-	m := b.m
-	m.resetMax(now)
-	moved := false
-	b.failed = b.failed[:0]
-	for _, e := range b.wait {
-		if e.Start <= now {
-			continue
-		}
-		if e.Start == Infinity {
-			break // the jobs that never fit sort last
-		}
-		if m.below(e.Start, e.Need) {
-			continue
-		}
-		d := e.Dur
-		after := max(now, freed-d+1)
-		if after >= e.Start {
-			continue
-		}
-		q := query[A]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
-		if memo && b.dominated(q) {
-			continue
-		}
-		t := m.fitMovingBefore(after, d, e.Need, e.Start, released)
-		if t >= e.Start {
-			if memo {
-				b.remember(q)
-			}
-			continue
-		}
-		b.failed = b.failed[:0] // the profile changes
-		b.unplace(e)
-		freed = min(freed, e.Start) // its old slot is released
-		released = max(released, e.Start+d)
-		e.Start = t
-		if err := m.add(t, t+d, e.Need); err != nil {
-			b.fail(err) // unreachable: EarliestFitMoving found room
-		}
-		moved = true
-		m.resetMax(now)
-	}
-	if moved {
-		b.Sort()
+	switch bk := any(b).(type) {
+	case *Book[int, X]:
+		compressScalar(bk, bk.m.(*scalar), now, freed, released, memo)
+	case *Book[[]int, X]:
+		compressVector(bk, bk.m.(*vector), now, freed, released, memo)
 	}
 }
 
@@ -120,27 +79,6 @@ type query[A any] struct {
 
 // maxFailed is how many failed searches Compress remembers.
 const maxFailed = 16
-
-// dominated reports whether a search for q must fail because a remembered
-// one failed on the same profile. A failed search for (n, d) from after
-// means: every start t in [after, limit) meets an instant x < own, inside
-// [t, t+d), with fewer than n free (in some resource; the own hold, which
-// counts as free, starts at own ≥ limit, so it does not cover x). A job of
-// amount n' ≥ n (in every resource) and duration d' ≥ d whose reservation
-// own' is later (its window cut at own' then holds that x, which its own
-// hold does not cover either, being later still) fails at every such t;
-// so with after' ≥ after and limit' ≤ limit it fails everywhere.
-// Reservations are visited in order, so own' ≥ own holds; the list is
-// cleared whenever a job moves.
-func (b *Book[A, X]) dominated(q query[A]) bool {
-	for i := range b.failed {
-		f := &b.failed[i]
-		if f.d <= q.d && f.after <= q.after && f.limit >= q.limit && b.m.covers(f.n, q.n) {
-			return true
-		}
-	}
-	return false
-}
 
 // remember records a failed search, replacing the oldest beyond maxFailed.
 func (b *Book[A, X]) remember(q query[A]) {
@@ -176,11 +114,23 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 	b.moved, b.movedAt = b.moved[:0], b.movedAt[:0]
 	unknown := b.unknownUpTo()         // no job numbered up to it is skipped
 	minMoved := uint64(math.MaxUint64) // the smallest number moved in this pass
+	foundMax, failMax := int64(math.MinInt64), int64(math.MinInt64)
 	rels := &b.rels
 	rels.reset(prof, now, freed, released, b.spans, memo)
 	b.spans = b.spans[:0]
 	w := b.wait
+	// the jumps over jobs that cannot move (skipping): the failures that
+	// dominate every later job they cover (cuts), the filter's bound for
+	// the jobs after the released capacity (filterV, -1: none), the index
+	// of the list (built when first needed)
+	b.cuts = b.cuts[:0]
+	filterV, indexed := -1, false
 	for i := 0; i < len(w); {
+		if indexed && (filterV >= 0 || len(b.cuts) > 0) {
+			if i = b.skip(w, i, filterV); i == len(w) {
+				break
+			}
+		}
 		e := w[i]
 		if e.Start <= now {
 			i++
@@ -199,7 +149,15 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		// a new start t < min(released, s) has n free at t itself; the
 		// bound never decreases along the list (released only grows)
-		if pm.Before(min(e.Start, released)) < e.Need {
+		if v := pm.Before(min(e.Start, released)); v < e.Need {
+			if memo && e.Start >= released {
+				// every later job (reserved no earlier) is asked for v
+				filterV = v
+				if !indexed {
+					buildSkip(&b.ix, w, i)
+					indexed = true
+				}
+			}
 			i = r
 			continue
 		}
@@ -216,7 +174,14 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		q := query[int]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
 		from := after
 		if memo {
-			from = max(from, foundBound(b.found, q), failBound(b.failed, q))
+			// the scans only when a remembered fit or failure reaches past
+			// from (foundMax, failMax: upper bounds of what they hold)
+			if foundMax > from {
+				from = max(from, foundBound(b.found, q))
+			}
+			if failMax > from {
+				from = max(from, failBound(b.failed, q))
+			}
 			if from >= q.limit {
 				i = r // dominated: no search
 				continue
@@ -246,16 +211,27 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		if t >= e.Start {
 			if memo {
 				b.remember(q)
+				failMax = max(failMax, q.limit)
+				if q.after <= now && q.limit >= released && len(b.cuts) < maxFailed {
+					b.cuts = append(b.cuts, q)
+					if !indexed {
+						buildSkip(&b.ix, w, i)
+						indexed = true
+					}
+				}
 			}
 			i = r
 			continue
 		}
 		if memo {
+			foundMax = max(foundMax, t)
 			b.found = appendBounded(b.found, query[int]{n: e.Need, d: d, after: t})
 			b.grid.add(e.Need, d, t)
 		}
 		freed = min(freed, e.Start) // their old slots are released
 		released = max(released, e.Start+d)
+		b.cuts = slices.DeleteFunc(b.cuts, func(f query[int]) bool { return f.limit < released })
+		filterV = -1 // the profile changes
 		s0 := e.Start
 		k := moveRun(prof, w[i:r], t)
 		rels.add(prof, now, s0, s0+d)
@@ -264,6 +240,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			// profile as it is now (moveRun)
 			q.limit = e.Start
 			b.remember(q)
+			failMax = max(failMax, q.limit)
 		}
 		for _, x := range w[i : i+k] {
 			minMoved = min(minMoved, x.seq)
@@ -319,23 +296,30 @@ func appendBounded(list []query[int], q query[int]) []query[int] {
 // jobs in b.moved (each earlier; b.movedAt their indices in b.wait,
 // increasing): the others are still in order, so they are packed to the
 // front and the moved ones, sorted, are merged in from the back, in place:
-// O(Q + m log m) for m moved, where sorting the whole list cost O(Q log Q).
+// O(Q + m log m) for m moved, where sorting the whole list cost O(Q log Q);
+// only the span from the first new place to the last old one is touched.
 func (b *Book[A, X]) mergeMoved() {
 	mv := b.moved
 	slices.SortFunc(mv, Cmp[A, X])
 	w := b.wait
-	n, skip := 0, b.movedAt
-	for at, e := range w {
+	// only w[lo:hi] changes: the moved jobs were at movedAt, all before
+	// hi, and each is now before its old place, after every job of
+	// w[:lo]; the jobs of w[hi:] come after every old place, so after
+	// every new one
+	first, hi := b.movedAt[0], b.movedAt[len(b.movedAt)-1]+1
+	lo, _ := slices.BinarySearchFunc(w[:first], mv[0], Cmp[A, X])
+	n, skip := first, b.movedAt
+	for at := first; at < hi; at++ {
 		if len(skip) > 0 && skip[0] == at {
 			skip = skip[1:]
 			continue
 		}
-		w[n] = e
+		w[n] = w[at]
 		n++
 	}
 	i, j := n-1, len(mv)-1 // the last kept, the last moved
-	for k := len(w) - 1; j >= 0; k-- {
-		if i >= 0 && Cmp(w[i], mv[j]) > 0 {
+	for k := hi - 1; j >= 0; k-- {
+		if i >= lo && Cmp(w[i], mv[j]) > 0 {
 			w[k] = w[i]
 			i--
 		} else {
@@ -396,7 +380,7 @@ func moveRun[X any](prof *profile.Profile, run []*Entry[int, X], t int64) int {
 // moved came later in the list, so the old slot it released starts at or
 // after the failed job's reservation, past the instant x that blocked each
 // start, and its new hold only lowers free counts. So the failures are kept
-// across moves here (Compress, for vectors, clears them), and a failure
+// across moves (for vectors too: failBoundVector), and a failure
 // with f.limit ≥ q.limit skips q's search altogether, as dominated does.
 func failBound(failed []query[int], q query[int]) int64 {
 	from := int64(math.MinInt64)
@@ -406,4 +390,48 @@ func failBound(failed []query[int], q query[int]) int64 {
 		}
 	}
 	return from
+}
+
+// skipping: a compression pass jumps over jobs that cannot move.
+//
+// A failed search f (amount n, duration d, from f.after ≤ now, up to
+// f.limit ≥ released) bounds, by failBound's argument, the earliest fit of
+// every later job j with n_j ≥ n and d_j ≥ d: it is no earlier than
+// f.limit, while j's search would stop at min(released, s_j) ≤ f.limit
+// and start at after_j ≥ now ≥ f.after; so j does not move, and visiting
+// it would change nothing. Such failures are the cuts; a move that raises
+// released drops the ones whose limit it passes.
+//
+// When a job reserved at or after released fails the filter (the most
+// free at any instant before released, v, is below its amount), every
+// later job is asked the same v (its reservation is no earlier), so the
+// ones that need more than v are filtered too, until a move changes the
+// profile.
+//
+// skip returns the first position from i on that neither skips, with the
+// index's jumps: O(log Q) per jump, where visiting cost O(1) per job.
+
+// skip is the first position ≥ i whose job is neither filtered by v (if
+// v ≥ 0) nor dominated by a cut.
+func (b *Book[A, X]) skip(w []*Entry[int, X], i, v int) int {
+	ix := &b.ix
+	for i < len(w) {
+		e := w[i]
+		if v >= 0 && e.Need > v {
+			i = ix.needBelow(i, v+1)
+			continue
+		}
+		j := i
+		for _, f := range b.cuts {
+			if e.Need >= f.n && e.Dur >= f.d {
+				j = min(ix.needBelow(i, f.n), ix.durBelow(i, f.d))
+				break
+			}
+		}
+		if j == i {
+			return i
+		}
+		i = j
+	}
+	return i
 }

@@ -17,15 +17,6 @@ type machine[A any] interface {
 	add(start, end int64, n A) error
 	remove(start, end int64, n A) error
 	forget(t int64)
-	// the compression's filter and search: resetMax starts a forward walk
-	// at now; below(t, n) reports whether fewer than n are free (in some
-	// resource) at every instant of [now, t), t not decreasing between
-	// calls; fitMovingBefore is Profile.EarliestFitMovingBefore; covers(f,
-	// q) reports f ≤ q (in every resource).
-	resetMax(now int64)
-	below(t int64, n A) bool
-	fitMovingBefore(after, dur int64, n A, own, limit int64) int64
-	covers(f, q A) bool
 	// the running jobs
 	startFor(now int64, j *job.Request, n A, dur int64) error
 	hold(j *job.Request) (start, end int64, running bool)
@@ -42,19 +33,12 @@ type machine[A any] interface {
 type scalar struct {
 	run *policy.Running
 	p   *profile.Profile
-	pm  profile.PrefixMax
 }
 
 func (s *scalar) earliestFit(after, dur int64, n int) int64 { return s.p.EarliestFit(after, dur, n) }
 func (s *scalar) add(start, end int64, n int) error         { return s.p.Add(start, end, n) }
 func (s *scalar) remove(start, end int64, n int) error      { return s.p.Remove(start, end, n) }
 func (s *scalar) forget(t int64)                            { s.p.Forget(t) }
-func (s *scalar) resetMax(now int64)                        { s.pm = s.p.PrefixMax(now) }
-func (s *scalar) below(t int64, n int) bool                 { return s.pm.Before(t) < n }
-func (s *scalar) covers(f, q int) bool                      { return f <= q }
-func (s *scalar) fitMovingBefore(after, dur int64, n int, own, limit int64) int64 {
-	return s.p.EarliestFitMovingBefore(after, dur, n, own, limit)
-}
 func (s *scalar) startFor(now int64, j *job.Request, _ int, dur int64) error {
 	return s.run.StartFor(now, j, dur)
 }
@@ -93,37 +77,28 @@ func (v *vector) resetMax(now int64) {
 	}
 }
 
-// below is true when some resource the job needs has fewer free than it
-// needs at every instant of [now, t).
-func (v *vector) below(t int64, n []int) bool {
+// resetMaxAt restarts the walks at now already advanced to x
+// (Profile.PrefixMaxAt), after a move.
+func (v *vector) resetMaxAt(now, x int64) {
+	for i := range v.pms {
+		v.pms[i] = v.m.Res(i).PrefixMaxAt(now, x)
+	}
+}
+
+// belowIn is below that tells which resource: the first resource r the
+// job needs with fewer free than n[r] at every instant of [now, t), and
+// the most free there.
+func (v *vector) belowIn(t int64, n []int) (r, most int, ok bool) {
 	for i, k := range n {
-		if k > 0 && v.pms[i].Before(t) < k {
-			return true
+		if k > 0 {
+			if f := v.pms[i].Before(t); f < k {
+				return i, f, true
+			}
 		}
 	}
-	return false
+	return -1, 0, false
 }
 
-func (v *vector) covers(f, q []int) bool {
-	for i := range f {
-		if f[i] > q[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// fitMovingBefore is Multi.EarliestFitMoving with starts restricted to
-// before limit (own when the earliest is not).
-func (v *vector) fitMovingBefore(after, dur int64, n []int, own, limit int64) int64 {
-	if after >= min(limit, own) {
-		return own
-	}
-	if t := v.m.EarliestFitMoving(after, dur, n, own); t < limit {
-		return t
-	}
-	return own
-}
 func (v *vector) startFor(now int64, j *job.Request, n []int, dur int64) error {
 	return v.run.StartFor(now, j, n, dur)
 }

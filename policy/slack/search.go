@@ -38,8 +38,18 @@ func (s *Policy) search(now int64, x *sjob) (int64, bool) {
 func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, bool) {
 	prof := s.run.Prof
 	W := s.book.Wait()
+	// with a window (Params.Window), the search sees only its first jobs;
+	// the others stay held where they are
+	s.win = s.prm.Window > 0 && len(W) > s.prm.Window
+	cut := int64(math.MaxInt64)
+	if s.win {
+		W = W[:s.prm.Window]
+		cut = W[len(W)-1].Start
+	}
 	// slots: now, the profile's breakpoints (running jobs' ends among
 	// them) and every waiting job's start and end, ascending and distinct
+	// (with a window: those up to the last job's slot in the window, and
+	// the new job's conservative slot)
 	slots := s.slots[:0]
 	slots = append(slots, now)
 	switch {
@@ -53,7 +63,11 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 			slots = append(slots, t)
 		}
 	default:
-		s.steps = prof.AppendSteps(s.steps[:0])
+		if s.win {
+			s.steps = prof.AppendStepsUntil(s.steps[:0], cut)
+		} else {
+			s.steps = prof.AppendSteps(s.steps[:0])
+		}
 		for _, st := range s.steps {
 			if st.At > now {
 				slots = append(slots, st.At)
@@ -61,11 +75,22 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 		}
 		ws := s.wslots[:0]
 		for _, w := range W {
-			ws = append(ws, w.Start, w.Start+w.J.Estimate)
+			ws = append(ws, w.Start)
+			if end := w.Start + w.J.Estimate; end <= cut {
+				ws = append(ws, end)
+			}
 		}
 		slices.Sort(ws)
 		s.wslots = ws
 		slots = mergeSlots(slots, ws, &s.merged)
+	}
+	// with a window, the conservative schedule (every reservation kept,
+	// the new job at its earliest fit) is the first candidate: the one
+	// schedule of finite price that always exists (§4.2), which the
+	// window's slots may no longer reach
+	tsc := int64(-1)
+	if s.win && !onlyNow && x.J.Procs > 0 {
+		tsc = prof.EarliestFit(now, x.J.Estimate, x.J.Procs)
 	}
 	s.slots = slots
 	for _, w := range W {
@@ -109,6 +134,12 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 
 	n, e := x.J.Procs, x.J.Estimate
 	bestPrice, bestMoved, bestTs := math.Inf(1), math.MaxInt, int64(-1)
+	if tsc >= 0 {
+		bestPrice, bestMoved, bestTs = s.ownTerm(tsc, now, n), 0, tsc
+		for i, w := range W {
+			s.best[i] = w.Start
+		}
+	}
 	k := 0      // W[:k] are held (scheduled before ts)
 	sameK := -1 // slots up to this k price the schedule last priced (dummy)
 	slot := func(ts int64) bool {
@@ -168,9 +199,20 @@ func (s *Policy) searchSlots(now int64, x *sjob, onlyNow bool) (int64, float64, 
 			}
 			return !(anyFeasible && len(D) == 0)
 		}
-		for _, d := range D {
+		for i, d := range D {
 			d.X.shifted = d.Start + e
 			d.X.cand = d.X.shifted
+			if s.win && !prof.Fits(d.X.shifted, d.J.Estimate, d.J.Procs) {
+				// the delayed schedule meets the jobs beyond the window:
+				// no schedule at this slot
+				for _, h := range D[:i] {
+					s.unhold(h, h.X.shifted)
+				}
+				if n > 0 {
+					_ = prof.Remove(ts, ts+e, n)
+				}
+				return true
+			}
 			s.hold(d, d.X.shifted)
 		}
 		try := func(order []*sjob) {
@@ -355,7 +397,19 @@ func (s *Policy) compressAST(now, ts, e int64, D []*sjob, k int, held bool, own,
 				}
 				from = max(from, d.X.efr, now)
 			}
-			d.X.cand = min(prof.EarliestFitMoving(from, d.J.Estimate, d.J.Procs, d.X.shifted), d.X.shifted)
+			if s.win && !held {
+				// the jobs beyond the window are held, not delayed: the
+				// earliest start up to the delayed slot where the whole
+				// estimate fits, if any
+				t := prof.EarliestFitMovingBefore(from, d.J.Estimate, d.J.Procs, profile.Infinity, d.X.shifted+1)
+				if t == profile.Infinity {
+					feasible = false
+					break
+				}
+				d.X.cand = t
+			} else {
+				d.X.cand = min(prof.EarliestFitMoving(from, d.J.Estimate, d.J.Procs, d.X.shifted), d.X.shifted)
+			}
 		}
 		switch {
 		case !held:
@@ -547,7 +601,7 @@ func better(price float64, moved int, bestPrice float64, bestMoved int) bool {
 // apply moves the waiting jobs to the slots in s.best.
 func (s *Policy) apply(x *sjob, ts int64) {
 	changed := false
-	wait := s.book.Wait()
+	wait := s.book.Wait()[:len(s.best)] // a window's jobs (the rest stay)
 	for i, w := range wait {
 		if s.best[i] != w.Start {
 			s.unhold(w, w.Start)
@@ -559,6 +613,8 @@ func (s *Policy) apply(x *sjob, ts int64) {
 	}
 	for i, w := range wait {
 		if s.best[i] != w.Start {
+			// the old slot is released (compressRest)
+			s.movedLo, s.movedHi = min(s.movedLo, w.Start), max(s.movedHi, w.Start+max(w.J.Estimate, 1))
 			w.Start = s.best[i]
 			s.hold(w, w.Start)
 		}

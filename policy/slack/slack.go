@@ -100,6 +100,14 @@ type Params struct {
 	// ties by arrival), e.g. sjf or Slurm's multifactor priority (parameter
 	// order). Nil: the paper's heuristics.
 	Order policy.Order
+	// Window, when positive, bounds every search to the first Window
+	// waiting jobs in order of their slots (parameter window, an
+	// approximation that is not the paper's): only they may move, the
+	// later ones keep their slots, and a new job is tried at the slots up
+	// to the Window-th job's slot and at its conservative slot (its
+	// earliest fit with every reservation kept). 0: every waiting job
+	// (the paper's search).
+	Window int
 }
 
 // DefaultParams are the paper's §5.2 settings: αu = αt = αp = αf = 1,
@@ -122,6 +130,7 @@ func init() {
 			{Name: "awt", Default: "2401", Doc: "AWT, the system's average wait time in seconds (simulate accepts awt=auto: the mean wait of a conservative run)"},
 			{Name: "h", Default: "ast", Doc: "heuristic: ast, aat, du, dc or dp (§4.6); all = every permutation (§4.5's exact algorithm, up to 7 delayed jobs)"},
 			orderParam,
+			{Name: "window", Default: "0", Doc: "search window, an approximation (not the paper's): only the first N waiting jobs by slot may move, the new job is tried up to the N-th one's slot and at its conservative slot; 0 or all = every waiting job (the paper)"},
 		},
 		New: func(procs int, p policy.Params) (policy.Scheduler, error) {
 			prm := d
@@ -148,6 +157,14 @@ func init() {
 				}
 				prm.Heuristic = h
 			}
+			w, err := p.Int("window", 0, 0)
+			if err != nil {
+				return nil, fmt.Errorf("slack: %w", err)
+			}
+			if w < 0 {
+				return nil, fmt.Errorf("slack: window must be 0 (all) or positive, got %d", w)
+			}
+			prm.Window = w
 			o, err := parseOrder(procs, p)
 			if err != nil {
 				return nil, err
@@ -232,6 +249,13 @@ type Policy struct {
 	wslots  []int64
 	merged  []int64
 	best    []int64 // chosen slots of the delayed jobs, by position in wait
+	// win: this search sees only the first Params.Window waiting jobs
+	win bool
+	// movedLo, movedHi bound the capacity released at this instant: the
+	// release and the old slots of the jobs that remove's search moved
+	// (compressRest)
+	movedLo, movedHi int64
+	failed           []failedFit // compressRest's failed searches
 	// Stats of the search, for benchmarks and tests.
 	Stats Stats
 	// onSlot, when set (tests), sees each priced slot and its permutation.
@@ -254,6 +278,8 @@ type Stats struct {
 	Slots            int // candidate slots priced
 	Placements       int // compressions of single jobs
 	Queries          int // earliest-fit queries of the AST compressions
+	Unmovable        int // removes whose search was skipped: no job could move
+	RestMoves        int // jobs beyond the window moved by compressRest
 }
 
 var (
@@ -266,7 +292,7 @@ var (
 func New(procs int, prm Params) *Policy {
 	s := &Policy{prm: prm, run: policy.NewRunning(procs), runP: make(map[int]float64), ord: policy.NewOrdering(prm.Order)}
 	s.book = reservation.NewScalar[sstate]("slack", s.run)
-	s.book.Hooks.Release = func(now, _, _ int64) { s.reprice(now) }
+	s.book.Hooks.Release = s.reprice
 	return s
 }
 
@@ -285,6 +311,9 @@ func (s *Policy) Name() string {
 	add("at", s.prm.At, d.At)
 	add("ap", s.prm.Ap, d.Ap)
 	add("af", s.prm.Af, d.Af)
+	if s.prm.Window > 0 {
+		name += ":window=" + strconv.Itoa(s.prm.Window)
+	}
 	if s.prm.Order != nil {
 		name += ":order=" + s.prm.Order.Name()
 	} else if s.prm.Heuristic != d.Heuristic {
@@ -398,16 +427,132 @@ func (s *Policy) Remove(now int64, j *job.Request) {
 
 // reprice runs the search with the zero dummy and applies the cheapest
 // schedule.
-func (s *Policy) reprice(now int64) {
+func (s *Policy) reprice(now, freed, released int64) {
 	if s.book.Len() == 0 {
 		return
 	}
 	s.Stats.Removes++
-	dummy := &sjob{J: &job.Request{ID: -1}, X: sstate{p: 1}}
-	ts, found := s.search(now, dummy)
-	if found {
-		s.apply(nil, ts)
+	s.movedLo, s.movedHi = freed, released
+	if s.noSettle || s.anyCanMove(now) {
+		dummy := &sjob{J: &job.Request{ID: -1}, X: sstate{p: 1}}
+		ts, found := s.search(now, dummy)
+		if found {
+			s.apply(nil, ts)
+		}
+	} else {
+		s.Stats.Unmovable++
 	}
+	s.compressRest(now, s.movedLo, s.movedHi)
+}
+
+// compressRest, with a window (Params.Window), compresses the waiting jobs
+// beyond it after remove's search, as conservative backfilling's
+// compression does after a release (reservation.Book.Compress): in order
+// of their slots, each to its earliest fit no later than its slot, every
+// other reservation kept, where the fit must meet the capacity released
+// at this instant — from freed to released, widened by the old slots of
+// the window's jobs that remove's search moved and of the jobs moved here.
+// A move earlier delays nobody and only adds slack, so the bounds hold;
+// without it the jobs beyond the window would not use released capacity
+// until they enter the window, and the machine would idle while they
+// wait. A forward walk over the profile (profile.PrefixMax) skips the jobs
+// for which no instant before their slot (and before released) has enough
+// processors free.
+func (s *Policy) compressRest(now, freed, released int64) {
+	W := s.book.Wait()
+	if s.prm.Window <= 0 || len(W) <= s.prm.Window {
+		return
+	}
+	prof := s.run.Prof
+	pm := prof.PrefixMax(now)
+	moved := false
+	failed := s.failed[:0]
+	for _, w := range W[s.prm.Window:] {
+		// a new start t < min(released, slot) has the processors free at
+		// t itself; the bound never decreases along the list
+		if w.Start <= now || pm.Before(min(w.Start, released)) < w.J.Procs {
+			continue
+		}
+		d := max(w.J.Estimate, 1)
+		after := max(now, freed-d+1)
+		if after >= w.Start {
+			continue
+		}
+		q := failedFit{n: w.J.Procs, d: d, after: after, limit: min(released, w.Start)}
+		if q.dominatedBy(failed) {
+			continue
+		}
+		t := prof.EarliestFitMovingBefore(after, d, w.J.Procs, w.Start, released)
+		if t >= w.Start {
+			if len(failed) < maxFailed {
+				failed = append(failed, q)
+			} else {
+				failed[len(failed)%maxFailed] = q
+			}
+			continue
+		}
+		failed = failed[:0] // the profile changed
+		old := w.Start
+		s.unhold(w, old)
+		s.hold(w, t)
+		w.Start = t
+		moved = true
+		s.Stats.RestMoves++
+		freed, released = min(freed, old), max(released, old+d)
+		pm = prof.PrefixMaxAt(now, old) // the profile changed before old
+	}
+	s.failed = failed
+	if moved {
+		s.book.Sort()
+	}
+}
+
+// failedFit is a search of compressRest that found no earlier start: a job
+// of n processors and duration d, for starts in [after, limit).
+type failedFit struct {
+	n            int
+	d            int64
+	after, limit int64
+}
+
+// maxFailed is how many failed searches compressRest remembers.
+const maxFailed = 8
+
+// dominatedBy reports whether the search q must fail because one of the
+// failed searches f did, on the same profile (as reservation.Book's
+// compression): every start t in [f.after, f.limit) meets an instant x
+// before the searched job's slot, inside [t, t+f.d), with fewer than f.n
+// free; a job of n ≥ f.n and d ≥ f.d with a later slot (the jobs are
+// visited in order of their slots) meets the same x from every such t, so
+// with after ≥ f.after and limit ≤ f.limit it fails everywhere.
+func (q failedFit) dominatedBy(failed []failedFit) bool {
+	for _, f := range failed {
+		if q.n >= f.n && q.d >= f.d && q.after >= f.after && q.limit <= f.limit {
+			return true
+		}
+	}
+	return false
+}
+
+// anyCanMove reports whether some waiting job the search sees (all of
+// them, or the window's) could start earlier than its slot with every other
+// reservation kept. When none can, remove's search is skipped: the dummy
+// delays nobody, so every slot's compression starts from the schedule as
+// it is, where the first job cannot move, then the next cannot either
+// (nothing changed), and so on; every slot prices 0 with no job moved, the
+// first (now) wins, and applying it changes nothing.
+func (s *Policy) anyCanMove(now int64) bool {
+	prof := s.run.Prof
+	W := s.book.Wait()
+	if s.prm.Window > 0 && len(W) > s.prm.Window {
+		W = W[:s.prm.Window]
+	}
+	for _, w := range W {
+		if w.Start > now && prof.EarliestFitMoving(now, w.J.Estimate, w.J.Procs, w.Start) < w.Start {
+			return true
+		}
+	}
+	return false
 }
 
 // Tick implements policy.Scheduler: start the jobs whose slot is now.
