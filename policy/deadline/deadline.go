@@ -626,6 +626,22 @@ func (s *Policy) release(xs []*djob) {
 	}
 }
 
+// releaseAll is release of every waiting job (xs): when fewer jobs run
+// than wait, the profile is rebuilt from the running jobs' holds instead
+// (Running.HoldsOnly: the same free counts from now on, so the same
+// searches).
+func (s *Policy) releaseAll(now int64, xs []*djob) {
+	if s.run.Len() >= len(xs) {
+		s.release(xs)
+		return
+	}
+	for _, x := range xs {
+		x.X.old = x.Start
+	}
+	s.run.HoldsOnly(now)
+	s.fm.released(now)
+}
+
 // restore re-holds xs at their old reservations.
 func (s *Policy) restore(xs []*djob) {
 	for _, x := range xs {

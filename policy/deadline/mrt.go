@@ -47,13 +47,16 @@ import (
 // searches afresh; TestMRTBacktracksEqualReference checks after every
 // backtrack that the bounds and witnesses hold (checkFits).
 func (s *Policy) mrt(now int64, x *djob) bool {
+	if s.refAdmit != nil {
+		return s.refAdmit(now, x)
+	}
 	W := s.book.Wait()
 	// a rejection goes back to a copy of the profile (snapshot): O(B) word
 	// copies where re-holding every waiting job and undoing every placement
 	// cost O(N) profile updates (most decisions of a long queue are
 	// rejections)
 	snap := s.snapshot(len(W))
-	s.release(W)
+	s.releaseAll(now, W)
 	tl := s.byHeuristic(s.tl, x)
 	n := len(tl)
 	if cap(s.fits) < 2*n {

@@ -35,7 +35,19 @@ import (
 // exceeds the best price. A position whose holds are those of the last
 // evaluated one (x at the same slot, and the job now kept had gone back to
 // its old slot there) gives the same schedule and is skipped.
+//
+// In AST order, while every job re-placed at a position has gone back to
+// its old slot, the next one's search starts at its own old slot: before
+// the decision no job could fit earlier than its reservation (its own hold
+// counting as free; the schedule is compressed after every decision and
+// compression), and before that slot the profile now holds at least what
+// it held then — the jobs before it at their old slots, the new job in
+// addition, and the jobs after it, which start no earlier, out — so no
+// earlier start fits now either.
 func (s *Policy) msb(now int64, x *djob) bool {
+	if s.refAdmit != nil {
+		return s.refAdmit(now, x)
+	}
 	var order []*djob
 	if s.prm.H != AST {
 		order = s.byHeuristic(s.tl, nil)
@@ -43,11 +55,12 @@ func (s *Policy) msb(now int64, x *djob) bool {
 		order = append(s.tl[:0], s.book.Wait()...)
 	}
 	N := len(order)
+	ast := s.prm.H == AST
 	// the profile before the decision (snapshot): the end goes back to it
 	// (O(B) word copies) and moves only the jobs the chosen schedule moves,
 	// where re-holding the whole queue cost O(N) profile updates
 	snap := s.snapshot(N)
-	s.release(order)
+	s.releaseAll(now, order)
 	// lb[i]: the largest possible profit of order[i:]. No job can start
 	// before its earliest fit among the running jobs alone (the profile
 	// now), which the extra holds of any candidate schedule only delay.
@@ -94,7 +107,15 @@ func (s *Policy) msb(now int64, x *djob) bool {
 		k := i
 		for ; k < N; k++ {
 			w := order[k]
-			t := s.fit(now, w)
+			var t int64
+			if ast && moved == 0 {
+				// every job re-placed so far went back to its old slot:
+				// w cannot fit before its own (see above)
+				s.Stats.Placements++
+				t = s.memoFitAfter(w.X.old, w)
+			} else {
+				t = s.fit(now, w)
+			}
 			if t+w.J.Estimate > w.X.d {
 				feasible = false
 				break
