@@ -514,14 +514,15 @@ func (e *Engine) Cancel(now int64, r *job.Request) error {
 // SettleAhead lets a policy.SettlerAhead react now to the releases of
 // instant now (the end of a live request that released capacity), as its
 // next call would; the decisions do not change. Other policies: nothing.
-func (e *Engine) SettleAhead(now int64) error {
+// It reports whether the policy reacted.
+func (e *Engine) SettleAhead(now int64) (bool, error) {
 	if err := e.at(now); err != nil {
-		return err
+		return false, err
 	}
 	if s, ok := e.sched.(policy.SettlerAhead); ok {
-		s.SettleAhead(now)
+		return s.SettleAhead(now), nil
 	}
-	return nil
+	return false, nil
 }
 
 // Extend asks a policy.Extender (Config.Extend) whether running job r,

@@ -95,7 +95,7 @@ func (p *Pending) Peek() (now, freed, relEnd int64, ok bool) {
 // together), every other call keeps it, and a Snapshot saves the state
 // before it. A policy that cannot undo its reaction (a re-plan in a queue
 // order, running jobs past their holds) does nothing. The simulator never
-// calls it.
+// calls it. It reports whether it reacted (something was pending).
 type SettlerAhead interface {
-	SettleAhead(now int64)
+	SettleAhead(now int64) bool
 }

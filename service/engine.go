@@ -438,8 +438,9 @@ func (e *Engine) SettleAhead() {
 	if e.replay || !e.dirty || e.core.Err() != nil || e.burstAt == e.cur {
 		return
 	}
-	_ = e.core.SettleAhead(e.cur) // the core's instant is never after cur
-	e.aheadAt = e.cur
+	if ok, _ := e.core.SettleAhead(e.cur); ok { // the core's instant is never after cur
+		e.aheadAt = e.cur
+	}
 }
 
 // Flush runs the pass of the current instant if it has work.

@@ -175,7 +175,7 @@ type Service struct {
 	amu sync.Mutex
 	// writers counts the writes waiting for mu (doTimed)
 	writers atomic.Int32
-	eng *Engine
+	eng     *Engine
 	// umu guards users and names (apart from mu: authentication must not
 	// wait for the engine)
 	umu   sync.Mutex

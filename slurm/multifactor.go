@@ -75,9 +75,14 @@ type Multifactor struct {
 	c       Conf
 	tree    *Tree
 	resolve Resolver
+	// with DefaultResolver, what a job's numbers resolve to (the
+	// associations are created at first sight, at the first miss)
+	defRes bool
+	byNums map[[4]int64]resolved
 	// the machine
 	cpus, nodes, cpusPerNode int
 	maxQOS, maxPart          int64
+	qosSeen                  int     // the QOS count maxQOS was computed for (0: not yet)
 	decay                    float64 // per-second decay factor
 	// calculation periods
 	origin   int64 // a calculation instant; the others are origin + k·CalcPeriod
@@ -126,10 +131,11 @@ func NewMultifactor(c Conf, t *Tree, procs int, resolve Resolver, origin int64) 
 	if t == nil {
 		t = NewTree()
 	}
-	if resolve == nil {
+	def := resolve == nil
+	if def {
 		resolve = DefaultResolver
 	}
-	m := &Multifactor{c: c, tree: t, resolve: resolve, cpus: procs, nodes: procs, cpusPerNode: 1,
+	m := &Multifactor{c: c, tree: t, resolve: resolve, defRes: def, cpus: procs, nodes: procs, cpusPerNode: 1,
 		origin: origin, fsCache: map[*Assoc]float64{}}
 	if c.CPUs > 0 && c.Nodes > 0 {
 		m.nodes = c.Nodes
@@ -244,11 +250,16 @@ func (m *Multifactor) Job(j *job.Request) (*Assoc, *QOS) {
 // Submitted implements policy.OrderObserver: the job's initial priority.
 func (m *Multifactor) Submitted(now int64, j *job.Request) {
 	m.Advance(now)
-	in := m.resolve(j)
-	x := &mfJob{start: -1, j: j, in: in, assoc: m.tree.User(in.User, in.Account), qos: m.tree.QOSNamed(in.QOS), part: m.partition(in.Partition), submit: j.Submit}
-	m.maxQOS = 0
-	for _, q := range m.tree.QOS {
-		m.maxQOS = max(m.maxQOS, q.Priority)
+	r := m.resolved(j)
+	x := &mfJob{start: -1, j: j, in: r.in, assoc: r.assoc, qos: r.qos, part: r.part, submit: j.Submit}
+	if len(m.tree.QOS) != m.qosSeen {
+		// a QOS was added (their priorities are set when the shares are
+		// read, before: the largest changes only with a new one)
+		m.qosSeen = len(m.tree.QOS)
+		m.maxQOS = 0
+		for _, q := range m.tree.QOS {
+			m.maxQOS = max(m.maxQOS, q.Priority)
+		}
 	}
 	for j.ID >= len(m.jobs) {
 		m.jobs = append(m.jobs, make([]*mfJob, max(64, len(m.jobs)))...)
@@ -256,6 +267,35 @@ func (m *Multifactor) Submitted(now int64, j *job.Request) {
 	m.jobs[j.ID] = x
 	m.push(x)
 	m.set(now, x)
+}
+
+// resolved is what a job resolves to: its Info, association, QOS and
+// partition.
+type resolved struct {
+	in    Info
+	assoc *Assoc
+	qos   *QOS
+	part  Partition
+}
+
+// resolved resolves j (with DefaultResolver, once per user, group, queue
+// and partition numbers).
+func (m *Multifactor) resolved(j *job.Request) resolved {
+	k := [4]int64{int64(j.User), int64(j.Group), int64(j.Queue), int64(j.Partition)}
+	if m.defRes {
+		if r, ok := m.byNums[k]; ok {
+			return r
+		}
+	}
+	in := m.resolve(j)
+	r := resolved{in, m.tree.User(in.User, in.Account), m.tree.QOSNamed(in.QOS), m.partition(in.Partition)}
+	if m.defRes {
+		if m.byNums == nil {
+			m.byNums = map[[4]int64]resolved{}
+		}
+		m.byNums[k] = r
+	}
+	return r
 }
 
 // push inserts x into live, kept in job-id order (in place of an ended

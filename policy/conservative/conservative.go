@@ -176,10 +176,8 @@ var _ policy.SettlerAhead = (*Policy)(nil)
 // SettleAhead implements policy.SettlerAhead: the compression of instant
 // now's releases, made now and undone by a Remove at now
 // (reservation.Book.SettleAhead); nothing with a queue order (a re-plan).
-func (c *Policy) SettleAhead(now int64) {
-	if !c.prio {
-		c.book.SettleAhead(now)
-	}
+func (c *Policy) SettleAhead(now int64) bool {
+	return !c.prio && c.book.SettleAhead(now)
 }
 
 // release compresses the schedule after the releases of an instant
