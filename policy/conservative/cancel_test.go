@@ -81,17 +81,27 @@ func TestCancellationsEqualLiteral(t *testing.T) {
 					litReq[j.ID] = &jj
 				}
 				check("insert")
-			case k < 6 && len(fast.book.Wait()) > 0: // cancel a waiting job
-				e := fast.book.Wait()[r.IntN(len(fast.book.Wait()))]
-				if recent && r.IntN(2) == 0 { // the newest, as a client that cancels what it just submitted
-					for _, x := range fast.book.Wait() {
-						if x.J.ID > e.J.ID {
-							e = x
+			case k < 6 && len(fast.book.Wait()) > 0: // cancel waiting jobs
+				// one, or on seeds divisible by 3 often several at one
+				// instant (the live service's concurrent clients): their
+				// released intervals are kept apart (reservation's
+				// spans.go), and those apart rule out searches
+				m := 1
+				if seed%3 == 0 && r.IntN(2) == 0 {
+					m = 2 + r.IntN(4)
+				}
+				for c := 0; c < m && len(fast.book.Wait()) > 0; c++ {
+					e := fast.book.Wait()[r.IntN(len(fast.book.Wait()))]
+					if recent && r.IntN(2) == 0 { // the newest, as a client that cancels what it just submitted
+						for _, x := range fast.book.Wait() {
+							if x.J.ID > e.J.ID {
+								e = x
+							}
 						}
 					}
+					fast.Remove(now, e.J)
+					lit.Remove(now, litReq[e.J.ID])
 				}
-				fast.Remove(now, e.J)
-				lit.Remove(now, litReq[e.J.ID])
 				check("cancel")
 			case k < 7 && len(running) > 0: // an early end
 				i := r.IntN(len(running))

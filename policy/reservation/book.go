@@ -283,7 +283,9 @@ func (b *Book[A, X]) settle() {
 		return
 	}
 	if b.Hooks.Release != nil {
-		b.spans = b.spans[:0]
+		// the hook reacts to these very releases (conservative's Compress
+		// with the same bounds, or a re-plan that ignores them), so the
+		// spans stay for it
 		b.Hooks.Release(now, freed, released)
 	} else {
 		b.Compress(now, freed, released)
