@@ -6,11 +6,10 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
+	"github.com/backfill-hpc/backfill/internal/cputime"
 	"github.com/backfill-hpc/backfill/policy"
 )
 
@@ -73,11 +72,11 @@ func BenchmarkEngineQueue(b *testing.B) {
 				if i%400 == 0 {
 					now++
 				}
-				c0 := threadCPU()
+				c0 := cputime.Thread()
 				j, err := e.Submit(now, job())
 				must(err)
 				e.SettleAhead()
-				sub = append(sub, threadCPU()-c0)
+				sub = append(sub, cputime.Thread()-c0)
 				var v *Job
 				if drain == "oldest" {
 					fifo = append(fifo, j)
@@ -91,11 +90,11 @@ func BenchmarkEngineQueue(b *testing.B) {
 					v = inflight[k]
 					inflight = slices.Delete(inflight, k, k+1)
 				}
-				c0 = threadCPU()
+				c0 = cputime.Thread()
 				_, err = e.Cancel(now, v)
 				must(err)
 				e.SettleAhead()
-				can = append(can, threadCPU()-c0)
+				can = append(can, cputime.Thread()-c0)
 				e.Take()
 			}
 			b.StopTimer()
@@ -112,15 +111,4 @@ func BenchmarkEngineQueue(b *testing.B) {
 			b.ReportMetric(q(can, .99), "cancel-cpu-p99-ms")
 		})
 	}
-}
-
-// threadCPU is the CPU time used by the calling OS thread
-// (CLOCK_THREAD_CPUTIME_ID; 0 where the call fails).
-func threadCPU() time.Duration {
-	var ts syscall.Timespec
-	const clockThreadCPUTime = 3
-	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
-		return 0
-	}
-	return time.Duration(ts.Nano())
 }

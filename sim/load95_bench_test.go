@@ -1,14 +1,10 @@
 package sim_test
 
 import (
-	"fmt"
-	"hash/fnv"
 	"os"
 	"strconv"
 	"testing"
 
-	"github.com/backfill-hpc/backfill/policy"
-	"github.com/backfill-hpc/backfill/sim"
 	"github.com/backfill-hpc/backfill/workload"
 )
 
@@ -39,25 +35,7 @@ func BenchmarkLoad95(b *testing.B) {
 			if n, err := strconv.Atoi(os.Getenv("BACKFILL_BENCH_JOBS")); err == nil && n > 0 {
 				tr.Jobs = tr.Jobs[:min(n, len(tr.Jobs))]
 			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				s, err := policy.New(spec, tr.Procs)
-				if err != nil {
-					b.Fatal(err)
-				}
-				res, err := sim.Run(tr.Jobs, s, sim.Options{Procs: tr.Procs})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if i == 0 {
-					h := fnv.New64a()
-					for _, o := range res.Outcomes {
-						fmt.Fprintf(h, "%d %d %d\n", o.ID, o.Start, o.End)
-					}
-					b.Logf("%s, %s at 0.95: schedule fnv64a %016x", res.Policy, name, h.Sum64())
-				}
-			}
-			b.ReportMetric(float64(len(tr.Jobs)*b.N)/b.Elapsed().Seconds(), "jobs/s")
+			runTrace(b, tr, spec, "on "+name+" at 0.95")
 		})
 	}
 }

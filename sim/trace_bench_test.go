@@ -40,9 +40,17 @@ func BenchmarkTrace(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	runTrace(b, tr, benchPolicy(), "on "+name)
+}
+
+// runTrace times spec on trace tr, logs the schedule's fingerprint (what
+// names the case) to check that two builds schedule identically, and
+// reports jobs/s as BenchmarkPolicies does.
+func runTrace(b *testing.B, tr *workload.Trace, spec, what string) {
+	b.Helper()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := policy.New(benchPolicy(), tr.Procs)
+		s, err := policy.New(spec, tr.Procs)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -55,7 +63,7 @@ func BenchmarkTrace(b *testing.B) {
 			for _, o := range res.Outcomes {
 				fmt.Fprintf(h, "%d %d %d\n", o.ID, o.Start, o.End)
 			}
-			b.Logf("%s on %s: schedule fnv64a %016x", res.Policy, name, h.Sum64())
+			b.Logf("%s %s: schedule fnv64a %016x", res.Policy, what, h.Sum64())
 		}
 	}
 	b.ReportMetric(float64(len(tr.Jobs)*b.N)/b.Elapsed().Seconds(), "jobs/s")

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/backfill-hpc/backfill/internal/cputime"
 	"github.com/backfill-hpc/backfill/job"
 )
 
@@ -59,7 +60,7 @@ func BenchmarkServiceQueue(b *testing.B) {
 				b.ResetTimer()
 				for range b.N {
 					j := next()
-					t0, c0 := time.Now(), threadCPU()
+					t0, c0 := time.Now(), cputime.Thread()
 					if drain == "newest" {
 						c.Insert(1, j)
 						c.Remove(1, j)
@@ -69,7 +70,7 @@ func BenchmarkServiceQueue(b *testing.B) {
 						fifo = append(fifo[1:], j)
 					}
 					c.book.Settle(1) // the compression, at the policy's next call
-					cpu = append(cpu, threadCPU()-c0)
+					cpu = append(cpu, cputime.Thread()-c0)
 					lat = append(lat, time.Since(t0))
 				}
 				b.StopTimer()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/backfill-hpc/backfill/internal/cputime"
 	"github.com/backfill-hpc/backfill/job"
 )
 
@@ -121,10 +122,10 @@ func decideCPU(s *Policy, st *benchState, b *testing.B) (time.Duration, time.Dur
 	if b != nil {
 		b.StartTimer()
 	}
-	t0, c0 := time.Now(), threadCPU()
+	t0, c0 := time.Now(), cputime.Thread()
 	s.Insert(0, j)
 	ok, _ := s.Admitted(j)
-	d, c := time.Since(t0), threadCPU()-c0
+	d, c := time.Since(t0), cputime.Thread()-c0
 	if b != nil {
 		b.StopTimer()
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/backfill-hpc/backfill/internal/cputime"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	_ "github.com/backfill-hpc/backfill/policy/conservative"
@@ -110,10 +111,10 @@ func benchServiceShape(b *testing.B, kind string, q, clients int) {
 		t0 := time.Now()
 		sh.s.book.Settle(0)
 		t1 := time.Now()
-		c1 := threadCPU()
+		c1 := cputime.Thread()
 		sh.s.Insert(0, j)
 		ok, _ := sh.s.Admitted(j)
-		cpu = append(cpu, threadCPU()-c1)
+		cpu = append(cpu, cputime.Thread()-c1)
 		lat = append(lat, time.Since(t1))
 		clat = append(clat, t1.Sub(t0))
 		if ok {
@@ -188,10 +189,10 @@ func BenchmarkFrontCancel(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					j := next()
-					t0, c0 := time.Now(), threadCPU()
+					t0, c0 := time.Now(), cputime.Thread()
 					s.Remove(1, fifo[0])
 					s.Insert(1, j)
-					cpu = append(cpu, threadCPU()-c0)
+					cpu = append(cpu, cputime.Thread()-c0)
 					lat = append(lat, time.Since(t0))
 					fifo = append(fifo[1:], j)
 				}

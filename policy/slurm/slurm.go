@@ -946,17 +946,8 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 		if tested >= s.c.BfMaxJobTest {
 			break
 		}
-		if !s.plain {
-			if !s.runnable(j) || s.hidden(j, now, bfFrac) {
-				continue
-			}
-			if s.c.BfMaxJobUser > 0 {
-				u := s.mf.Info(j).User
-				if s.tested[u] >= s.c.BfMaxJobUser {
-					continue
-				}
-				s.tested[u]++
-			}
+		if !s.plain && !s.testable(j, now, bfFrac) {
+			continue
 		}
 		tested++
 		sh := shape{j.Estimate, j.Procs}
@@ -1041,6 +1032,25 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 	s.drop(s.started)
 }
 
+// testable reports whether the backfill cycle tests waiting job j at now
+// (frac: the cycle's fraction of its second): it may run (runnable), is
+// not hidden from this cycle (hidden), and its user has not reached
+// bf_max_job_user tested jobs in the cycle; a job tested is counted for
+// its user.
+func (s *Policy) testable(j *job.Request, now int64, frac float64) bool {
+	if !s.runnable(j) || s.hidden(j, now, frac) {
+		return false
+	}
+	if s.c.BfMaxJobUser > 0 {
+		u := s.mf.Info(j).User
+		if s.tested[u] >= s.c.BfMaxJobUser {
+			return false
+		}
+		s.tested[u]++
+	}
+	return true
+}
+
 // candidates finds the cycle's candidates (backfill) in the general
 // case: limits, phases or bf_max_job_user may skip jobs.
 func (s *Policy) candidates(now int64, q []*job.Request, free int, bfFrac float64, last *int) {
@@ -1050,15 +1060,8 @@ func (s *Policy) candidates(now int64, q []*job.Request, free int, bfFrac float6
 		if tested >= s.c.BfMaxJobTest {
 			break
 		}
-		if !s.runnable(j) || s.hidden(j, now, bfFrac) {
+		if !s.testable(j, now, bfFrac) {
 			continue
-		}
-		if s.c.BfMaxJobUser > 0 {
-			u := s.mf.Info(j).User
-			if s.tested[u] >= s.c.BfMaxJobUser {
-				continue
-			}
-			s.tested[u]++
 		}
 		tested++
 		if j.Procs <= free {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package conservative
+package cputime
 
 import (
 	"syscall"
@@ -8,9 +8,9 @@ import (
 	"unsafe"
 )
 
-// threadCPU is the CPU time used by the calling OS thread
+// Thread is the CPU time used by the calling OS thread
 // (CLOCK_THREAD_CPUTIME_ID; 0 where the call fails).
-func threadCPU() time.Duration {
+func Thread() time.Duration {
 	var ts syscall.Timespec
 	const clockThreadCPUTime = 3
 	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
