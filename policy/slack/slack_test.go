@@ -293,19 +293,7 @@ func TestSettleKeepsSchedule(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= seeds; seed++ {
 		r := rand.New(rand.NewPCG(seed, 31))
-		spec := testgen.Random(r)
-		spec.Jobs = most/2 + r.IntN(most/2)
-		spec.Procs = 8 + r.IntN(120)
-		spec.MeanGap = r.IntN(8)
-		jobs := testgen.Jobs(r, spec)
-		for i := range jobs {
-			if i%5 == 0 {
-				jobs[i].UP, jobs[i].PP = 1, 1
-			}
-		}
-		prm := DefaultParams()
-		prm.AWT = float64(1 + r.IntN(600))
-		prm.SF = []float64{1, 3, 9}[r.IntN(3)]
+		spec, jobs, prm := longQueueCase(r, most)
 		a := New(spec.Procs, prm)
 		b := New(spec.Procs, prm)
 		b.noSettle = true
@@ -329,4 +317,25 @@ func TestSettleKeepsSchedule(t *testing.T) {
 			t.Fatalf("seed %d: %s", seed, rep.String())
 		}
 	}
+}
+
+// longQueueCase draws the workload of the long-queue tests: between most/2
+// and most jobs arriving faster than they run on 8–127 processors, every
+// fifth with a higher priority (so that the costs differ per job), and
+// the paper's parameters with a random AWT and slack factor 1, 3 or 9.
+func longQueueCase(r *rand.Rand, most int) (testgen.Spec, []job.Job, Params) {
+	spec := testgen.Random(r)
+	spec.Jobs = most/2 + r.IntN(most/2)
+	spec.Procs = 8 + r.IntN(120)
+	spec.MeanGap = r.IntN(8)
+	jobs := testgen.Jobs(r, spec)
+	for i := range jobs {
+		if i%5 == 0 {
+			jobs[i].UP, jobs[i].PP = 1, 1
+		}
+	}
+	prm := DefaultParams()
+	prm.AWT = float64(1 + r.IntN(600))
+	prm.SF = []float64{1, 3, 9}[r.IntN(3)]
+	return spec, jobs, prm
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/backfill-hpc/backfill/audit"
 	"github.com/backfill-hpc/backfill/internal/longtest"
-	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/sim"
@@ -73,19 +72,7 @@ func TestWindowInvariants(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= seeds; seed++ {
 		r := rand.New(rand.NewPCG(seed, 37))
-		spec := testgen.Random(r)
-		spec.Jobs = most/2 + r.IntN(most/2)
-		spec.Procs = 8 + r.IntN(120)
-		spec.MeanGap = r.IntN(8)
-		jobs := testgen.Jobs(r, spec)
-		for i := range jobs {
-			if i%5 == 0 {
-				jobs[i].UP, jobs[i].PP = 1, 1
-			}
-		}
-		prm := DefaultParams()
-		prm.AWT = float64(1 + r.IntN(600))
-		prm.SF = []float64{1, 3, 9}[r.IntN(3)]
+		spec, jobs, prm := longQueueCase(r, most)
 		prm.Window = []int{1, 2, 3, 5, 8}[r.IntN(5)]
 		if seed%3 == 0 {
 			prm.Heuristic = Heuristic(1 + r.IntN(4)) // the general compression
