@@ -96,3 +96,21 @@ func Deadlines(r *rand.Rand, jobs []job.Job, frac float64, maxSlack int) {
 		}
 	}
 }
+
+// ServiceJobs returns the job stream of the benchmarks that time single
+// decisions in the live service's shape on 1,024 processors (conservative's
+// BenchmarkServiceQueue, the deadline policies' shape benchmarks): IDs
+// from first, all submitted at 1, nine in ten asking 1–128 processors and
+// one in ten 1–1,024, estimates of 60 s to 10 h, drawn from r.
+func ServiceJobs(r *rand.Rand, first int) func() *job.Request {
+	id := first
+	return func() *job.Request {
+		n := 1 + r.IntN(128)
+		if r.IntN(10) == 0 {
+			n = 1 + r.IntN(1024)
+		}
+		j := &job.Request{ID: id, SWFID: int64(id + 1), Submit: 1, Procs: n, Estimate: int64(60 + r.IntN(36000))}
+		id++
+		return j
+	}
+}

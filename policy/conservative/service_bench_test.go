@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/backfill-hpc/backfill/internal/cputime"
+	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
 )
 
@@ -33,18 +34,8 @@ func BenchmarkServiceQueue(b *testing.B) {
 			b.Run(fmt.Sprintf("drain=%s/queue=%d", drain, q), func(b *testing.B) {
 				c := New(1024, Config{})
 				r := rand.New(rand.NewPCG(1, uint64(q)))
-				id := 0
-				next := func() *job.Request {
-					n := 1 + r.IntN(128)
-					if r.IntN(10) == 0 {
-						n = 1 + r.IntN(1024)
-					}
-					j := &job.Request{ID: id, SWFID: int64(id + 1), Submit: 1, Procs: n, Estimate: int64(60 + r.IntN(36000))}
-					id++
-					return j
-				}
-				blocker := &job.Request{ID: id, SWFID: 1, Procs: 1024, Estimate: 300 * 24 * 3600}
-				id++
+				blocker := &job.Request{ID: 0, SWFID: 1, Procs: 1024, Estimate: 300 * 24 * 3600}
+				next := testgen.ServiceJobs(r, 1)
 				c.Insert(0, blocker)
 				c.Tick(0, func(*job.Request) {})
 				var fifo []*job.Request
