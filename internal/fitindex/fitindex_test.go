@@ -1,15 +1,15 @@
-package easy
+package fitindex
 
 import (
 	"math/rand/v2"
 	"testing"
 )
 
-// TestFitIndexAgainstScan checks fitIndex.next against a scan of the
+// TestAgainstScan checks Index.Next, NextAtMost and NextFit against a scan of the
 // positions, on random sizes and durations with few distinct values (so
 // that ties and fronts longer than frontCap, the truncated corners, are
 // common) after random sets, clears and rebuilds.
-func TestFitIndexAgainstScan(t *testing.T) {
+func TestAgainstScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	type slot struct {
 		ok bool
@@ -18,29 +18,29 @@ func TestFitIndexAgainstScan(t *testing.T) {
 	}
 	for round := 0; round < 300; round++ {
 		size := 1 + r.IntN(120)
-		var x fitIndex
-		x.reset(size)
+		var x Index
+		x.Reset(size)
 		vals := make([]slot, x.n)
 		for op := 0; op < 300; op++ {
 			i := r.IntN(size)
 			switch {
 			case r.IntN(3) == 0:
-				x.clear(i)
+				x.Clear(i)
 				vals[i] = slot{}
 			default:
 				n, d := 1+r.IntN(16), int64(1+r.IntN(16))
-				x.set(i, n, d)
+				x.Set(i, n, d)
 				vals[i] = slot{true, n, d}
 			}
 			if r.IntN(50) == 0 {
-				// rebuild from the leaves, as Policy.rebuild does
-				x.reset(size)
+				// rebuild from the leaves, as the queues do
+				x.Reset(size)
 				for k, v := range vals {
 					if v.ok {
-						x.nodes[x.n+k] = front{k: 1, n: [frontCap]int{v.n}, d: [frontCap]int64{v.d}}
+						x.Put(k, v.n, v.d)
 					}
 				}
-				x.build()
+				x.Build()
 			}
 			for q := 0; q < 3; q++ {
 				from, a, f, dur := r.IntN(size+2), r.IntN(18), r.IntN(18), int64(r.IntN(18))
@@ -51,8 +51,22 @@ func TestFitIndexAgainstScan(t *testing.T) {
 						break
 					}
 				}
-				if got := x.next(from, a, f, dur); got != want {
-					t.Fatalf("round %d: next(%d, a=%d, f=%d, d=%d) = %d, want %d (%v)", round, from, a, f, dur, got, want, vals)
+				if got := x.Next(from, a, f, dur); got != want {
+					t.Fatalf("round %d: Next(%d, a=%d, f=%d, d=%d) = %d, want %d (%v)", round, from, a, f, dur, got, want, vals)
+				}
+				fits := func(n int, d int64) bool { return n <= a || (n <= f && d <= dur) }
+				if got := x.NextFit(from, fits); got != want {
+					t.Fatalf("round %d: NextFit(%d, a=%d, f=%d, d=%d) = %d, want %d (%v)", round, from, a, f, dur, got, want, vals)
+				}
+				want = -1
+				for k := from; k < len(vals); k++ {
+					if v := vals[k]; v.ok && v.n <= a {
+						want = k
+						break
+					}
+				}
+				if got := x.NextAtMost(from, a); got != want {
+					t.Fatalf("round %d: NextAtMost(%d, %d) = %d, want %d (%v)", round, from, a, got, want, vals)
 				}
 			}
 		}

@@ -1,18 +1,22 @@
-package easy
-
-// fitIndex is a segment tree over queue positions answering EASY's
-// backfill question in one descent: the first position ≥ i whose job can
-// start, i.e. whose size n and planned duration d satisfy
+// Package fitindex is an index of a waiting queue by job size and
+// duration, for the backfill scans of the EASY family: "the first
+// position at or after i whose job can start now".
+//
+// Index is a segment tree over queue positions. Its main question is
+// EASY's backfill test in one descent (Next): the first position ≥ i
+// whose job's size n and (planned) duration d satisfy
 //
 //	n ≤ a  or  (n ≤ f and d ≤ D)
 //
 // with a = min(free, extra nodes), f = free and D = shadow − now (the
-// paper's criteria (2) and (1)). The pass then costs O(log Q) per job it
+// paper's criteria (2) and (1)). A pass then costs O(log Q) per job it
 // starts plus one descent, instead of a step for every waiting job no
 // larger than the free processors: in a queue that grows with the
 // workload (Lublin at load 0.9: a mean of 2,700 waiting jobs over 1M
 // jobs, docs/PERFORMANCE.md), most of those are long and wider than the
-// extra nodes, and none of them can start.
+// extra nodes, and none of them can start. NextFit asks the same of any
+// antitone test (lookahead's window, multiple-queue's partitions), and
+// NextAtMost is the size test alone.
 //
 // Each node keeps the minimal (size, duration) points of its subtree —
 // the points no other point beats in both — sorted by increasing size
@@ -23,7 +27,12 @@ package easy
 // no job matches, and the descent goes on to the next subtree, but it
 // never says "no" where one does. Leaves hold one job exactly, so the
 // answer is always exact; only its cost depends on the truncation.
-type fitIndex struct {
+package fitindex
+
+import "math"
+
+// Index is the segment tree; the zero value must be Reset before use.
+type Index struct {
 	n     int     // leaves (a power of two)
 	nodes []front // nodes[1] is the root; leaves at n..2n-1
 }
@@ -40,8 +49,8 @@ type front struct {
 	d [frontCap]int64
 }
 
-// reset sizes the index for at least capacity positions, all holes.
-func (x *fitIndex) reset(capacity int) {
+// Reset sizes the index for at least capacity positions, all holes.
+func (x *Index) Reset(capacity int) {
 	n := 1
 	for n < capacity {
 		n *= 2
@@ -55,15 +64,18 @@ func (x *fitIndex) reset(capacity int) {
 	}
 }
 
-// set puts a job of size n and planned duration d at position i.
-func (x *fitIndex) set(i, n int, d int64) {
+// Len is the number of positions (a power of two ≥ the capacity asked).
+func (x *Index) Len() int { return x.n }
+
+// Set puts a job of size n and duration d at position i.
+func (x *Index) Set(i, n int, d int64) {
 	k := i + x.n
 	x.nodes[k] = front{k: 1, n: [frontCap]int{n}, d: [frontCap]int64{d}}
 	x.up(k)
 }
 
-// clear makes position i a hole.
-func (x *fitIndex) clear(i int) {
+// Clear makes position i a hole.
+func (x *Index) Clear(i int) {
 	k := i + x.n
 	x.nodes[k] = front{}
 	x.up(k)
@@ -71,7 +83,7 @@ func (x *fitIndex) clear(i int) {
 
 // up recomputes the ancestors of node k, stopping at the first that does
 // not change (the ones above depend only on it and its sibling).
-func (x *fitIndex) up(k int) {
+func (x *Index) up(k int) {
 	for k > 1 {
 		k /= 2
 		f := merge(&x.nodes[2*k], &x.nodes[2*k+1])
@@ -82,9 +94,14 @@ func (x *fitIndex) up(k int) {
 	}
 }
 
-// build recomputes every inner node from the leaves (after the leaves
-// were written directly).
-func (x *fitIndex) build() {
+// Put writes a job of size n and duration d at position i without
+// updating the nodes above; call Build after the last Put.
+func (x *Index) Put(i, n int, d int64) {
+	x.nodes[i+x.n] = front{k: 1, n: [frontCap]int{n}, d: [frontCap]int64{d}}
+}
+
+// Build recomputes every inner node from the leaves (after Put).
+func (x *Index) Build() {
 	for k := x.n - 1; k >= 1; k-- {
 		x.nodes[k] = merge(&x.nodes[2*k], &x.nodes[2*k+1])
 	}
@@ -149,16 +166,17 @@ func (fr *front) may(a, f int, dur int64) bool {
 	return last >= 0 && fr.d[last] <= dur
 }
 
-// next is the first position ≥ i whose job has size ≤ a, or size ≤ f and
-// planned duration ≤ dur; -1 if none.
-func (x *fitIndex) next(i, a, f int, dur int64) int {
+// Next is the first position ≥ i whose job has size ≤ a, or size ≤ f and
+// duration ≤ dur; -1 if none. O(log Q) when the fronts on the way are
+// exact.
+func (x *Index) Next(i, a, f int, dur int64) int {
 	if i >= x.n {
 		return -1
 	}
 	return x.find(1, 0, x.n, i, a, f, dur)
 }
 
-func (x *fitIndex) find(k, lo, hi, i, a, f int, dur int64) int {
+func (x *Index) find(k, lo, hi, i, a, f int, dur int64) int {
 	if hi <= i || !x.nodes[k].may(a, f, dur) {
 		return -1
 	}
@@ -170,4 +188,41 @@ func (x *fitIndex) find(k, lo, hi, i, a, f int, dur int64) int {
 		return r
 	}
 	return x.find(2*k+1, mid, hi, i, a, f, dur)
+}
+
+// NextAtMost is the first position ≥ i whose job has size ≤ a, or -1.
+func (x *Index) NextAtMost(i, a int) int { return x.Next(i, a, a, math.MinInt64) }
+
+// NextFit is the first position ≥ i whose job (size n, duration d) has
+// fits(n, d), or -1. fits must be antitone: fits(n, d) implies fits(n',
+// d') for every n' ≤ n and d' ≤ d (e.g. "n is at most what the machine
+// can give for d"). A subtree is entered only if fits holds for one of its
+// minimal points, one of which every job it holds dominates.
+func (x *Index) NextFit(i int, fits func(n int, d int64) bool) int {
+	if i >= x.n {
+		return -1
+	}
+	return x.findFit(1, 0, x.n, i, fits)
+}
+
+func (x *Index) findFit(k, lo, hi, i int, fits func(int, int64) bool) int {
+	if hi <= i {
+		return -1
+	}
+	fr := &x.nodes[k]
+	ok := false
+	for p := 0; p < fr.k && !ok; p++ {
+		ok = fits(fr.n[p], fr.d[p])
+	}
+	if !ok {
+		return -1
+	}
+	if hi-lo == 1 {
+		return lo
+	}
+	mid := (lo + hi) / 2
+	if r := x.findFit(2*k, lo, mid, i, fits); r >= 0 {
+		return r
+	}
+	return x.findFit(2*k+1, mid, hi, i, fits)
 }
