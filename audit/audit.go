@@ -574,7 +574,11 @@ func (a *auditor) ids(outcomes []job.Outcome) {
 	}
 	// a simulator's outcomes are in ID order already: then the stable
 	// sort's order is the identity
-	if !slices.IsSortedFunc(outcomes, func(x, y job.Outcome) int { return cmp.Compare(x.ID, y.ID) }) {
+	inOrder := true
+	for i := 1; i < len(outcomes) && inOrder; i++ {
+		inOrder = outcomes[i].ID >= outcomes[i-1].ID
+	}
+	if !inOrder {
 		slices.SortStableFunc(order, func(x, y int) int {
 			return cmp.Compare(outcomes[x].ID, outcomes[y].ID)
 		})
