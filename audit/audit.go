@@ -568,20 +568,27 @@ func (a *auditor) fcfs(outcomes []job.Outcome) {
 // ids checks uniqueness of IDs and, when opt.Expect ≥ 0, that they are
 // exactly 0..Expect-1.
 func (a *auditor) ids(outcomes []job.Outcome) {
-	order := make([]int, len(outcomes))
-	for i := range order {
-		order[i] = i
-	}
 	// a simulator's outcomes are in ID order already: then the stable
-	// sort's order is the identity
+	// sort's order is the identity, and no list of it is made (order nil)
 	inOrder := true
 	for i := 1; i < len(outcomes) && inOrder; i++ {
 		inOrder = outcomes[i].ID >= outcomes[i-1].ID
 	}
+	var order []int
 	if !inOrder {
+		order = make([]int, len(outcomes))
+		for i := range order {
+			order[i] = i
+		}
 		slices.SortStableFunc(order, func(x, y int) int {
 			return cmp.Compare(outcomes[x].ID, outcomes[y].ID)
 		})
+	}
+	at := func(k int) *job.Outcome { // the k-th outcome in ID order
+		if order == nil {
+			return &outcomes[k]
+		}
+		return &outcomes[order[k]]
 	}
 	expect := a.opt.Expect
 	limit := a.opt.Limit
@@ -602,10 +609,10 @@ func (a *auditor) ids(outcomes []job.Outcome) {
 			a.counts[KindMissing]++
 		}
 	}
-	for k := 0; k < len(order); {
-		o := &outcomes[order[k]]
+	for k := 0; k < len(outcomes); {
+		o := at(k)
 		n := 1
-		for k+n < len(order) && outcomes[order[k+n]].ID == o.ID {
+		for k+n < len(outcomes) && at(k+n).ID == o.ID {
 			n++
 		}
 		if n > 1 {

@@ -104,3 +104,25 @@ func TestCapacityAgainstDefinition(t *testing.T) {
 		t.Fatalf("the trials test little: %d violations, %d with ranked times", found, ranked)
 	}
 }
+
+// TestAuditAnyOrder: the report does not depend on the order of the
+// outcomes (the ID check sorts only outcomes that are not in ID order),
+// with a duplicate, a missing, an unknown ID and an overload to report.
+func TestAuditAnyOrder(t *testing.T) {
+	o := valid()
+	o[5] = o[4]                                           // duplicate 4 (the same outcome twice: which is named cannot depend on order), missing 5
+	o = append(o, mk(9, 40, 40, 1, 1), mk(7, 0, 0, 4, 3)) // unknown 9 and 7; 7 overloads t=0
+	want := Audit(o, killOpt)
+	if want.Counts[KindDuplicateID] != 1 || want.Counts[KindMissing] != 1 || want.Counts[KindUnknownID] != 2 || want.Counts[KindCapacity] < 1 {
+		t.Fatalf("the schedule does not break what it should: %v", want.Counts)
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 20 {
+		p := slices.Clone(o)
+		r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+		got := Audit(p, killOpt)
+		if !slices.Equal(got.Violations, want.Violations) || fmt.Sprint(got.Counts) != fmt.Sprint(want.Counts) {
+			t.Fatalf("shuffled: %v\nwant %v", got.Violations, want.Violations)
+		}
+	}
+}

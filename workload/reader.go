@@ -123,8 +123,19 @@ const chunkSize = 256 << 10
 // are *ParseError.
 func NewReader(r io.Reader, name string, lenient bool) (*Reader, error) {
 	rd := &Reader{name: name, lenient: lenient, hp: newHeaderParser()}
-	br := bufio.NewReaderSize(r, 64<<10)
-	magic, _ := br.Peek(2)
+	var br io.Reader // r with a ReadByte, as gzip wants, and the magic bytes
+	var magic []byte
+	if b, ok := r.(*bytes.Reader); ok {
+		// in memory (the embedded trace): read as it is, peeked without
+		// reading (gzip reads a bytes.Reader without a buffer of its own)
+		var m [2]byte
+		n, _ := b.ReadAt(m[:], b.Size()-int64(b.Len()))
+		br, magic = b, m[:n]
+	} else {
+		bb := bufio.NewReaderSize(r, 64<<10)
+		magic, _ = bb.Peek(2)
+		br = bb
+	}
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		rd.gz = true
 		zr, err := gzip.NewReader(br)
