@@ -342,7 +342,7 @@ func (a *auditor) capacity(outcomes []job.Outcome) {
 	if a.opt.Procs <= 0 {
 		return
 	}
-	sw := newSweep(outcomes, func(o *job.Outcome) bool { return o.End > o.Start && o.Procs > 0 })
+	sw := newSweep(outcomes)
 	evs := sw.evs
 	var busy int64
 	capacity := int64(a.opt.Procs)
@@ -351,12 +351,12 @@ func (a *auditor) capacity(outcomes []job.Outcome) {
 		j := i
 		starts := false
 		for ; j < len(evs) && evs[j]>>sw.shift == key; j++ {
-			o := &outcomes[sw.index(evs[j])]
+			p := sw.procs[sw.index(evs[j])]
 			if evs[j]&1 != 0 {
-				busy += int64(o.Procs)
+				busy += p
 				starts = true
 			} else {
-				busy -= int64(o.Procs)
+				busy -= p
 			}
 		}
 		if busy > capacity && starts {
@@ -385,38 +385,45 @@ func (a *auditor) capacity(outcomes []job.Outcome) {
 	}
 }
 
-// sweep is the start and end events of a set of jobs in time order, each
-// packed in a uint64: the time's key in the high bits (from bit shift
-// up), the job's index into the outcomes above bit 0, and bit 0 set for
-// a start. Events of an instant are in index order (each job's start
-// before its end, which is at a later instant). Sorting these integers by
-// their key with a radix sort is several times faster than sorting
-// structs by comparison, the largest part of an audit.
+// sweep is the start and end events of the jobs that occupy processors
+// (End > Start, Procs > 0) in time order, each packed in a uint64: the
+// time's key in the high bits (from bit shift up), the job's index into
+// the outcomes above bit 0, and bit 0 set for a start. Events of an
+// instant are in index order (each job's start before its end, which is
+// at a later instant). Sorting these integers by their key with a radix
+// sort is several times faster than sorting structs by comparison, the
+// largest part of an audit.
 type sweep struct {
 	evs   []uint64
 	shift uint
-	mask  uint64 // of the index, after the shift by 1
-	base  int64  // time = base + key, or
+	mask  uint64  // of the index, after the shift by 1
+	procs []int64 // by outcome index: the sweep reads these, not the outcomes
+	base  int64   // time = base + key, or
 	times []int64
 	// times, when the times span too many bits to pack beside the
 	// indices: the distinct times in order, and the key is a rank
 }
 
-// newSweep returns the sorted events of the outcomes that keep accepts.
-func newSweep(outcomes []job.Outcome, keep func(*job.Outcome) bool) sweep {
+// occupies reports whether o holds processors for some time.
+func occupies(o *job.Outcome) bool { return o.End > o.Start && o.Procs > 0 }
+
+// newSweep returns the sorted events of the outcomes that occupy
+// processors.
+func newSweep(outcomes []job.Outcome) sweep {
 	idxBits := uint(bits.Len(uint(len(outcomes))))
-	sw := sweep{shift: idxBits + 1, mask: uint64(1)<<idxBits - 1}
+	sw := sweep{shift: idxBits + 1, mask: uint64(1)<<idxBits - 1, procs: make([]int64, len(outcomes))}
 	n := 0
 	var lo, hi int64
 	for i := range outcomes {
 		o := &outcomes[i]
-		if !keep(o) {
+		if !occupies(o) {
 			continue
 		}
 		if n == 0 {
 			lo, hi = o.Start, o.End
 		}
-		lo, hi = min(lo, o.Start, o.End), max(hi, o.Start, o.End)
+		lo, hi = min(lo, o.Start), max(hi, o.End)
+		sw.procs[i] = int64(o.Procs)
 		n++
 	}
 	evs := make([]uint64, 0, 2*n)
@@ -426,7 +433,7 @@ func newSweep(outcomes []job.Outcome, keep func(*job.Outcome) bool) sweep {
 		// rank the distinct times instead (at most 2n of them)
 		times := make([]int64, 0, 2*n)
 		for i := range outcomes {
-			if o := &outcomes[i]; keep(o) {
+			if o := &outcomes[i]; occupies(o) {
 				times = append(times, o.Start, o.End)
 			}
 		}
@@ -437,7 +444,7 @@ func newSweep(outcomes []job.Outcome, keep func(*job.Outcome) bool) sweep {
 	sw.base = lo
 	for i := range outcomes {
 		o := &outcomes[i]
-		if !keep(o) {
+		if !occupies(o) {
 			continue
 		}
 		s, e := sw.key(o.Start), sw.key(o.End)
