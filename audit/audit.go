@@ -408,33 +408,35 @@ type sweep struct {
 func occupies(o *job.Outcome) bool { return o.End > o.Start && o.Procs > 0 }
 
 // newSweep returns the sorted events of the outcomes that occupy
-// processors.
+// processors. It reads the outcomes once (their times into the events'
+// array, two per outcome); the packing and ranking then read that array.
 func newSweep(outcomes []job.Outcome) sweep {
 	idxBits := uint(bits.Len(uint(len(outcomes))))
 	sw := sweep{shift: idxBits + 1, mask: uint64(1)<<idxBits - 1, procs: make([]int64, len(outcomes))}
+	raw := make([]uint64, 2*len(outcomes)) // Start, End of outcome i at 2i, 2i+1
 	n := 0
 	var lo, hi int64
 	for i := range outcomes {
 		o := &outcomes[i]
 		if !occupies(o) {
-			continue
+			continue // procs[i] stays 0: not in the sweep
 		}
 		if n == 0 {
 			lo, hi = o.Start, o.End
 		}
 		lo, hi = min(lo, o.Start), max(hi, o.End)
+		raw[2*i], raw[2*i+1] = uint64(o.Start), uint64(o.End)
 		sw.procs[i] = int64(o.Procs)
 		n++
 	}
-	evs := make([]uint64, 0, 2*n)
 	span := uint64(hi) - uint64(lo) // cannot overflow as an unsigned difference
 	keyBits := uint(bits.Len64(span))
 	if keyBits+sw.shift > 64 {
 		// rank the distinct times instead (at most 2n of them)
 		times := make([]int64, 0, 2*n)
-		for i := range outcomes {
-			if o := &outcomes[i]; occupies(o) {
-				times = append(times, o.Start, o.End)
+		for i, p := range sw.procs {
+			if p > 0 {
+				times = append(times, int64(raw[2*i]), int64(raw[2*i+1]))
 			}
 		}
 		slices.Sort(times)
@@ -442,14 +444,17 @@ func newSweep(outcomes []job.Outcome) sweep {
 		keyBits = uint(bits.Len(uint(len(sw.times))))
 	}
 	sw.base = lo
-	for i := range outcomes {
-		o := &outcomes[i]
-		if !occupies(o) {
+	// pack in place: event w ≤ 2i is written after raw[2i], raw[2i+1] are read
+	w := 0
+	for i, p := range sw.procs {
+		if p == 0 {
 			continue
 		}
-		s, e := sw.key(o.Start), sw.key(o.End)
-		evs = append(evs, s<<sw.shift|uint64(i)<<1|1, e<<sw.shift|uint64(i)<<1)
+		s, e := sw.key(int64(raw[2*i])), sw.key(int64(raw[2*i+1]))
+		raw[w], raw[w+1] = s<<sw.shift|uint64(i)<<1|1, e<<sw.shift|uint64(i)<<1
+		w += 2
 	}
+	evs := raw[:w]
 	radix.Sort(evs, sw.shift, sw.shift+keyBits)
 	sw.evs = evs
 	return sw
