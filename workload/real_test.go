@@ -2,6 +2,9 @@ package workload
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -125,4 +128,42 @@ func BenchmarkLoad(b *testing.B) {
 		jobs = len(tr.Jobs)
 	}
 	b.ReportMetric(float64(jobs)*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+}
+
+// BenchmarkBuiltin reads the embedded KTH trace (gzip inflate, SWF
+// parsing, ingestion): the loading part of a default `backfill simulate`.
+func BenchmarkBuiltin(b *testing.B) {
+	for b.Loop() {
+		if _, err := Builtin(Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(len(builtinData)))
+}
+
+// BenchmarkParse parses the data lines of the embedded KTH trace (already
+// inflated and split): the SWF parser alone.
+func BenchmarkParse(b *testing.B) {
+	zr, err := gzip.NewReader(bytes.NewReader(builtinData))
+	if err != nil {
+		b.Fatal(err)
+	}
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	for _, l := range bytes.SplitAfter(text, []byte("\n")) {
+		if classify(l) == lineData {
+			lines = append(lines, l)
+		}
+	}
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		for _, l := range lines {
+			if _, msg, _ := parseRecord(l); msg != "" {
+				b.Fatal(msg)
+			}
+		}
+	}
 }
