@@ -264,13 +264,23 @@ func Audit(outcomes []job.Outcome, opt Options) Report {
 	if len(opt.Res) > 0 {
 		a.resCapacity(outcomes)
 	}
+	// one pass for the per-job rules, the rejections and whether the
+	// outcomes are in ID order (as a simulator's are)
+	rejected, inOrder := 0, true
 	for i := range outcomes {
-		a.perJob(&outcomes[i])
+		o := &outcomes[i]
+		a.perJob(o)
+		if o.Rejected {
+			rejected++
+		}
+		if i > 0 && o.ID < outcomes[i-1].ID {
+			inOrder = false
+		}
 	}
 	if opt.FCFS {
 		a.fcfs(outcomes)
 	}
-	a.ids(outcomes)
+	a.ids(outcomes, inOrder)
 	if opt.Deadlines {
 		a.deadlines(outcomes)
 	}
@@ -292,12 +302,6 @@ func Audit(outcomes []job.Outcome, opt Options) Report {
 				perKind[v.Kind]++
 				kept = append(kept, v)
 			}
-		}
-	}
-	rejected := 0
-	for i := range outcomes {
-		if outcomes[i].Rejected {
-			rejected++
 		}
 	}
 	return Report{Violations: slices.Clip(kept), Counts: a.counts, OverrunMisses: a.overrunMisses, Rejected: rejected}
@@ -578,14 +582,11 @@ func (a *auditor) fcfs(outcomes []job.Outcome) {
 }
 
 // ids checks uniqueness of IDs and, when opt.Expect ≥ 0, that they are
-// exactly 0..Expect-1.
-func (a *auditor) ids(outcomes []job.Outcome) {
-	// a simulator's outcomes are in ID order already: then the stable
-	// sort's order is the identity, and no list of it is made (order nil)
-	inOrder := true
-	for i := 1; i < len(outcomes) && inOrder; i++ {
-		inOrder = outcomes[i].ID >= outcomes[i-1].ID
-	}
+// exactly 0..Expect-1. inOrder says the IDs are non-decreasing in
+// outcomes' order.
+func (a *auditor) ids(outcomes []job.Outcome, inOrder bool) {
+	// a simulator's outcomes are in ID order already (inOrder): then the
+	// stable sort's order is the identity, and no list of it is made
 	var order []int
 	if !inOrder {
 		order = make([]int, len(outcomes))
