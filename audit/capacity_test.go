@@ -96,7 +96,7 @@ func TestCapacityAgainstDefinition(t *testing.T) {
 			t.Fatalf("trial %d (n=%d, P=%d):\n got %v\nwant %v", trial, n, procs, a.vs, want)
 		}
 		found += len(want)
-		if sw := newSweep(o, func(o *job.Outcome) bool { return o.End > o.Start && o.Procs > 0 }); sw.times != nil {
+		if sw := newSweep(o); sw.times != nil {
 			ranked++
 		}
 	}
@@ -124,5 +124,21 @@ func TestAuditAnyOrder(t *testing.T) {
 		if !slices.Equal(got.Violations, want.Violations) || fmt.Sprint(got.Counts) != fmt.Sprint(want.Counts) {
 			t.Fatalf("shuffled: %v\nwant %v", got.Violations, want.Violations)
 		}
+	}
+}
+
+// BenchmarkCapacity audits a schedule shaped like the KTH trace's (28,475
+// jobs over a year on 100 processors, starts not in ID order).
+func BenchmarkCapacity(b *testing.B) {
+	r := rand.New(rand.NewPCG(11, 12))
+	o := make([]job.Outcome, 28475)
+	for i := range o {
+		start := r.Int64N(29_000_000)
+		run := r.Int64N(20000)
+		o[i] = job.Outcome{Job: job.Job{Request: job.Request{ID: i, Procs: 1 + r.IntN(4)}}, Start: start, End: start + run}
+	}
+	a := auditor{opt: Options{Procs: 1 << 30}, counts: map[string]int{}}
+	for b.Loop() {
+		a.capacity(o)
 	}
 }
