@@ -192,6 +192,8 @@ type Policy struct {
 	fifoFirst, fifoGone int
 	short               shortQueue
 	shortBuf            []*job.Request // scratch for shortSlice
+	startedBuf          []*job.Request // scratch: jobs started in a profile-route pass
+	stack               []int32        // scratch: walks over short
 	state               []uint8
 	// prio is the general order (Config.Prio), nil for the built-in ones;
 	// obs is prio as an observer, when it is one.

@@ -177,28 +177,26 @@ func (e *Policy) tickOrdered(now int64, free int, start func(*job.Request)) int6
 // without touching any reservation.
 func (e *Policy) tickOrderedProfile(now int64, free int, start func(*job.Request)) int64 {
 	prof := e.run.Prof
+	// started jobs are marked gone and leave short after the pass, so
+	// that the walks over short stay valid
+	started := e.startedBuf[:0]
 	launch := func(j *job.Request, d int64) {
 		if err := e.run.StartFor(now, j, d); err != nil {
 			panic("easy: " + err.Error()) // unreachable: it fits
 		}
 		free -= j.Procs
-		e.gone(j)
+		e.state[j.ID] = stGone
+		e.fifoGone++
+		started = append(started, j)
 		start(j)
-	}
-	short := slices.Clone(e.shortSlice())
-	primary := e.fifo[e.fifoFirst:]
-	if e.order == SJF {
-		primary = short
 	}
 	e.held = e.held[:0]
 	var heldJobs []*job.Request
 	reserved := 0
-	for _, j := range primary {
+	// visit is one job of the primary order; false ends the loop
+	visit := func(j *job.Request) bool {
 		if free == 0 || reserved == e.depth {
-			break
-		}
-		if e.state[j.ID] != stWaiting {
-			continue // gone (fifo), or started earlier in this loop (sjf)
+			return false
 		}
 		d := e.plan.Dur(j)
 		t := prof.EarliestFit(now, d, j.Procs)
@@ -206,27 +204,53 @@ func (e *Policy) tickOrderedProfile(now int64, free int, start func(*job.Request
 			if reserved == 0 {
 				launch(j, d)
 			}
-			continue // after a reservation: a backfill candidate
+			return true // after a reservation: a backfill candidate
 		}
 		_ = prof.Add(t, t+d, j.Procs)
 		e.held = append(e.held, hold{t, t + d, j.Procs})
 		e.state[j.ID] = stHeld
 		heldJobs = append(heldJobs, j)
 		reserved++
+		return true
 	}
-	if reserved > 0 {
-		for _, j := range short {
-			if free == 0 {
+	if e.order == SJF {
+		w := e.short.walk(e.stack)
+		for {
+			j, _ := w.next(math.MaxInt)
+			if j == nil || !visit(j) {
 				break
 			}
-			if e.state[j.ID] != stWaiting || j.Procs > free {
-				continue
-			}
-			if d := e.plan.Dur(j); prof.Fits(now, d, j.Procs) {
-				launch(j, d)
+		}
+		e.stack = w.stack
+	} else {
+		for _, j := range e.fifo[e.fifoFirst:] {
+			if e.state[j.ID] == stWaiting && !visit(j) {
+				break
 			}
 		}
 	}
+	if reserved > 0 {
+		// the other waiting jobs no larger than the free processors,
+		// shortest first (the held ones are skipped)
+		w := e.short.walk(e.stack)
+		for free > 0 {
+			j, d := w.next(free)
+			if j == nil {
+				break
+			}
+			if e.state[j.ID] == stWaiting && prof.Fits(now, d, j.Procs) {
+				launch(j, d)
+			}
+		}
+		e.stack = w.stack
+	}
+	for _, j := range started {
+		if !e.short.remove(j, e.plan.Dur(j)) {
+			panic("easy: a waiting job missing from the duration order") // unreachable: planned durations of waiting jobs never change
+		}
+	}
+	clear(started)
+	e.startedBuf = started[:0]
 	for _, h := range e.held {
 		_ = prof.Remove(h.start, h.end, h.n)
 	}

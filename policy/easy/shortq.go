@@ -166,6 +166,46 @@ func (q *shortQueue) find(t int32, k skey, x int) int32 {
 	return 0
 }
 
+// walker is an in-order walk of a shortQueue that skips the subtrees
+// whose least size is above the limit of the current step: amortized O(1)
+// per node it passes through, for a pass that looks at many candidates
+// (the profile route). It is valid while the queue does not change.
+type walker struct {
+	q     *shortQueue
+	stack []int32
+	begun bool
+}
+
+// walk starts a walk of q, reusing stack's storage.
+func (q *shortQueue) walk(stack []int32) walker { return walker{q: q, stack: stack[:0]} }
+
+func (w *walker) descend(t int32, x int) {
+	for t != 0 && w.q.nodes[t].minp <= x {
+		w.stack = append(w.stack, t)
+		t = w.q.nodes[t].l
+	}
+}
+
+// next is the next job in (duration, ID) order that needs at most x
+// processors (nil if none), with its planned duration; x must not grow
+// from one call to the next.
+func (w *walker) next(x int) (*job.Request, int64) {
+	if !w.begun {
+		w.begun = true
+		w.descend(w.q.root, x)
+	}
+	for len(w.stack) > 0 {
+		t := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		nd := &w.q.nodes[t]
+		w.descend(nd.r, x)
+		if nd.procs <= x {
+			return nd.j, nd.d
+		}
+	}
+	return nil, 0
+}
+
 // appendTo appends the jobs in (duration, ID) order to out.
 func (q *shortQueue) appendTo(out []*job.Request) []*job.Request {
 	var walk func(t int32)

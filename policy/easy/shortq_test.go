@@ -64,6 +64,30 @@ func TestShortQueueAgainstSlice(t *testing.T) {
 				t.Fatalf("round %d: next(%v, %d) = %v, want %v", round, k, x, got, want)
 			}
 		}
+		// a walk with limits that only fall gives the jobs of the
+		// slice, in order, that fit the limit of their step
+		w := q.walk(nil)
+		x := 9
+		next := 0
+		for {
+			x = max(0, x-r.IntN(2))
+			j, _ := w.next(x)
+			var want *job.Request
+			for next < len(ref) {
+				it := ref[next]
+				next++
+				if it.j.Procs <= x {
+					want = it.j
+					break
+				}
+			}
+			if j != want {
+				t.Fatalf("round %d: walk step at limit %d = %v, want %v", round, x, j, want)
+			}
+			if j == nil {
+				break
+			}
+		}
 		list := q.appendTo(nil)
 		for i, it := range ref {
 			if list[i] != it.j {
