@@ -80,7 +80,8 @@ type query[A any] struct {
 // maxFailed is how many failed searches Compress remembers.
 const maxFailed = 16
 
-// remember records a failed search, replacing the oldest beyond maxFailed.
+// remember records a failed search of the vector compression, replacing
+// the oldest beyond maxFailed (the scalar one keeps a ring).
 func (b *Book[A, X]) remember(q query[A]) {
 	if len(b.failed) < maxFailed {
 		b.failed = append(b.failed, q)
@@ -104,8 +105,8 @@ func (b *Book[A, X]) remember(q query[A]) {
 func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int64, memo bool) {
 	prof := s.p
 	pm := prof.PrefixMax(now)
-	b.failed = b.failed[:0]
-	b.found = b.found[:0]
+	b.sfailed.reset()
+	b.sfound.reset()
 	b.grid.reset(prof.Procs())
 	budget := gridBudget
 	if b.SearchBudget > 0 {
@@ -177,10 +178,10 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			// the scans only when a remembered fit or failure reaches past
 			// from (foundMax, failMax: upper bounds of what they hold)
 			if foundMax > from {
-				from = max(from, foundBound(b.found, q))
+				from = max(from, b.sfound.foundBound(q))
 			}
 			if failMax > from {
-				from = max(from, failBound(b.failed, q))
+				from = max(from, b.sfailed.failBound(q))
 			}
 			if from >= q.limit {
 				i = r // dominated: no search
@@ -210,7 +211,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		if t >= e.Start {
 			if memo {
-				b.remember(q)
+				b.sfailed.put(q)
 				failMax = max(failMax, q.limit)
 				if q.after <= now && q.limit >= released && len(b.cuts) < maxFailed {
 					b.cuts = append(b.cuts, q)
@@ -225,7 +226,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		if memo {
 			foundMax = max(foundMax, t)
-			b.found = appendBounded(b.found, query[int]{n: e.Need, d: d, after: t})
+			b.sfound.put(query[int]{n: e.Need, d: d, after: t})
 			b.grid.add(e.Need, d, t)
 		}
 		freed = min(freed, e.Start) // their old slots are released
@@ -239,7 +240,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			// the rest of the run fits at no start in [after, s) of the
 			// profile as it is now (moveRun)
 			q.limit = e.Start
-			b.remember(q)
+			b.sfailed.put(q)
 			failMax = max(failMax, q.limit)
 		}
 		for _, x := range w[i : i+k] {
@@ -261,36 +262,6 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 // gridBudget is how many blocking runs a compression search crosses
 // before it asks foundGrid for a later start.
 const gridBudget = 16
-
-// foundBound is the latest start found in this pass for a job that q's
-// dominates: a job earlier in the waiting list, with no more processors and
-// no longer duration, whose earliest fit was t. No start before t fits q's
-// job: every start before t met an instant x < s (s the earlier job's
-// reservation, its window being cut there) with fewer than its processors
-// free; the jobs that moved since (the earlier job among them) released
-// only old slots, which start at s or later, and took capacity elsewhere,
-// so x still has fewer free, and x lies in q's window too (q's duration is
-// no shorter and its reservation, later in the list, no earlier). The
-// earliest fit of q's job is therefore at t or later.
-func foundBound(found []query[int], q query[int]) int64 {
-	from := int64(math.MinInt64)
-	for _, f := range found {
-		if f.n <= q.n && f.d <= q.d {
-			from = max(from, f.after)
-		}
-	}
-	return from
-}
-
-// appendBounded appends q to list, dropping the oldest beyond maxFailed.
-func appendBounded(list []query[int], q query[int]) []query[int] {
-	if len(list) < maxFailed {
-		return append(list, q)
-	}
-	copy(list, list[1:])
-	list[maxFailed-1] = q
-	return list
-}
 
 // mergeMoved restores the (Start, ID) order after a compression moved the
 // jobs in b.moved (each earlier; b.movedAt their indices in b.wait,
@@ -370,26 +341,6 @@ func moveRun[X any](prof *profile.Profile, run []*Entry[int, X], t int64) int {
 		}
 	}
 	return k
-}
-
-// failBound is the latest end of a failed search remembered in this pass
-// for a job that q's dominates (no more processors, no longer duration, a
-// search from no later): q's job fits at no start before it. The argument
-// of dominated covers the starts of [f.after, f.limit), from q.after ≥
-// f.after on; and it survives the moves made since the failure: a job that
-// moved came later in the list, so the old slot it released starts at or
-// after the failed job's reservation, past the instant x that blocked each
-// start, and its new hold only lowers free counts. So the failures are kept
-// across moves (for vectors too: failBoundVector), and a failure
-// with f.limit ≥ q.limit skips q's search altogether, as dominated does.
-func failBound(failed []query[int], q query[int]) int64 {
-	from := int64(math.MinInt64)
-	for _, f := range failed {
-		if f.n <= q.n && f.d <= q.d && f.after <= q.after {
-			from = max(from, f.limit)
-		}
-	}
-	return from
 }
 
 // skipping: a compression pass jumps over jobs that cannot move.

@@ -144,7 +144,7 @@ func covered(f, q []int) bool {
 	return true
 }
 
-// foundBoundVector is foundBound for vectors: the latest fit found in the
+// foundBoundVector is ring.foundBound for vectors: the latest fit found in the
 // pass for a job needing no more in any resource, with no longer duration.
 func foundBoundVector(found []query[[]int], q query[[]int]) int64 {
 	from := int64(math.MinInt64)
@@ -156,7 +156,7 @@ func foundBoundVector(found []query[[]int], q query[[]int]) int64 {
 	return from
 }
 
-// failBoundVector is failBound for vectors.
+// failBoundVector is ring.failBound for vectors.
 func failBoundVector(failed []query[[]int], q query[[]int]) int64 {
 	from := int64(math.MinInt64)
 	for _, f := range failed {
@@ -167,7 +167,8 @@ func failBoundVector(failed []query[[]int], q query[[]int]) int64 {
 	return from
 }
 
-// appendBoundedVector is appendBounded for vectors.
+// appendBoundedVector appends q to list, dropping the oldest beyond
+// maxFailed.
 func appendBoundedVector(list []query[[]int], q query[[]int]) []query[[]int] {
 	if len(list) < maxFailed {
 		return append(list, q)
