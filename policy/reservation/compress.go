@@ -234,7 +234,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		b.cuts = slices.DeleteFunc(b.cuts, func(f query[int]) bool { return f.limit < released })
 		filterV = -1 // the profile changes
 		s0 := e.Start
-		k := moveRun(prof, w[i:r], t)
+		k, last := moveRun(prof, w[i:r], t)
 		rels.add(prof, now, s0, s0+d)
 		if k < r-i && memo {
 			// the rest of the run fits at no start in [after, s) of the
@@ -250,7 +250,15 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		for x := i; x < i+k; x++ {
 			b.movedAt = append(b.movedAt, x)
 		}
-		pm = prof.PrefixMaxAt(now, e.Start) // the jobs after start no earlier
+		// the profile before s0 changed only by the new holds, on
+		// [t, min(last+d, s0)): the filter's walk goes on if its largest
+		// free count was reached elsewhere, else it restarts with a range
+		// query (the jobs after start no earlier)
+		if kept, ok := prof.PrefixMaxKept(pm, t, min(last+d, s0)); ok {
+			pm = kept
+		} else {
+			pm = prof.PrefixMaxAt(now, e.Start)
+		}
 		i = r
 	}
 	if len(b.moved) > 0 {
@@ -303,7 +311,8 @@ func (b *Book[A, X]) mergeMoved() {
 // moveRun re-places the run of identical jobs run (reservation s, amount
 // n, duration d, consecutive in the waiting list), whose first job's
 // earliest fit is t < s, as re-placing them one by one would, and returns
-// how many moved (at least one; those that did not keep s).
+// how many moved (at least one; those that did not keep s) and the latest
+// start they moved to.
 //
 // Why the jobs can be taken together: let P be the profile before the
 // first job of the run moved. For every copy the window of a start before
@@ -318,16 +327,17 @@ func (b *Book[A, X]) mergeMoved() {
 // a search that fails ends the run (the later copies see the same
 // profile). The released capacity bounds stay valid: the old slots of the
 // copies start at s, and the copies' windows are cut at s.
-func moveRun[X any](prof *profile.Profile, run []*Entry[int, X], t int64) int {
+func moveRun[X any](prof *profile.Profile, run []*Entry[int, X], t int64) (int, int64) {
 	e := run[0]
 	s, n, d := e.Start, e.Need, e.Dur
-	k := 0
+	k, last := 0, t
 	for k < len(run) {
 		c := len(run) - k
 		if c > 1 && n > 0 {
 			c = min(c, prof.MinFree(t, min(t+d, s))/n)
 		}
 		prof.Move(s, t, d, c*n) // the search found room for each
+		last = t
 		for _, x := range run[k : k+c] {
 			x.Start = t
 		}
@@ -340,7 +350,7 @@ func moveRun[X any](prof *profile.Profile, run []*Entry[int, X], t int64) int {
 			break
 		}
 	}
-	return k
+	return k, last
 }
 
 // skipping: a compression pass jumps over jobs that cannot move.
