@@ -141,6 +141,8 @@ type Book[A, X any] struct {
 	// indices in wait
 	moved   []*Entry[A, X]
 	movedAt []int
+	mkeys   []movedKey     // sortMoved's keys
+	mtmp    []*Entry[A, X] // and its copy of moved
 	// ahead is the state before SettleAhead's reaction while a Remove at
 	// its instant may undo it, spare its buffers for the next (ahead.go)
 	ahead, spare *aheadState[A, X]

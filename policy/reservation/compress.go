@@ -279,7 +279,7 @@ const gridBudget = 16
 // only the span from the first new place to the last old one is touched.
 func (b *Book[A, X]) mergeMoved() {
 	mv := b.moved
-	slices.SortFunc(mv, Cmp[A, X])
+	b.sortMoved()
 	w := b.wait
 	// only w[lo:hi] changes: the moved jobs were at movedAt, all before
 	// hi, and each is now before its old place, after every job of
@@ -306,6 +306,49 @@ func (b *Book[A, X]) mergeMoved() {
 			j--
 		}
 	}
+}
+
+// movedKey is a moved job's place in the (Start, ID) order, and its
+// index in Book.moved.
+type movedKey struct {
+	start int64
+	id    int
+	at    int
+}
+
+// sortMoved sorts b.moved by (Start, ID), as Cmp does: on keys of a
+// concrete type, whose comparison the sort calls directly, where Cmp on
+// the entries is called through the generic dictionary (the sort is most
+// of mergeMoved's cost).
+func (b *Book[A, X]) sortMoved() {
+	mv := b.moved
+	keys := b.mkeys[:0]
+	sorted := true
+	for i, e := range mv {
+		keys = append(keys, movedKey{e.Start, e.J.ID, i})
+		if i > 0 && (e.Start < mv[i-1].Start || e.Start == mv[i-1].Start && e.J.ID < mv[i-1].J.ID) {
+			sorted = false
+		}
+	}
+	b.mkeys = keys
+	if sorted {
+		return
+	}
+	slices.SortFunc(keys, func(x, y movedKey) int {
+		if x.start != y.start {
+			if x.start < y.start {
+				return -1
+			}
+			return 1
+		}
+		return x.id - y.id
+	})
+	tmp := append(b.mtmp[:0], mv...)
+	for i, k := range keys {
+		mv[i] = tmp[k.at]
+	}
+	clear(tmp) // no stale pointers kept
+	b.mtmp = tmp[:0]
 }
 
 // moveRun re-places the run of identical jobs run (reservation s, amount
