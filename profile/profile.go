@@ -217,7 +217,15 @@ func route(in *inode, t int64, acc int) (int, int) {
 
 // upperBound is the number of the block's breakpoints at or before t.
 func upperBound(b *block, t int64) int {
-	lo, hi := 0, b.n
+	// the searches from now (compression, passes) ask at the profile's
+	// first breakpoints: look there before bisecting
+	if b.n == 0 || b.key[0] > t {
+		return 0
+	}
+	if b.n == 1 || b.key[1] > t {
+		return 1
+	}
+	lo, hi := 2, b.n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if b.key[m] <= t {
