@@ -34,7 +34,9 @@
 // are O(log B) per blocking run visited, where a blocking run is a maximal
 // interval on which fewer than the requested processors are free.
 // PrefixMax.Before is O(1) when the running maximum does not change and
-// O(log B) when it does. Steps is O(B). Blocks and inner nodes live in two
+// O(log B) when it does; PrefixMaxAt and PrefixMaxKept (a walk carried
+// over a change that did not touch where its maximum is) are O(log B).
+// Steps is O(B). Blocks and inner nodes live in two
 // slices, linked by int32 indices, and are recycled through free lists:
 // steady-state operations do not allocate.
 package profile
