@@ -11,6 +11,7 @@ import (
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/policy/easy"
 	"github.com/backfill-hpc/backfill/policy/policytest"
+	"github.com/backfill-hpc/backfill/predict"
 	"github.com/backfill-hpc/backfill/sim"
 )
 
@@ -22,11 +23,17 @@ import (
 // on adversarial workloads (testgen.Adversarial: many ends and
 // submissions in one second, identical jobs, runtime = estimate, runtime
 // 0, estimates of 1 s, whole-machine jobs, queues of hundreds) and on
-// testgen's random ones, in kill and no-kill modes.
+// testgen's random ones, in kill and no-kill modes, with the estimates and
+// with history predictions (EASY++'s, and history-1 corrected stepwise).
 func TestLiteralEASY(t *testing.T) {
 	n := 40
 	if !longtest.Short() {
 		n = 600
+	}
+	plans := []func() *predict.Plan{
+		func() *predict.Plan { return nil },
+		func() *predict.Plan { return easy.PlusPlus().Plan },
+		func() *predict.Plan { return predict.NewPlan(predict.NewHistory(1), predict.Step{}) },
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x6c6974))
@@ -38,11 +45,12 @@ func TestLiteralEASY(t *testing.T) {
 		} else {
 			jobs, procs = testgen.Adversarial(r, !longtest.Short())
 		}
-		for _, order := range []easy.Order{easy.FCFS, easy.SJBF, easy.SJF} {
-			for _, noKill := range []bool{false, true} {
-				what := fmt.Sprintf("seed %d, order %s, noKill %v, %d jobs on %d processors", seed, order, noKill, len(jobs), procs)
-				got := run(t, what, jobs, procs, noKill, easy.New(procs, easy.Config{Depth: 1, Order: order}))
-				want := run(t, what, jobs, procs, noKill, &policytest.LiteralEASY{Caps: []int{procs}, SJBF: order == easy.SJBF, SJF: order == easy.SJF})
+		for c, order := range []easy.Order{easy.FCFS, easy.SJBF, easy.SJF} {
+			noKill := (seed+uint64(c))%2 == 1
+			for pi, plan := range plans {
+				what := fmt.Sprintf("seed %d, order %s, plan %d, noKill %v, %d jobs on %d processors", seed, order, pi, noKill, len(jobs), procs)
+				got := run(t, what, jobs, procs, noKill, easy.New(procs, easy.Config{Depth: 1, Order: order, Plan: plan()}))
+				want := run(t, what, jobs, procs, noKill, &policytest.LiteralEASY{Caps: []int{procs}, SJBF: order == easy.SJBF, SJF: order == easy.SJF, Plan: plan()})
 				for i := range jobs {
 					if got[i].Start != want[i].Start {
 						t.Fatalf("%s: job %d (submit %d, %d procs, estimate %d, runtime %d) starts at %d, literal EASY at %d",

@@ -5,6 +5,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/predict"
 )
 
 // LiteralEASY is EASY backfilling written as the papers state it, with
@@ -24,11 +25,17 @@ import (
 //     by S (now + estimate ≤ S) or needs no more than X_i of every
 //     resource i (then X_i decreases by its need).
 //
-// A running job's estimated end is start + estimate, or now + 1 once it
-// runs past its estimate (no-kill mode: it may end at any moment, the
-// rule of predict.Plan's extension). Plans use estimates only.
+// With Plan nil, durations are the estimates and a running job's
+// estimated end is start + estimate, or now + 1 once it runs past its
+// estimate (no-kill mode: it may end at any moment, the rule of
+// predict.Plan's extension). With a Plan (package predict: EASY++'s
+// history predictions), every "estimate" above is the job's planned
+// duration, fed as package easy feeds it (submissions, ends, a flush
+// before each pass) and corrected by the plan's extension when a running
+// job reaches its planned end.
 type LiteralEASY struct {
 	Caps []int
+	Plan *predict.Plan
 	// SJBF scans the backfill candidates by (estimate, ID); SJF also
 	// orders the queue that way.
 	SJBF, SJF bool
@@ -42,12 +49,28 @@ var _ policy.Scheduler = (*LiteralEASY)(nil)
 func (l *LiteralEASY) Name() string { return "literal-easy" }
 
 // Insert implements policy.Scheduler.
-func (l *LiteralEASY) Insert(now int64, j *job.Request) { l.queue = append(l.queue, j) }
+func (l *LiteralEASY) Insert(now int64, j *job.Request) {
+	if l.Plan != nil {
+		l.Plan.Submit(now, j)
+	}
+	l.queue = append(l.queue, j)
+}
+
+// dur is j's planned duration.
+func (l *LiteralEASY) dur(j *job.Request) int64 {
+	if l.Plan != nil {
+		return l.Plan.Dur(j)
+	}
+	return j.Estimate
+}
 
 // Remove implements policy.Scheduler.
 func (l *LiteralEASY) Remove(now int64, j *job.Request) {
-	if _, ok := l.running[j]; ok {
+	if s, ok := l.running[j]; ok {
 		delete(l.running, j)
+		if l.Plan != nil {
+			l.Plan.Ended(now, s, j)
+		}
 		return
 	}
 	l.queue = slices.DeleteFunc(l.queue, func(q *job.Request) bool { return q == j })
@@ -57,6 +80,11 @@ func (l *LiteralEASY) Remove(now int64, j *job.Request) {
 func (l *LiteralEASY) Tick(now int64, start func(*job.Request)) int64 {
 	if l.running == nil {
 		l.running = map[*job.Request]int64{}
+	}
+	var extend func(j *job.Request, start, end int64) int64
+	if l.Plan != nil {
+		l.Plan.Flush()
+		extend = l.Plan.Extender(now)
 	}
 	k := len(l.Caps)
 	free := slices.Clone(l.Caps)
@@ -88,8 +116,8 @@ func (l *LiteralEASY) Tick(now int64, start func(*job.Request)) int64 {
 	short := func(q []*job.Request) []*job.Request {
 		q = slices.Clone(q)
 		slices.SortStableFunc(q, func(a, b *job.Request) int {
-			if a.Estimate != b.Estimate {
-				return int(a.Estimate - b.Estimate)
+			if da, db := l.dur(a), l.dur(b); da != db {
+				return int(da - db)
 			}
 			return a.ID - b.ID
 		})
@@ -114,8 +142,12 @@ func (l *LiteralEASY) Tick(now int64, start func(*job.Request)) int64 {
 	// (those started in this pass included)
 	var ends []end
 	for j, s := range l.running {
-		e := s + j.Estimate
-		if e <= now {
+		e := s + l.dur(j)
+		switch {
+		case e > now:
+		case extend != nil:
+			e = extend(j, s, e)
+		default:
 			e = now + 1
 		}
 		ends = append(ends, end{e, j})
@@ -150,7 +182,7 @@ func (l *LiteralEASY) Tick(now int64, start func(*job.Request)) int64 {
 		if j == head || !fits(j, free) {
 			continue
 		}
-		if now+j.Estimate <= shadow {
+		if now+l.dur(j) <= shadow {
 			launch(j)
 			continue
 		}
