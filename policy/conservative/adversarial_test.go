@@ -8,6 +8,7 @@ import (
 	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/policy/policytest"
 	"github.com/backfill-hpc/backfill/sim"
 )
 
@@ -57,6 +58,35 @@ func TestAdversarialEqualsLiteral(t *testing.T) {
 						what, i, j.Submit, j.Procs, j.Estimate, j.Runtime, a.Outcomes[i].Start, b.Outcomes[i].Start)
 				}
 			}
+		}
+	}
+}
+
+// TestDrivenEqualsLiteral: conservative's fast book against the literal
+// one on policytest.Drive's event streams: cancellations of waiting jobs
+// anywhere (the head, jobs just submitted) mixed with same-second ends,
+// runs past the estimates, and identical and whole-machine jobs.
+func TestDrivenEqualsLiteral(t *testing.T) {
+	n := 8
+	if !longtest.Short() {
+		n = 150
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x6364))
+		procs := []int{1, 4, 16, 64}[r.IntN(4)]
+		sjf := seed%3 == 2
+		mk := func(literal bool) *Policy {
+			c := New(procs, Config{})
+			if sjf {
+				if err := c.setOrder(procs, policy.Params{"order": "sjf"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.book.Literal = literal
+			return c
+		}
+		if err := policytest.Drive(r, mk(false), mk(true), procs, 200); err != nil {
+			t.Fatalf("seed %d, %d processors, sjf=%v: %v", seed, procs, sjf, err)
 		}
 	}
 }

@@ -70,3 +70,31 @@ func run(t *testing.T, what string, jobs []job.Job, procs int, noKill bool, s po
 	}
 	return res.Outcomes
 }
+
+// TestLiteralEASYDriven compares easy (fcfs, sjbf, sjf; estimates and
+// EASY++'s predictions) with the literal EASY on the event streams of
+// policytest.Drive, which cancel waiting jobs (the head, jobs just
+// submitted, jobs anywhere in a queue of hundreds): the fit index's
+// holes and compaction, and the sorted queues, must follow.
+func TestLiteralEASYDriven(t *testing.T) {
+	n := 8
+	if !longtest.Short() {
+		n = 200
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		for c, order := range []easy.Order{easy.FCFS, easy.SJBF, easy.SJF} {
+			for pi, plan := range []func() *predict.Plan{
+				func() *predict.Plan { return nil },
+				func() *predict.Plan { return easy.PlusPlus().Plan },
+			} {
+				r := rand.New(rand.NewPCG(seed, uint64(10*c+pi)))
+				procs := []int{1, 4, 16, 64}[r.IntN(4)]
+				a := easy.New(procs, easy.Config{Depth: 1, Order: order, Plan: plan()})
+				b := &policytest.LiteralEASY{Caps: []int{procs}, SJBF: order == easy.SJBF, SJF: order == easy.SJF, Plan: plan()}
+				if err := policytest.Drive(r, a, b, procs, 200); err != nil {
+					t.Fatalf("seed %d, order %s, plan %d, %d processors: %v", seed, order, pi, procs, err)
+				}
+			}
+		}
+	}
+}

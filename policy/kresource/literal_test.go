@@ -55,3 +55,24 @@ func TestFFEASYLiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestFFEASYLiteralDriven: ff-easy on one resource against the literal
+// EASY on policytest.Drive's event streams, which also cancel waiting
+// jobs anywhere in the queue (the fit index's holes).
+func TestFFEASYLiteralDriven(t *testing.T) {
+	n := 8
+	if !longtest.Short() {
+		n = 200
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x6b64))
+		procs := []int{1, 4, 16, 64}[r.IntN(4)]
+		a, err := policy.NewK("ff-easy", []int{procs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := policytest.Drive(r, a, &policytest.LiteralEASY{Caps: []int{procs}}, procs, 200); err != nil {
+			t.Fatalf("seed %d, %d processors: %v", seed, procs, err)
+		}
+	}
+}

@@ -44,3 +44,20 @@ func TestDepthOneIsLiteralEASY(t *testing.T) {
 		}
 	}
 }
+
+// TestDepthOneIsLiteralEASYDriven: the same on policytest.Drive's event
+// streams, which also cancel waiting jobs anywhere in the queue.
+func TestDepthOneIsLiteralEASYDriven(t *testing.T) {
+	n := 8
+	if !longtest.Short() {
+		n = 200
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x6c64))
+		procs := []int{1, 4, 16, 64}[r.IntN(4)]
+		a := lookahead.New(procs, lookahead.Config{Depth: 1, Reserve: true, Cs: 0})
+		if err := policytest.Drive(r, a, &policytest.LiteralEASY{Caps: []int{procs}}, procs, 200); err != nil {
+			t.Fatalf("seed %d, %d processors: %v", seed, procs, err)
+		}
+	}
+}

@@ -49,3 +49,23 @@ func TestOneQueueIsLiteralEASY(t *testing.T) {
 		}
 	}
 }
+
+// TestOneQueueIsLiteralEASYDriven: the same on policytest.Drive's event
+// streams, which also cancel waiting jobs anywhere in the queue.
+func TestOneQueueIsLiteralEASYDriven(t *testing.T) {
+	n := 8
+	if !longtest.Short() {
+		n = 200
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x6d64))
+		procs := []int{1, 4, 16, 64}[r.IntN(4)]
+		a, err := policy.New("multiqueue:bounds=1000000000:procs="+strconv.Itoa(procs)+"/0", procs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := policytest.Drive(r, a, &policytest.LiteralEASY{Caps: []int{procs}}, procs, 200); err != nil {
+			t.Fatalf("seed %d, %d processors: %v", seed, procs, err)
+		}
+	}
+}
