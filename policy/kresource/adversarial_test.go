@@ -17,7 +17,7 @@ import (
 func TestConsAdversarialEqualsLiteral(t *testing.T) {
 	n := 15
 	if !longtest.Short() {
-		n = 200
+		n = 60
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x6b636f6e))

@@ -15,8 +15,10 @@ import (
 // whole-machine jobs, runtime = estimate or 0, estimates of 1 s, queues
 // of hundreds) at the edges of the backfill parameters: bf_resolution of
 // 1 s, of the workload's grid, or not dividing it; windows as short as
-// the estimates; one job tested; bf_interval of 1 s; in kill and no-kill
-// modes. The cycle plans in a profile.Flat and skips repeated cycles;
+// the estimates; one job tested; bf_interval of 1 s; multifactor
+// priorities that change between cycles (age over a short
+// PriorityMaxAge, fair-share with decay, size, frequent recalculation);
+// an end lag of 0 or 1 s; in kill and no-kill modes. The cycle plans in a profile.Flat and skips repeated cycles;
 // the twin (noDefer) places every hold at once, tests every job and runs
 // every cycle.
 func TestRepeatsExactAdversarial(t *testing.T) {
@@ -40,9 +42,21 @@ func TestRepeatsExactAdversarial(t *testing.T) {
 		if r.IntN(3) == 0 {
 			c.BfMaxJobTest = []int{1, 2, 10}[r.IntN(3)]
 		}
+		if r.IntN(2) == 0 {
+			// priorities that change between cycles: age over a short
+			// PriorityMaxAge, fair-share, size, recalculated often
+			c.WeightAge = int64(r.IntN(1000))
+			c.WeightFairshare = int64(r.IntN(1000))
+			c.WeightJobSize = int64(r.IntN(1000))
+			c.FavorSmall = r.IntN(2) == 0
+			c.MaxAge = []int64{10, 60, 600}[r.IntN(3)]
+			c.CalcPeriod = []int64{1, 5, 30}[r.IntN(3)]
+			c.DecayHalfLife = []int64{0, 60, 3600}[r.IntN(3)]
+		}
+		lag := int64(r.IntN(2))
 		for _, noKill := range []bool{false, true} {
-			a := New(procs, Options{Conf: c})
-			b := New(procs, Options{Conf: c})
+			a := New(procs, Options{Conf: c, EndLag: lag})
+			b := New(procs, Options{Conf: c, EndLag: lag})
 			b.noDefer = true
 			ra, err := sim.Run(js, a, sim.Options{Procs: procs, NoKill: noKill})
 			if err != nil {
@@ -55,8 +69,8 @@ func TestRepeatsExactAdversarial(t *testing.T) {
 			for i := range ra.Outcomes {
 				if ra.Outcomes[i].Start != rb.Outcomes[i].Start {
 					j := js[i]
-					t.Fatalf("seed %d (%d jobs, %d procs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d, noKill %v): job %d (submit %d, %d procs, estimate %d, runtime %d) starts at %d with the speed-ups, %d without",
-						seed, len(js), procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, noKill, i, j.Submit, j.Procs, j.Estimate, j.Runtime, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
+					t.Fatalf("seed %d (%d jobs, %d procs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d, weights age %d fairshare %d size %d favor small %v max age %d calc %d half-life %d, end lag %d, noKill %v): job %d (submit %d, %d procs, estimate %d, runtime %d) starts at %d with the speed-ups, %d without",
+						seed, len(js), procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, c.WeightAge, c.WeightFairshare, c.WeightJobSize, c.FavorSmall, c.MaxAge, c.CalcPeriod, c.DecayHalfLife, lag, noKill, i, j.Submit, j.Procs, j.Estimate, j.Runtime, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
 				}
 			}
 			repeats += a.repeats
