@@ -17,11 +17,11 @@ import (
 // jobs, queues of hundreds): every registered policy and the variants of
 // sameInstantSpecs, in kill and no-kill modes, must start every job at the
 // same time whatever the order in which the ends of an instant are
-// reported. Long only (12 workloads, every policy: ~1 min of CPU); the
+// reported. Long only (6 workloads, every policy); the
 // speed shortcuts' exactness on these shapes is tested per package.
 func TestSameInstantEndOrderAdversarial(t *testing.T) {
 	longtest.Skip(t, "every policy on workloads of up to hundreds of jobs")
-	n := 12
+	n := 6
 	specs := sameInstantSpecs()
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x616476))

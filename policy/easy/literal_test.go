@@ -28,7 +28,7 @@ import (
 func TestLiteralEASY(t *testing.T) {
 	n := 40
 	if !longtest.Short() {
-		n = 600
+		n = 250
 	}
 	plans := []func() *predict.Plan{
 		func() *predict.Plan { return nil },
