@@ -14,6 +14,7 @@ import (
 type machine[A any] interface {
 	// the profile
 	earliestFit(after, dur int64, n A) int64
+	fits(start, dur int64, n A) bool
 	add(start, end int64, n A) error
 	remove(start, end int64, n A) error
 	forget(t int64)
@@ -36,6 +37,7 @@ type scalar struct {
 }
 
 func (s *scalar) earliestFit(after, dur int64, n int) int64 { return s.p.EarliestFit(after, dur, n) }
+func (s *scalar) fits(start, dur int64, n int) bool         { return s.p.Fits(start, dur, n) }
 func (s *scalar) add(start, end int64, n int) error         { return s.p.Add(start, end, n) }
 func (s *scalar) remove(start, end int64, n int) error      { return s.p.Remove(start, end, n) }
 func (s *scalar) forget(t int64)                            { s.p.Forget(t) }
@@ -68,6 +70,7 @@ type vector struct {
 }
 
 func (v *vector) earliestFit(after, dur int64, n []int) int64 { return v.m.EarliestFit(after, dur, n) }
+func (v *vector) fits(start, dur int64, n []int) bool         { return v.m.Fits(start, dur, n) }
 func (v *vector) add(start, end int64, n []int) error         { return v.m.Add(start, end, n) }
 func (v *vector) remove(start, end int64, n []int) error      { return v.m.Remove(start, end, n) }
 func (v *vector) forget(t int64)                              { v.m.Forget(t) }
