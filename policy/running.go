@@ -13,6 +13,7 @@ import (
 type holdProfile[A any] interface {
 	Add(start, end int64, n A) error
 	Remove(start, end int64, n A) error
+	Reset()
 }
 
 // tracker is what Running and RunningK share: the running jobs' holds in
@@ -166,6 +167,23 @@ func (r *tracker[A, P]) End(now int64, j *job.Request) (running, early bool) {
 		return true, true
 	}
 	return true, false
+}
+
+// Rebuild empties the profile and holds every running job again over
+// [start, end of its hold): the profile of the running jobs alone, as
+// removing every other hold would leave it, with R additions for R running
+// jobs instead of one removal per other hold (a re-plan that removes every
+// reservation of a long queue). Only the profile's steps change, not its
+// answers, except before the last Profile.Forget, where it remembered
+// nothing anyway.
+func (r *tracker[A, P]) Rebuild() error {
+	r.Prof.Reset()
+	for _, it := range r.run.Items() {
+		if err := r.Prof.Add(it.Val.start, it.Key, it.Val.amt); err != nil {
+			return fmt.Errorf("holding job %d again: %w", it.ID, err)
+		}
+	}
+	return nil
 }
 
 // Overrunning reports whether some running job has reached the end of its

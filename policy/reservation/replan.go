@@ -57,6 +57,22 @@ func (b *Book[A, X]) replanFast(now int64, order []*Entry[A, X]) bool {
 	return order == nil && b.fitted && !b.Literal && (len(b.wait) == 0 || b.wait[0].Start >= now)
 }
 
+// unplaceAll removes every reservation from the profile. On the fast
+// path (a fitted book, whose profile holds nothing but the running jobs
+// and the reservations) with more waiting jobs than running ones, the
+// profile is rebuilt from the running jobs' holds instead (fewer updates).
+func (b *Book[A, X]) unplaceAll(fast bool) {
+	if fast && len(b.wait) > b.m.running() {
+		if err := b.m.rebuild(); err != nil {
+			b.fail(err) // unreachable: the running jobs held all of it before
+		}
+		return
+	}
+	for _, e := range b.wait {
+		b.unplace(e)
+	}
+}
+
 // replace re-places the waiting jobs, whose reservations were removed and
 // whose running holds were lengthened, in the order of order, each at its
 // earliest fit from now: literally (fast false: a search for each) or by

@@ -28,6 +28,9 @@ type machine[A any] interface {
 	catchUp(now int64, jobs []*job.Request) error
 	overrunUntil(t int64) bool
 	extend(now int64) error
+	running() int
+	// rebuild empties the profile but for the running jobs' holds
+	rebuild() error
 }
 
 // scalar is the machine of processors: one Profile.
@@ -61,6 +64,8 @@ func (s *scalar) catchUp(now int64, jobs []*job.Request) error {
 }
 func (s *scalar) overrunUntil(t int64) bool { return s.run.OverrunUntil(t) }
 func (s *scalar) extend(now int64) error    { return s.run.Extend(now) }
+func (s *scalar) running() int              { return s.run.Len() }
+func (s *scalar) rebuild() error            { return s.run.Rebuild() }
 
 // vector is the machine of K resources: a Multi, one Profile each.
 type vector struct {
@@ -117,3 +122,5 @@ func (v *vector) catchUp(now int64, jobs []*job.Request) error {
 }
 func (v *vector) overrunUntil(t int64) bool { return v.run.OverrunUntil(t) }
 func (v *vector) extend(now int64) error    { return v.run.Extend(now) }
+func (v *vector) running() int              { return v.run.Len() }
+func (v *vector) rebuild() error            { return v.run.Rebuild() }
