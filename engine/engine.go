@@ -156,6 +156,7 @@ func New(sched policy.Scheduler, cfg Config) (*Engine, error) {
 			}
 		}
 		e.trace = cfg.Trace
+		e.jobs.Reserve(len(cfg.Trace)) // no copies as the window grows
 	}
 	if cfg.Guarantees {
 		e.guar, _ = sched.(policy.Guarantor)

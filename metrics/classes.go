@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"bufio"
-	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -73,8 +72,13 @@ func measured(outcomes []job.Outcome, opt Options) []int {
 		first = min(first, outcomes[i].Submit)
 		last = max(last, outcomes[i].Submit)
 	}
-	var idx []int
-	for i := range outcomes {
+	order := idOrder(outcomes)
+	idx := make([]int, 0, len(outcomes))
+	for k := range outcomes {
+		i := k
+		if order != nil {
+			i = order[k]
+		}
 		o := &outcomes[i]
 		if (opt.WarmUp > 0 && o.Submit < first+opt.WarmUp) || (opt.Drain > 0 && o.Submit > last-opt.Drain) {
 			continue
@@ -84,13 +88,24 @@ func measured(outcomes []job.Outcome, opt Options) []int {
 		}
 		idx = append(idx, i)
 	}
-	slices.SortStableFunc(idx, func(x, y int) int { return cmp.Compare(outcomes[x].ID, outcomes[y].ID) })
 	return idx
 }
 
 // Predictions computes the PredStats of the measured jobs, or nil when no
 // measured job had a prediction.
 func Predictions(outcomes []job.Outcome, opt Options) *PredStats {
+	// integer sums: the order of the jobs does not matter, and a run
+	// without predictions needs no list of the measured jobs
+	found := false
+	for i := range outcomes {
+		if outcomes[i].Predicted > 0 {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return nil
+	}
 	var p predAcc
 	for _, i := range measured(outcomes, opt) {
 		p.add(&outcomes[i])

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/backfill-hpc/backfill/internal/radix"
 	"github.com/backfill-hpc/backfill/job"
 )
 
@@ -105,6 +106,7 @@ func NearestRank(sorted []int64, pct int) int64 {
 // acc accumulates one set of measured jobs.
 type acc struct {
 	waits   []int64
+	sorted  bool // waits are sorted already
 	sumWait int64
 	sumResp int64
 	sumBSLD float64
@@ -112,9 +114,13 @@ type acc struct {
 }
 
 func (a *acc) add(o *job.Outcome, tau int64) {
-	w := o.Wait()
-	a.waits = append(a.waits, w)
-	a.sumWait += w
+	a.waits = append(a.waits, o.Wait())
+	a.sums(o, tau)
+}
+
+// sums adds o to everything but the waits.
+func (a *acc) sums(o *job.Outcome, tau int64) {
+	a.sumWait += o.Wait()
 	a.sumResp += o.Response()
 	a.sumBSLD += o.BoundedSlowdown(tau)
 	if o.Killed {
@@ -127,7 +133,9 @@ func (a *acc) stats() Stats {
 	if n == 0 {
 		return Stats{}
 	}
-	slices.Sort(a.waits)
+	if !a.sorted {
+		radix.SortInt64(a.waits)
+	}
 	return Stats{
 		Jobs:         n,
 		MeanWait:     float64(a.sumWait) / float64(n),
@@ -139,6 +147,33 @@ func (a *acc) stats() Stats {
 		MeanBSLD:     a.sumBSLD / float64(n),
 		Killed:       a.killed,
 	}
+}
+
+// idOrder returns the indexes of outcomes in job-ID order (stable for
+// equal IDs), or nil when the slice is in that order already (as a
+// simulator's outcomes are).
+func idOrder(outcomes []job.Outcome) []int {
+	if inIDOrder(outcomes) {
+		return nil
+	}
+	order := make([]int, len(outcomes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		return cmp.Compare(outcomes[x].ID, outcomes[y].ID)
+	})
+	return order
+}
+
+// inIDOrder reports whether the outcomes' IDs are non-decreasing.
+func inIDOrder(outcomes []job.Outcome) bool {
+	for i := 1; i < len(outcomes); i++ {
+		if outcomes[i].ID < outcomes[i-1].ID {
+			return false
+		}
+	}
+	return true
 }
 
 // Summarize computes the Summary of outcomes. Jobs are visited in ID order,
@@ -173,15 +208,18 @@ func Summarize(outcomes []job.Outcome, opt Options) Summary {
 		s.Utilization = float64(busy) / (float64(opt.Procs) * float64(s.Makespan))
 	}
 
-	order := make([]int, len(outcomes))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(x, y int) int {
-		return cmp.Compare(outcomes[x].ID, outcomes[y].ID)
-	})
+	order := idOrder(outcomes)
+	// the waits of short jobs from the front of one buffer, of long jobs
+	// from its back; each class sorted, all of them is their merge
+	n := len(outcomes)
+	waits := make([]int64, n)
+	ns, nl := 0, 0
 	var all, short, long acc
-	for _, i := range order {
+	for k := range n {
+		i := k
+		if order != nil {
+			i = order[k]
+		}
 		o := &outcomes[i]
 		if o.Rejected {
 			continue // rejected at submission: never ran (see Admission)
@@ -191,17 +229,43 @@ func Summarize(outcomes []job.Outcome, opt Options) Summary {
 			s.Excluded++
 			continue
 		}
-		all.add(o, tau)
+		all.sums(o, tau)
 		if o.Runtime <= shortLimit {
-			short.add(o, tau)
+			waits[ns] = o.Wait()
+			ns++
+			short.sums(o, tau)
 		} else {
-			long.add(o, tau)
+			nl++
+			waits[n-nl] = o.Wait()
+			long.sums(o, tau)
 		}
 	}
+	short.waits, long.waits = waits[:ns], waits[n-nl:]
+	radix.SortInt64(short.waits)
+	radix.SortInt64(long.waits)
+	short.sorted, long.sorted = true, true
+	all.waits, all.sorted = mergeSorted(short.waits, long.waits), true
 	s.All, s.Short, s.Long = all.stats(), short.stats(), long.stats()
 	s.Prediction = Predictions(outcomes, opt)
 	s.Admission = Admission(outcomes, opt)
 	return s
+}
+
+// mergeSorted returns the sorted merge of two sorted slices.
+func mergeSorted(a, b []int64) []int64 {
+	out := make([]int64, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j] < a[i] {
+			out = append(out, b[j])
+			j++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
 
 // CheckWindow reports an error when the averages' window of opt (WarmUp,

@@ -199,3 +199,34 @@ func TestCheckWindow(t *testing.T) {
 		t.Errorf("no jobs: %v", err)
 	}
 }
+
+// TestSummarizeInAnyOrder: outcomes in ID order (a simulator's, which
+// skip the sort) and in any other order give the same Summary, floating-
+// point sums included, and quantiles as a sort of all waits would.
+func TestSummarizeInAnyOrder(t *testing.T) {
+	var o []job.Outcome
+	for i := range 500 {
+		submit := int64(i * 7)
+		start := submit + int64(i*i%977)
+		run := int64(i * 131 % 9000)
+		o = append(o, out(i, submit, start, start+run, 1+i%4, run, run+10, false))
+	}
+	opt := Options{Procs: 8, WarmUp: 50, Drain: 70}
+	want := Summarize(o, opt)
+	rev := slices.Clone(o)
+	slices.Reverse(rev)
+	if got := Summarize(rev, opt); got != want {
+		t.Fatalf("reversed outcomes: %+v, want %+v", got, want)
+	}
+	var waits []int64
+	for i := range o {
+		if o[i].Submit >= 50 && o[i].Submit <= o[len(o)-1].Submit-70 {
+			waits = append(waits, o[i].Wait())
+		}
+	}
+	slices.Sort(waits)
+	if want.All.Jobs != len(waits) || want.All.MedianWait != float64(NearestRank(waits, 50)) ||
+		want.All.P99Wait != float64(NearestRank(waits, 99)) || want.All.MaxWait != waits[len(waits)-1] {
+		t.Fatalf("all: %+v, waits %d, median %d", want.All, len(waits), NearestRank(waits, 50))
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The page's assets, embedded at build time. echarts.min.js is Apache
@@ -30,7 +31,11 @@ var (
 	pageHTML string
 )
 
-var page = template.Must(template.New("page").Parse(pageHTML))
+// page is the parsed page template, parsed on first use: the commands
+// that write no report (simulate, serve, ...) do not pay for it at start-up.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(pageHTML))
+})
 
 // EChartsVersion is the version of the embedded Apache ECharts.
 func EChartsVersion() string { return strings.TrimSpace(echartsVersion) }
@@ -135,7 +140,7 @@ func WriteHTML(w io.Writer, d *Data) error {
 	pd.Traces, pd.Procs = strings.Join(traces, ", "), strings.Join(procs, ", ")
 
 	bw := bufio.NewWriterSize(w, 1<<20)
-	if err := page.Execute(bw, pd); err != nil {
+	if err := page().Execute(bw, pd); err != nil {
 		return err
 	}
 	for _, s := range []string{echartsJS, reportJS} {

@@ -39,6 +39,22 @@ func (c *Counts) add(reason string, n int, example string) {
 	*c = append(*c, Count{Reason: reason, N: n, Example: example})
 }
 
+// addAt is add(reason, 1, "FILE:LINE") that formats the example only
+// when it is kept (the first occurrence): traces where every job is
+// adjusted the same way would otherwise build a string per job.
+func (c *Counts) addAt(reason, file string, line int) {
+	for i := range *c {
+		if (*c)[i].Reason == reason {
+			(*c)[i].N++
+			if (*c)[i].Example == "" {
+				(*c)[i].Example = file + ":" + strconv.Itoa(line)
+			}
+			return
+		}
+	}
+	*c = append(*c, Count{Reason: reason, N: 1, Example: file + ":" + strconv.Itoa(line)})
+}
+
 // Get returns the count for reason (0 when absent).
 func (c Counts) Get(reason string) int {
 	for _, x := range c {

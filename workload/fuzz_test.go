@@ -92,3 +92,54 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseFast checks that the one-pass parser of common lines agrees
+// with the field-by-field one wherever it takes a line.
+func FuzzParseFast(f *testing.F) {
+	for _, s := range parseFastCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkParseFast(t, b)
+	})
+}
+
+// parseFastCases are lines at the edges of parseFast's fast path.
+var parseFastCases = []string{
+	" 1 0 5 10 4 -1 -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1\n",
+	"1\t0\t5\t10\t4\t88.00\t-1\t4\t100\t-1\t1\t3\t3\t-1\t-1\t-1\t-1\t-1\r\n",
+	"1 0 5 10 4 1.5e3 -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1",
+	"1 0 5 10 4 -1 -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1 7\n",
+	"1 0 5 10 4 -1 -1 4 100 -1 1 3 3 -1 -1 -1 -1\n",
+	"+1 -0 5 10 4 -1 -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1\n",
+	"999999999999999999 0 5 10 4 -1 -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1\n",
+	"9223372036854775807 -9223372036854775808 5 10 4 -1 -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1\n",
+	"9223372036854775808 0 5 10 4 -1 -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1\n",
+	"1 0 5 10x 4 -1 -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1\n",
+	"1 0 5 10 4 NaN -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1\n",
+	"1 0 5 - 4 -1 -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1\n",
+	"1 0 5 10 4 -1 -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1\v\f\n",
+	"1 0 5 10 4 -1 -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1 ;\n",
+	"00000000000000000001 0 5 10 4 -1 -1 4 100 -1 1 3 3 -1 -1 -1 -1 -1\n",
+}
+
+func TestParseFastCases(t *testing.T) {
+	for _, s := range parseFastCases {
+		checkParseFast(t, []byte(s))
+	}
+}
+
+// checkParseFast fails when parseFast takes b but parses it otherwise than
+// parseRecordFull, or when parseRecord's answer is not parseRecordFull's.
+func checkParseFast(t *testing.T, b []byte) {
+	t.Helper()
+	full, msg, reason := parseRecordFull(b)
+	var fast Record
+	if parseFast(b, &fast) && (msg != "" || fast != full) {
+		t.Fatalf("%q: fast path %+v, full parse %+v %q", b, fast, full, msg)
+	}
+	got, gmsg, greason := parseRecord(b)
+	if got != full || gmsg != msg || greason != reason {
+		t.Fatalf("%q: parseRecord %+v %q %q, want %+v %q %q", b, got, gmsg, greason, full, msg, reason)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/backfill-hpc/backfill/internal/hugepage"
 	"github.com/backfill-hpc/backfill/job"
 )
 
@@ -209,6 +210,7 @@ func Read(r io.Reader, name string, opts Options) (*Trace, error) {
 	if h := rd.Header(); h.MaxRecords > 0 || h.MaxJobs > 0 {
 		n := min(max(h.MaxRecords, h.MaxJobs), 1<<22) // a hint only
 		jobs, req, flags = make([]job.Job, 0, n), make([]int64, 0, n), make([]uint8, 0, n)
+		hugepage.Advise(jobs)
 	}
 	for {
 		rec, err := rd.Next()
@@ -224,13 +226,13 @@ func Read(r io.Reader, name string, opts Options) (*Trace, error) {
 		}
 		switch {
 		case rec.Submit < 0:
-			tr.Skipped.add(SkipNegSubmit, 1, loc(rec.Line))
+			tr.Skipped.addAt(SkipNegSubmit, name, rec.Line)
 			continue
 		case rec.Run < 0:
-			tr.Skipped.add(SkipNegRuntime, 1, loc(rec.Line))
+			tr.Skipped.addAt(SkipNegRuntime, name, rec.Line)
 			continue
 		case size <= 0:
-			tr.Skipped.add(SkipNoProcs, 1, loc(rec.Line))
+			tr.Skipped.addAt(SkipNoProcs, name, rec.Line)
 			continue
 		}
 		var j job.Job
@@ -257,7 +259,9 @@ func Read(r io.Reader, name string, opts Options) (*Trace, error) {
 		maxSize = max(maxSize, size)
 		if len(jobs) == cap(jobs) { // grow by doubling: fewer, cheaper copies than append's 1.25x
 			n := max(2*cap(jobs), 1024)
-			jobs = append(make([]job.Job, 0, n), jobs...)
+			grown := make([]job.Job, 0, n)
+			hugepage.Advise(grown)
+			jobs = append(grown, jobs...)
 			req = append(make([]int64, 0, n), req...)
 			flags = append(make([]uint8, 0, n), flags...)
 		}
@@ -294,14 +298,14 @@ func Read(r io.Reader, name string, opts Options) (*Trace, error) {
 	var prev int64
 	unsorted := false
 	for i := range jobs {
-		j := jobs[i]
+		j := &jobs[i] // changed in place, moved down to n when jobs were skipped
 		if j.Procs > tr.Procs || flags[i]&flagHuge != 0 {
 			if !opts.Clamp {
-				tr.Skipped.add(SkipTooBig, 1, loc(j.Line))
+				tr.Skipped.addAt(SkipTooBig, name, j.Line)
 				continue
 			}
 			j.Procs = tr.Procs
-			tr.Adjusted.add(AdjClamped, 1, loc(j.Line))
+			tr.Adjusted.addAt(AdjClamped, name, j.Line)
 		}
 		if n > 0 && j.Submit < prev {
 			if !opts.Lenient {
@@ -315,12 +319,14 @@ func Read(r io.Reader, name string, opts Options) (*Trace, error) {
 		}
 		prev = j.Submit
 		if flags[i]&flagAlloc != 0 {
-			tr.Adjusted.add(AdjAllocProcs, 1, loc(j.Line))
+			tr.Adjusted.addAt(AdjAllocProcs, name, j.Line)
 		}
 		if flags[i]&flagIDClamp != 0 {
-			tr.Adjusted.add(AdjIDOverflow, 1, loc(j.Line))
+			tr.Adjusted.addAt(AdjIDOverflow, name, j.Line)
 		}
-		jobs[n], req[n] = j, req[i]
+		if n != i {
+			jobs[n], req[n] = *j, req[i]
+		}
 		n++
 	}
 	jobs, req = jobs[:n:n], req[:n:n]
@@ -369,14 +375,14 @@ func Read(r io.Reader, name string, opts Options) (*Trace, error) {
 			j.Estimate = req[i]
 		case opts.EstimateFallback == "max":
 			j.Estimate = fallback
-			tr.Adjusted.add(fallbackReason, 1, loc(j.Line))
+			tr.Adjusted.addAt(fallbackReason, name, j.Line)
 		default:
 			j.Estimate = j.Runtime
-			tr.Adjusted.add(AdjFallbackRuntime, 1, loc(j.Line))
+			tr.Adjusted.addAt(AdjFallbackRuntime, name, j.Line)
 		}
 		if j.Estimate < 1 {
 			j.Estimate = 1
-			tr.Adjusted.add(AdjRaised, 1, loc(j.Line))
+			tr.Adjusted.addAt(AdjRaised, name, j.Line)
 		}
 	}
 	tr.Jobs, tr.Requested = jobs, req

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"math"
@@ -89,18 +90,27 @@ const maxLine = 1 << 20
 type Reader struct {
 	name    string
 	lenient bool
-	src     *bufio.Reader
+	src     io.Reader // the SWF text (after gzip, when compressed)
 	gz      bool
-	hp      headerParser
-	warn    Counts
-	line    int    // last line number read
-	records int    // data records returned
-	pending []byte // first data line, read while reading the header
-	pendErr error  // or errLongLine if that line was too long
-	pendAt  int    // its line number
-	err     error  // sticky stream error or io.EOF
-	buf     []byte // assembles lines longer than the bufio buffer
+	// chunk holds the input read but not yet returned as lines,
+	// chunk[rpos:wpos]; srcErr is the stream's error (io.EOF at its end)
+	// once read, reported after the lines before it.
+	chunk      []byte
+	rpos, wpos int
+	srcErr     error
+	hp         headerParser
+	warn       Counts
+	line       int    // last line number read
+	records    int    // data records returned
+	pending    []byte // first data line, read while reading the header
+	pendErr    error  // or errLongLine if that line was too long
+	pendAt     int    // its line number
+	err        error  // sticky stream error or io.EOF
 }
+
+// chunkSize is the size of a Reader's first input buffer; it grows (up
+// to maxLine and a chunk) only for longer lines.
+const chunkSize = 256 << 10
 
 // NewReader returns a Reader for r, which may be plain SWF text or gzip
 // (detected by the magic bytes 1f 8b, not by the name). name is used in
@@ -113,8 +123,19 @@ type Reader struct {
 // are *ParseError.
 func NewReader(r io.Reader, name string, lenient bool) (*Reader, error) {
 	rd := &Reader{name: name, lenient: lenient, hp: newHeaderParser()}
-	br := bufio.NewReaderSize(r, 64<<10)
-	magic, _ := br.Peek(2)
+	var br io.Reader // r with a ReadByte, as gzip wants, and the magic bytes
+	var magic []byte
+	if b, ok := r.(*bytes.Reader); ok {
+		// in memory (the embedded trace): read as it is, peeked without
+		// reading (gzip reads a bytes.Reader without a buffer of its own)
+		var m [2]byte
+		n, _ := b.ReadAt(m[:], b.Size()-int64(b.Len()))
+		br, magic = b, m[:n]
+	} else {
+		bb := bufio.NewReaderSize(r, 64<<10)
+		magic, _ = bb.Peek(2)
+		br = bb
+	}
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		rd.gz = true
 		zr, err := gzip.NewReader(br)
@@ -124,10 +145,11 @@ func NewReader(r io.Reader, name string, lenient bool) (*Reader, error) {
 			}
 			return rd, nil
 		}
-		rd.src = bufio.NewReaderSize(zr, 64<<10)
+		rd.src = zr
 	} else {
 		rd.src = br
 	}
+	rd.chunk = make([]byte, chunkSize)
 	// Read the header: comment and blank lines up to the first data line.
 	for {
 		b, err := rd.readLine()
@@ -288,42 +310,89 @@ var errLongLine = errors.New("line too long")
 // readLine returns the next line including its '\n' (if any) and counts it.
 // At the end of the input it returns io.EOF; a final line without '\n' is
 // returned first. On a stream error it returns the partial line and the
-// error. The returned slice is valid until the next call.
+// error. The returned slice is valid until the next call. A line longer
+// than maxLine bytes (its '\n' included) is skipped and counted, and
+// errLongLine returned.
 func (r *Reader) readLine() ([]byte, error) {
-	b, err := r.src.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		r.buf = append(r.buf[:0], b...)
-		for err == bufio.ErrBufferFull {
-			b, err = r.src.ReadSlice('\n')
-			if len(r.buf)+len(b) > maxLine {
-				for err == bufio.ErrBufferFull {
-					_, err = r.src.ReadSlice('\n')
-				}
-				r.line++
-				if err != nil && err != io.EOF {
-					return nil, err
-				}
+	for {
+		if i := bytes.IndexByte(r.chunk[r.rpos:r.wpos], '\n'); i >= 0 {
+			b := r.chunk[r.rpos : r.rpos+i+1]
+			r.rpos += i + 1
+			r.line++
+			if len(b) > maxLine {
 				return nil, errLongLine
 			}
-			r.buf = append(r.buf, b...)
-		}
-		b = r.buf
-	}
-	if err == nil {
-		r.line++
-		return b, nil
-	}
-	if err == io.EOF {
-		if len(b) > 0 {
-			r.line++
 			return b, nil
 		}
-		return nil, io.EOF
+		if r.srcErr != nil {
+			b := r.chunk[r.rpos:r.wpos]
+			r.rpos = r.wpos
+			if len(b) > 0 {
+				r.line++
+				if len(b) > maxLine {
+					if r.srcErr == io.EOF {
+						return nil, errLongLine
+					}
+					return nil, r.srcErr
+				}
+				if r.srcErr == io.EOF {
+					return b, nil
+				}
+			}
+			return b, r.srcErr
+		}
+		if r.wpos-r.rpos > maxLine {
+			// a line too long to keep: drop what is read of it and
+			// skip to its end
+			r.skipLong()
+			r.line++
+			if r.srcErr != nil && r.srcErr != io.EOF {
+				return nil, r.srcErr
+			}
+			return nil, errLongLine
+		}
+		r.fill()
 	}
-	if len(b) > 0 {
-		r.line++
+}
+
+// fill moves the unread input to the front of the buffer (growing it when
+// the unread part fills it) and reads more, keeping any error in srcErr.
+func (r *Reader) fill() {
+	if r.rpos > 0 {
+		r.wpos = copy(r.chunk, r.chunk[r.rpos:r.wpos])
+		r.rpos = 0
 	}
-	return b, err
+	if r.wpos == len(r.chunk) {
+		r.chunk = append(r.chunk, make([]byte, len(r.chunk))...)
+	}
+	n, err := r.src.Read(r.chunk[r.wpos:])
+	// a reader that returns nothing and no error is tried again, a
+	// bounded number of times (as bufio does)
+	for k := 0; n == 0 && err == nil; k++ {
+		if k == 100 {
+			err = io.ErrNoProgress
+			break
+		}
+		n, err = r.src.Read(r.chunk[r.wpos:])
+	}
+	r.wpos += n
+	if err != nil {
+		r.srcErr = err
+	}
+}
+
+// skipLong discards input up to and including the next '\n' (or to the
+// end of the input or a stream error).
+func (r *Reader) skipLong() {
+	r.rpos, r.wpos = 0, 0
+	for r.srcErr == nil {
+		r.fill()
+		if i := bytes.IndexByte(r.chunk[r.rpos:r.wpos], '\n'); i >= 0 {
+			r.rpos += i + 1
+			return
+		}
+		r.rpos, r.wpos = 0, 0
+	}
 }
 
 type lineKind int
@@ -366,6 +435,83 @@ func trimEOL(b []byte) []byte {
 // parseRecord parses one data line. On failure msg says what was wrong and
 // reason is the warning reason.
 func parseRecord(b []byte) (rec Record, msg, reason string) {
+	if parseFast(b, &rec) {
+		return rec, "", ""
+	}
+	return parseRecordFull(b)
+}
+
+// spaceTab marks the bytes isSpace accepts.
+var spaceTab = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '\v': true, '\f': true}
+
+// parseFast parses the common data line in one pass: 18 fields, each an
+// optionally signed integer of at most 18 digits (which cannot overflow)
+// except field 6, a decimal number. It reports false, leaving the line to
+// parseRecordFull (which says what is wrong, or parses what the fast path
+// does not take), for anything else.
+func parseFast(b []byte, rec *Record) bool {
+	var v [18]int64
+	i := 0
+	for n := 0; n < 18; n++ {
+		for i < len(b) && spaceTab[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return false
+		}
+		if n == 5 {
+			start := i
+			for i < len(b) && !spaceTab[b[i]] {
+				i++
+			}
+			f, ok := parseFloat(b[start:i])
+			if !ok {
+				return false
+			}
+			rec.AvgCPU = f
+			continue
+		}
+		neg := false
+		switch b[i] {
+		case '-':
+			neg = true
+			i++
+		case '+':
+			i++
+		}
+		start := i
+		var x int64
+		for i < len(b) {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			x = x*10 + int64(d)
+			i++
+		}
+		if d := i - start; d == 0 || d > 18 || (i < len(b) && !spaceTab[b[i]]) {
+			return false
+		}
+		if neg {
+			x = -x
+		}
+		v[n] = x
+	}
+	for ; i < len(b); i++ {
+		if !spaceTab[b[i]] {
+			return false // a 19th field, or junk
+		}
+	}
+	rec.JobNumber, rec.Submit, rec.Wait, rec.Run, rec.AllocProcs = v[0], v[1], v[2], v[3], v[4]
+	rec.UsedMem, rec.ReqProcs, rec.ReqTime, rec.ReqMem, rec.Status = v[6], v[7], v[8], v[9], v[10]
+	rec.User, rec.Group, rec.Executable, rec.Queue, rec.Partition = v[11], v[12], v[13], v[14], v[15]
+	rec.PrecedingJob, rec.ThinkTime = v[16], v[17]
+	return true
+}
+
+// parseRecordFull parses one data line field by field, saying what is
+// wrong with a bad one (see parseRecord).
+func parseRecordFull(b []byte) (rec Record, msg, reason string) {
 	var v [18]int64
 	n := 0
 	badField := -1

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -384,5 +385,34 @@ func TestReadError(t *testing.T) {
 	var pe *ParseError
 	if !errors.As(err, &pe) || err.Error() != "e.swf:2: read error: disk on fire" {
 		t.Errorf("error = %v", err)
+	}
+}
+
+// TestBytesReaderPath: input in memory (*bytes.Reader, read without a
+// buffer of its own) gives what any other reader of the same bytes gives:
+// records, warnings and errors, on whole, truncated and damaged gzip.
+func TestBytesReaderPath(t *testing.T) {
+	whole := builtinData
+	damaged := bytes.Clone(whole)
+	for i := 200000; i < 200400; i++ {
+		damaged[i] ^= 0x5a
+	}
+	inputs := map[string][]byte{"whole": whole, "truncated": whole[:150000], "damaged": damaged,
+		"plain": []byte(rec(1, 0, 10, 4, 100) + rec(2, 5, 0, 1, -1)), "short": {0x1f}}
+	for name, in := range inputs {
+		for _, lenient := range []bool{false, true} {
+			a, errA := Read(bytes.NewReader(in), "in", Options{Lenient: lenient})
+			b, errB := Read(io.MultiReader(bytes.NewReader(in)), "in", Options{Lenient: lenient})
+			if fmt.Sprint(errA) != fmt.Sprint(errB) {
+				t.Fatalf("%s lenient=%t: error %v from a bytes.Reader, %v from another reader", name, lenient, errA, errB)
+			}
+			if bad := name == "truncated" || name == "damaged"; bad && !lenient && errA == nil || bad && lenient && errA == nil && a.Warnings.Total() == 0 {
+				t.Fatalf("%s lenient=%t: no error and no warning", name, lenient)
+			}
+			if errA == nil && (len(a.Jobs) != len(b.Jobs) || a.Records != b.Records || a.Warnings.String() != b.Warnings.String()) {
+				t.Fatalf("%s lenient=%t: %d jobs, %d records, %s; want %d, %d, %s", name, lenient,
+					len(a.Jobs), a.Records, a.Warnings, len(b.Jobs), b.Records, b.Warnings)
+			}
+		}
 	}
 }

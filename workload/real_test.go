@@ -126,3 +126,14 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	b.ReportMetric(float64(jobs)*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
 }
+
+// BenchmarkBuiltin reads the embedded KTH trace (gzip inflate, SWF
+// parsing, ingestion): the loading part of a default `backfill simulate`.
+func BenchmarkBuiltin(b *testing.B) {
+	for b.Loop() {
+		if _, err := Builtin(Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(len(builtinData)))
+}

@@ -11,6 +11,8 @@
 // ID, and each operation is O(1) amortized.
 package idwin
 
+import "slices"
+
 // minShift is the least number of dropped entries worth a move.
 const minShift = 64
 
@@ -44,6 +46,10 @@ func (w *Window[T]) Get(id int) T {
 
 // Append adds the value of ID Len().
 func (w *Window[T]) Append(x T) { w.v = append(w.v, x) }
+
+// Reserve makes room for n more IDs without a reallocation (a simulator
+// that knows its trace's length): appends up to that many copy nothing.
+func (w *Window[T]) Reserve(n int) { w.v = slices.Grow(w.v, n) }
 
 // Grow makes id held, filling new IDs with the zero value; an id already
 // dropped stays dropped (it reports false).

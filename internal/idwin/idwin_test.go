@@ -96,3 +96,18 @@ func TestCover(t *testing.T) {
 		t.Fatalf("cover 205: len %d", w.Len())
 	}
 }
+
+// Reserve changes no ID or value, and appends within it do not move the
+// window's array.
+func TestReserve(t *testing.T) {
+	var w Window[int]
+	w.Append(10)
+	w.Reserve(100)
+	p := &w.v[0]
+	for i := 1; i <= 100; i++ {
+		w.Append(10 + i)
+	}
+	if &w.v[0] != p || w.Len() != 101 || w.Get(0) != 10 || w.Get(100) != 110 {
+		t.Fatalf("after Reserve: moved %t, Len %d, ID 0 = %d, ID 100 = %d", &w.v[0] != p, w.Len(), w.Get(0), w.Get(100))
+	}
+}

@@ -3,18 +3,18 @@
 // It is the waiting queue of a policy that scans its queue for
 // jobs small enough to start: jobs in a fixed order (arrival, or ascending
 // key then ID), with an index over queue positions answering "the first
-// position at or after i whose job needs at most x processors" in
-// O(log Q). Jobs taken out during a scheduling pass leave holes, so that
+// position at or after i whose job needs at most x processors", or passes
+// an antitone test of size and estimate, in O(log Q) (package fitindex). Jobs taken out during a scheduling pass leave holes, so that
 // positions stay valid until Compact.
 //
 // It is used by the multiple-queue and lookahead policies (the EASY
-// package keeps its own, older, copy of the same idea).
+// package keeps its own queue over the same index).
 package jobq
 
 import (
-	"math"
 	"slices"
 
+	"github.com/backfill-hpc/backfill/internal/fitindex"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 )
@@ -25,13 +25,9 @@ type Queue struct {
 	jobs  []*job.Request           // nil = hole
 	first int                      // index of the first non-hole (or len)
 	holes int                      // holes at or after first
-	tree  []int                    // min of Procs over positions; leaves at n..2n-1
-	est   []int64                  // min of Estimate over the same nodes (MaxInt64 for holes)
-	n     int                      // leaves, a power of two
+	idx   fitindex.Index           // sizes and estimates by position
 	dirty bool                     // tree must be rebuilt before use
 }
-
-const hole = math.MaxInt
 
 // New returns an empty queue ordered by arrival (key nil), or by (key(j),
 // ID) ascending. A job's key must not change while it waits.
@@ -46,8 +42,8 @@ func (q *Queue) Len() int { return len(q.jobs) - q.first - q.holes }
 func (q *Queue) Push(j *job.Request) {
 	if q.key == nil {
 		q.jobs = append(q.jobs, j)
-		if !q.dirty && len(q.jobs) <= q.n {
-			q.set(len(q.jobs)-1, j.Procs, j.Estimate)
+		if !q.dirty && len(q.jobs) <= q.idx.Len() {
+			q.idx.Set(len(q.jobs)-1, j.Procs, j.Estimate)
 		} else {
 			q.dirty = true
 		}
@@ -99,41 +95,15 @@ func (q *Queue) Next(i, x int) int {
 	if i >= len(q.jobs) || x < 1 {
 		return -1
 	}
-	k := i + q.n
-	if q.tree[k] <= x {
-		return i
-	}
-	for {
-		for k%2 == 1 { // climb while this is a right child
-			k /= 2
-			if k <= 1 {
-				return -1
-			}
-		}
-		k++ // the subtree to the right at this level
-		if q.tree[k] <= x {
-			break
-		}
-	}
-	for k < q.n {
-		if q.tree[2*k] <= x {
-			k = 2 * k
-		} else {
-			k = 2*k + 1
-		}
-	}
-	if k-q.n >= len(q.jobs) {
-		return -1
-	}
-	return k - q.n
+	return q.idx.NextAtMost(i, x)
 }
 
 // NextFit is the first position ≥ i whose job j has fits(j.Procs,
 // j.Estimate), or -1. fits must be antitone: fits(n, e) implies fits(n',
 // e') for every n' ≤ n and e' ≤ e (e.g. "n is at most what the machine
-// can give for e"). A subtree is entered only if fits holds for its least
-// size and least estimate, which every job it holds dominates; so runs of
-// jobs that are both wide and long are skipped in O(log Q).
+// can give for e"). A subtree is entered only if fits holds for one of the
+// minimal (size, estimate) points the index keeps for it (package
+// fitindex), so runs of jobs that cannot start are skipped in O(log Q).
 func (q *Queue) NextFit(i int, fits func(n int, e int64) bool) int {
 	if q.dirty {
 		q.rebuild()
@@ -144,45 +114,7 @@ func (q *Queue) NextFit(i int, fits func(n int, e int64) bool) int {
 	if i >= len(q.jobs) {
 		return -1
 	}
-	ok := func(k int) bool { return q.tree[k] != hole && fits(q.tree[k], q.est[k]) }
-	k := i + q.n
-	if ok(k) {
-		return i
-	}
-	for {
-		for k%2 == 1 { // climb while this is a right child
-			k /= 2
-			if k <= 1 {
-				return -1
-			}
-		}
-		k++ // the subtree to the right at this level
-		if ok(k) {
-			if leaf := q.descend(k, ok); leaf >= 0 {
-				if leaf >= len(q.jobs) {
-					return -1
-				}
-				return leaf
-			}
-		}
-	}
-}
-
-// descend is the first leaf under node k that passes ok, or -1; ok(k)
-// holds.
-func (q *Queue) descend(k int, ok func(int) bool) int {
-	if k >= q.n {
-		return k - q.n
-	}
-	if ok(2 * k) {
-		if leaf := q.descend(2*k, ok); leaf >= 0 {
-			return leaf
-		}
-	}
-	if ok(2*k + 1) {
-		return q.descend(2*k+1, ok)
-	}
-	return -1
+	return q.idx.NextFit(i, fits)
 }
 
 // Take removes the job at position i, leaving a hole.
@@ -193,7 +125,7 @@ func (q *Queue) Take(i int) {
 	q.jobs[i] = nil
 	q.holes++
 	if !q.dirty {
-		q.set(i, hole, math.MaxInt64)
+		q.idx.Clear(i)
 	}
 }
 
@@ -253,38 +185,14 @@ func (q *Queue) Each(f func(j *job.Request)) {
 	}
 }
 
-func (q *Queue) set(i, v int, e int64) {
-	k := i + q.n
-	q.tree[k], q.est[k] = v, e
-	for k > 1 {
-		k /= 2
-		q.tree[k] = min(q.tree[2*k], q.tree[2*k+1])
-		q.est[k] = min(q.est[2*k], q.est[2*k+1])
-	}
-}
-
 func (q *Queue) rebuild() {
-	n := 1
-	for n < max(64, 2*len(q.jobs)) {
-		n *= 2
-	}
-	q.n = n
-	if cap(q.tree) >= 2*n {
-		q.tree, q.est = q.tree[:2*n], q.est[:2*n]
-	} else {
-		q.tree, q.est = make([]int, 2*n), make([]int64, 2*n)
-	}
-	for i := range q.tree[n:] {
-		v, e := hole, int64(math.MaxInt64)
-		if i < len(q.jobs) && q.jobs[i] != nil {
-			v, e = q.jobs[i].Procs, q.jobs[i].Estimate
+	q.idx.Reset(max(64, 2*len(q.jobs)))
+	for i, j := range q.jobs {
+		if j != nil {
+			q.idx.Put(i, j.Procs, j.Estimate)
 		}
-		q.tree[n+i], q.est[n+i] = v, e
 	}
-	for k := n - 1; k >= 1; k-- {
-		q.tree[k] = min(q.tree[2*k], q.tree[2*k+1])
-		q.est[k] = min(q.est[2*k], q.est[2*k+1])
-	}
+	q.idx.Build()
 	q.dirty = false
 }
 

@@ -55,6 +55,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/backfill-hpc/backfill/internal/fitindex"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	"github.com/backfill-hpc/backfill/predict"
@@ -177,7 +178,7 @@ type Policy struct {
 	queue []*job.Request // waiting jobs in arrival order; nil = started (a hole)
 	first int            // index of the first non-hole
 	holes int            // holes after first
-	idx   minIndex       // sizes by queue position, for the backfill scan
+	idx   fitindex.Index // sizes and planned durations by queue position, for the backfill scan
 	// scratch for the pass
 	held []hold
 	// viaProfile makes depth 1 use the general profile route instead of
@@ -268,10 +269,10 @@ func (e *Policy) Insert(now int64, j *job.Request) {
 		return
 	}
 	e.queue = append(e.queue, j)
-	if len(e.queue) > e.idx.n {
+	if len(e.queue) > e.idx.Len() {
 		e.rebuild()
 	} else {
-		e.idx.set(len(e.queue)-1, j.Procs)
+		e.idx.Set(len(e.queue)-1, j.Procs, e.plan.Dur(j))
 	}
 }
 
@@ -292,7 +293,7 @@ func (e *Policy) Remove(now int64, j *job.Request) {
 	for i := e.first; i < len(e.queue); i++ {
 		if e.queue[i] == j {
 			e.queue[i] = nil
-			e.idx.set(i, hole)
+			e.idx.Clear(i)
 			e.holes++
 			e.compact()
 			return
@@ -402,8 +403,10 @@ func (e *Policy) Tick(now int64, start func(*job.Request)) int64 {
 // (its earliest fit) and the extra nodes X (processors free at S once it
 // starts); a later job starts now iff it fits now and ends by S, or uses
 // no more than min(free, X). Each start updates free, and X when the job
-// runs past S. O(1) per candidate after one earliest-fit query; started
-// jobs leave holes in the queue, compacted when they outnumber the jobs.
+// runs past S. After one earliest-fit query, the fit index (package fitindex)
+// hands out only the candidates that start, O(log Q) each, so a pass that
+// starts nothing costs one descent however long the queue; started jobs
+// leave holes in the queue, compacted when they outnumber the jobs.
 func (e *Policy) tickEASY(now int64, free int, start func(*job.Request)) int64 {
 	prof := e.run.Prof
 	var shadow int64
@@ -414,7 +417,7 @@ func (e *Policy) tickEASY(now int64, free int, start func(*job.Request)) int64 {
 		}
 		free -= j.Procs
 		e.queue[i] = nil
-		e.idx.set(i, hole)
+		e.idx.Clear(i)
 		e.holes++
 		start(j)
 	}
@@ -435,19 +438,23 @@ func (e *Policy) tickEASY(now int64, free int, start func(*job.Request)) int64 {
 		extra = prof.FreeAt(t) - j.Procs
 		break
 	}
-	// backfill: jump from one job no larger than the free processors to
-	// the next
+	// backfill: jump from one job that can start to the next (the index
+	// returns only those: no larger than min(free, extra), or no larger
+	// than free and ending by the shadow time)
 	for i++; free > 0; i++ {
-		i = e.idx.firstAtMost(i, free)
+		i = e.idx.Next(i, min(free, extra), free, shadow-now)
 		if i < 0 || i >= len(e.queue) {
 			break
 		}
 		j := e.queue[i]
-		if now+e.plan.Dur(j) <= shadow {
+		switch {
+		case now+e.plan.Dur(j) <= shadow:
 			launch(i, j)
-		} else if j.Procs <= extra {
+		case j.Procs <= extra:
 			extra -= j.Procs
 			launch(i, j)
+		default:
+			panic("easy: the fit index returned a job that cannot start") // unreachable: next tests both criteria
 		}
 	}
 	e.compact()
@@ -472,12 +479,13 @@ func (e *Policy) compact() {
 	}
 }
 
-// rebuild makes the size index match the queue, with room to grow.
+// rebuild makes the fit index match the queue, with room to grow.
 func (e *Policy) rebuild() {
-	e.idx.reset(max(64, 2*len(e.queue)))
+	e.idx.Reset(max(64, 2*len(e.queue)))
 	for i, j := range e.queue {
 		if j != nil {
-			e.idx.set(i, j.Procs)
+			e.idx.Put(i, j.Procs, e.plan.Dur(j))
 		}
 	}
+	e.idx.Build()
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/backfill-hpc/backfill/internal/fitindex"
 	"github.com/backfill-hpc/backfill/internal/minheap"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
@@ -41,6 +42,16 @@ type EASY struct {
 	run   *policy.RunningK
 	queue []*entry // waiting jobs in queue order
 	ord   policy.Ordering
+	// In arrival order (indexed), started and cancelled jobs stay in
+	// queue as gone entries (holes) until they are the majority, and idx
+	// indexes the waiting ones by (processors, estimate) position by
+	// position, so that the backfill scan visits only jobs that can start
+	// in processors (package fitindex). Other orders insert in the middle
+	// or re-sort: their queue is scanned whole and compacted every pass.
+	indexed bool
+	idx     fitindex.Index
+	first   int // index of the first entry not gone (indexed)
+	holes   int // gone entries at or after first (indexed)
 	// viaProfile tests candidates against the profile with the
 	// reservation held instead of by the criteria (tests check that the
 	// two agree)
@@ -74,8 +85,10 @@ func NewEASY(caps []int, cfg Config) (*EASY, error) {
 		return nil, err
 	}
 	k := len(caps)
-	return &EASY{cfg: cfg, caps: slices.Clone(caps), k: k, win: min(max(cfg.Window, 0), k-1), run: run, ord: policy.NewOrdering(cfg.Prio),
-		free: make([]int, k), extra: make([]int, k), low: make([]int, k), util: make([]float64, k), taken: make([]bool, k)}, nil
+	e := &EASY{cfg: cfg, caps: slices.Clone(caps), k: k, win: min(max(cfg.Window, 0), k-1), run: run, ord: policy.NewOrdering(cfg.Prio),
+		free: make([]int, k), extra: make([]int, k), low: make([]int, k), util: make([]float64, k), taken: make([]bool, k)}
+	e.indexed = e.ord.Key == nil && !e.ord.Dynamic
+	return e, nil
 }
 
 // Name implements policy.Scheduler: ff-easy, bl-easy or bb-easy with the
@@ -106,6 +119,13 @@ func (e *EASY) Insert(now int64, j *job.Request) {
 	x := &entry{j: j, need: policy.NeedVector(j, e.k)}
 	if e.ord.Key == nil {
 		e.queue = append(e.queue, x)
+		if e.indexed {
+			if len(e.queue) > e.idx.Len() {
+				e.rebuild()
+			} else {
+				e.idx.Set(len(e.queue)-1, x.need[0], j.Estimate)
+			}
+		}
 		return
 	}
 	key := e.ord.Key
@@ -124,12 +144,64 @@ func (e *EASY) Remove(now int64, j *job.Request) {
 	if running, _ := e.run.End(now, j); running {
 		return
 	}
-	for i, x := range e.queue {
-		if x.j == j {
-			e.queue = slices.Delete(e.queue, i, i+1)
+	for i := e.first; i < len(e.queue); i++ {
+		if x := e.queue[i]; x.j == j && !x.gone {
+			if e.indexed {
+				x.gone = true
+				e.idx.Clear(i)
+				e.holes++
+				e.compact()
+			} else {
+				e.queue = slices.Delete(e.queue, i, i+1)
+			}
 			return
 		}
 	}
+}
+
+// compact advances first past gone entries, and squeezes the queue when
+// they are the majority (amortized O(1) per gone entry; indexed only).
+func (e *EASY) compact() {
+	for e.first < len(e.queue) && e.queue[e.first].gone {
+		e.first++
+		e.holes--
+	}
+	if e.first == len(e.queue) || (e.holes+e.first > 64 && 2*(e.holes+e.first) > len(e.queue)) {
+		n := 0
+		for _, x := range e.queue[e.first:] {
+			if !x.gone {
+				e.queue[n] = x
+				n++
+			}
+		}
+		clear(e.queue[n:])
+		e.queue = e.queue[:n]
+		e.first, e.holes = 0, 0
+		e.rebuild()
+	}
+}
+
+// rebuild makes the index match the queue, with room to grow.
+func (e *EASY) rebuild() {
+	e.idx.Reset(max(64, 2*len(e.queue)))
+	for i, x := range e.queue {
+		if !x.gone {
+			e.idx.Put(i, x.need[0], x.j.Estimate)
+		}
+	}
+	e.idx.Build()
+}
+
+// next is the first position ≥ i of a waiting job that may start now by
+// its processors (indexed): no larger than the free processors, and, with
+// the head's reservation computed by the criteria, ending by the shadow
+// time or no larger than the extra processors. Every job that fits
+// passes; with K > 1 the other resources are tested by fits.
+func (e *EASY) next(now int64, i int) int {
+	if e.viaProfile || e.shadow == profile.Infinity {
+		return e.idx.NextAtMost(i, e.free[0])
+	}
+	return e.idx.Next(i, min(e.free[0], e.extra[0]), e.free[0], e.shadow-now)
 }
 
 // fitsFree reports whether need ≤ free in every resource.
@@ -167,7 +239,7 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 	}
 	prof.FreeAt(now, e.free)
 	e.shadow = profile.Infinity // no reservation yet
-	launch := func(x *entry) {
+	launch := func(i int, x *entry) {
 		if err := e.run.StartFor(now, x.j, x.need, x.j.Estimate); err != nil {
 			panic("kresource: " + err.Error()) // unreachable: it fits
 		}
@@ -180,16 +252,23 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 			}
 		}
 		x.gone = true
+		if e.indexed {
+			e.idx.Clear(i)
+			e.holes++
+		}
 		start(x.j)
 	}
 	// 1. start in order while jobs fit
-	head := 0
+	head := e.first
 	for ; head < len(e.queue); head++ {
 		x := e.queue[head]
+		if x.gone {
+			continue
+		}
 		if !e.fits(now, x) {
 			break
 		}
-		launch(x)
+		launch(head, x)
 	}
 	if head < len(e.queue) {
 		// 2. the head's reservation
@@ -212,18 +291,32 @@ func (e *EASY) Tick(now int64, start func(*job.Request)) int64 {
 		// order: starting the first fitting candidate again and again is
 		// the same as starting each one that fits in one scan, since a
 		// candidate that does not fit never will in this pass
-		if e.cfg.Heuristic == FF || e.k == 1 {
-			for _, x := range e.queue[head+1:] {
-				if e.fits(now, x) {
-					launch(x)
+		switch {
+		case (e.cfg.Heuristic == FF || e.k == 1) && e.indexed:
+			for i := head + 1; i < len(e.queue); i++ {
+				if i = e.next(now, i); i < 0 {
+					break
+				}
+				if x := e.queue[i]; e.fits(now, x) {
+					launch(i, x)
 				}
 			}
-		} else {
+		case e.cfg.Heuristic == FF || e.k == 1:
+			for i := head + 1; i < len(e.queue); i++ {
+				if x := e.queue[i]; e.fits(now, x) {
+					launch(i, x)
+				}
+			}
+		default:
 			e.backfillScored(now, head+1, launch)
 		}
 		if held {
 			_ = prof.Remove(s, s+d, h.need)
 		}
+	}
+	if e.indexed {
+		e.compact()
+		return policy.NoWake
 	}
 	// drop the started jobs
 	n := 0
@@ -266,11 +359,24 @@ func (e *EASY) fits(now int64, x *entry) bool {
 // candidates. When none fits, the pass ends. A round costs O(C·K) for C
 // candidates (plus a profile query each when the fit is asked of the
 // profile).
-func (e *EASY) backfillScored(now int64, from int, launch func(*entry)) {
+func (e *EASY) backfillScored(now int64, from int, launch func(int, *entry)) {
 	cs := e.cands[:0]
-	for i := from; i < len(e.queue); i++ {
-		if fitsFree(e.queue[i].need, e.free) {
-			cs = append(cs, cand{ID: i})
+	if e.indexed {
+		// only the jobs that may fit by their processors (the others
+		// would be dropped, unscored, by the first round)
+		for i := from; i < len(e.queue); i++ {
+			if i = e.next(now, i); i < 0 {
+				break
+			}
+			if fitsFree(e.queue[i].need, e.free) {
+				cs = append(cs, cand{ID: i})
+			}
+		}
+	} else {
+		for i := from; i < len(e.queue); i++ {
+			if fitsFree(e.queue[i].need, e.free) {
+				cs = append(cs, cand{ID: i})
+			}
 		}
 	}
 	for len(cs) > 0 {
@@ -292,7 +398,7 @@ func (e *EASY) backfillScored(now int64, from int, launch func(*entry)) {
 		if best < 0 {
 			break
 		}
-		launch(e.queue[cs[best].ID])
+		launch(cs[best].ID, e.queue[cs[best].ID])
 		cs = append(cs[:best], cs[best+1:n]...)
 	}
 	e.cands = cs[:0]

@@ -264,18 +264,19 @@ func (l *Policy) Tick(now int64, start func(*job.Request)) int64 {
 	pos := from
 	for free > 0 {
 		xcap := min(extra, free)
+		// the jobs that fit: no larger than free, and ending by the
+		// shadow time or no larger than xcap (an antitone test, so the
+		// queue's index skips the others in O(log Q))
+		fits := func(n int, e int64) bool { return n <= free && (n <= xcap || now+e <= shadow) }
 		l.items, l.cand = l.items[:0], l.cand[:0]
 		for len(l.items) < l.c.Depth {
-			pos = l.q.Next(pos, free)
+			pos = l.q.NextFit(pos, fits)
 			if pos < 0 {
 				break
 			}
 			j := l.q.At(pos)
-			long := now+j.Estimate > shadow
-			if !long || j.Procs <= xcap {
-				l.items = append(l.items, Item{Size: j.Procs, Long: long})
-				l.cand = append(l.cand, pos)
-			}
+			l.items = append(l.items, Item{Size: j.Procs, Long: now+j.Estimate > shadow})
+			l.cand = append(l.cand, pos)
 			pos++
 		}
 		if len(l.items) == 0 {
