@@ -169,21 +169,19 @@ func (r *tracker[A, P]) End(now int64, j *job.Request) (running, early bool) {
 	return true, false
 }
 
-// Rebuild empties the profile and holds every running job again over
-// [start, end of its hold): the profile of the running jobs alone, as
-// removing every other hold would leave it, with R additions for R running
-// jobs instead of one removal per other hold (a re-plan that removes every
-// reservation of a long queue). Only the profile's steps change, not its
-// answers, except before the last Profile.Forget, where it remembered
-// nothing anyway.
-func (r *tracker[A, P]) Rebuild() error {
+// HoldsOnly makes the profile hold the running jobs alone from now on:
+// every other hold (the reservations of a policy that builds its schedule
+// again from scratch, or of a re-plan) is dropped, in O(R log R) for R
+// running jobs where taking the reservations out one by one costs one
+// update each. What the profile held before now is forgotten (no search
+// starts there). The same for processors and requirement vectors.
+func (r *tracker[A, P]) HoldsOnly(now int64) {
 	r.Prof.Reset()
 	for _, it := range r.run.Items() {
-		if err := r.Prof.Add(it.Val.start, it.Key, it.Val.amt); err != nil {
-			return fmt.Errorf("holding job %d again: %w", it.ID, err)
+		if s, e := max(it.Val.start, now), it.Key; e > s {
+			_ = r.Prof.Add(s, e, it.Val.amt) // within the machine: it was held
 		}
 	}
-	return nil
 }
 
 // Overrunning reports whether some running job has reached the end of its
@@ -316,20 +314,6 @@ type Running struct {
 // NewRunning returns a tracker with an empty profile of procs processors.
 func NewRunning(procs int) *Running {
 	return &Running{tracker[int, *profile.Profile]{Prof: profile.New(procs)}}
-}
-
-// HoldsOnly makes the profile hold the running jobs alone from now on:
-// every other hold (the reservations of a policy that builds its schedule
-// again from scratch) is dropped, in O(R log R) for R running jobs where
-// taking the reservations out one by one costs one update each. What the
-// profile held before now is forgotten (no search starts there).
-func (r *Running) HoldsOnly(now int64) {
-	r.Prof.Reset()
-	for _, it := range r.run.Items() {
-		if s, e := max(it.Val.start, now), it.Key; e > s {
-			_ = r.Prof.Add(s, e, it.Val.amt) // within the machine: it was held
-		}
-	}
 }
 
 // Start records that j started at now and holds its processors in the

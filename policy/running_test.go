@@ -8,11 +8,12 @@ import (
 	"github.com/backfill-hpc/backfill/profile"
 )
 
-// TestRebuild: after Rebuild the profile holds exactly the running jobs'
-// holds (started, lengthened past an overrun), whatever else it held
-// before — the steps of a fresh profile given those holds alone — for
-// processors and for requirement vectors.
-func TestRebuild(t *testing.T) {
+// TestHoldsOnly: after HoldsOnly(now) the profile holds exactly the
+// running jobs' holds from now on (started, lengthened past an overrun),
+// whatever else it held before — the steps of a fresh profile given those
+// holds alone — for processors and for requirement vectors (a re-plan that
+// removes every reservation uses it: package reservation, replan.go).
+func TestHoldsOnly(t *testing.T) {
 	r := NewRunning(10)
 	r.Overrun = OverrunLimit
 	j1 := &job.Request{ID: 0, SWFID: 1, Procs: 4, Estimate: 10}
@@ -29,17 +30,15 @@ func TestRebuild(t *testing.T) {
 	if err := r.Prof.Add(30, 80, 7); err != nil { // a reservation
 		t.Fatal(err)
 	}
-	if err := r.Rebuild(); err != nil {
-		t.Fatal(err)
-	}
+	r.HoldsOnly(12)
 	want := profile.New(10)
-	for _, h := range [][3]int64{{0, 22, 4}, {5, 55, 3}} {
+	for _, h := range [][3]int64{{12, 22, 4}, {12, 55, 3}} {
 		if err := want.Add(h[0], h[1], int(h[2])); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if got, w := r.Prof.Steps(), want.Steps(); !slices.Equal(got, w) {
-		t.Fatalf("after Rebuild: %v, want %v", got, w)
+		t.Fatalf("after HoldsOnly: %v, want %v", got, w)
 	}
 
 	k, err := NewRunningK([]int{10, 6})
@@ -52,13 +51,11 @@ func TestRebuild(t *testing.T) {
 	if err := k.Prof.Add(10, 40, []int{10, 6}); err != nil {
 		t.Fatal(err)
 	}
-	if err := k.Rebuild(); err != nil {
-		t.Fatal(err)
-	}
+	k.HoldsOnly(5)
 	if got, w := k.Prof.Res(0).FreeAt(20), 10; got != w {
-		t.Fatalf("K=2 after Rebuild: %d free at 20, want %d", got, w)
+		t.Fatalf("K=2 after HoldsOnly: %d free at 20, want %d", got, w)
 	}
 	if got, w := k.Prof.Res(1).FreeAt(5), 0; got != w {
-		t.Fatalf("K=2 after Rebuild: %d free of resource 1 at 5, want %d", got, w)
+		t.Fatalf("K=2 after HoldsOnly: %d free of resource 1 at 5, want %d", got, w)
 	}
 }

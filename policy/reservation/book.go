@@ -422,7 +422,7 @@ func (b *Book[A, X]) catchUp(now int64) {
 		return
 	}
 	fast := b.replanFast(now, nil)
-	b.unplaceAll(fast)
+	b.unplaceAll(now, fast)
 	if err := b.m.catchUp(now, over); err != nil {
 		b.fail(err) // unreachable: no reservations held
 	}
@@ -438,7 +438,7 @@ func (b *Book[A, X]) catchUp(now int64) {
 func (b *Book[A, X]) Replan(now int64, order []*Entry[A, X]) {
 	b.keepAhead()
 	fast := b.replanFast(now, order)
-	b.unplaceAll(fast)
+	b.unplaceAll(now, fast)
 	if b.m.overrunning(now) {
 		var err error
 		if b.Hooks.Extend != nil {

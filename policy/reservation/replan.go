@@ -60,12 +60,11 @@ func (b *Book[A, X]) replanFast(now int64, order []*Entry[A, X]) bool {
 // unplaceAll removes every reservation from the profile. On the fast
 // path (a fitted book, whose profile holds nothing but the running jobs
 // and the reservations) with more waiting jobs than running ones, the
-// profile is rebuilt from the running jobs' holds instead (fewer updates).
-func (b *Book[A, X]) unplaceAll(fast bool) {
+// profile is rebuilt from the running jobs' holds instead (fewer updates;
+// policy.Running.HoldsOnly).
+func (b *Book[A, X]) unplaceAll(now int64, fast bool) {
 	if fast && len(b.wait) > b.m.running() {
-		if err := b.m.rebuild(); err != nil {
-			b.fail(err) // unreachable: the running jobs held all of it before
-		}
+		b.m.holdsOnly(now) // no search starts before now
 		return
 	}
 	for _, e := range b.wait {

@@ -29,8 +29,9 @@ type machine[A any] interface {
 	overrunUntil(t int64) bool
 	extend(now int64) error
 	running() int
-	// rebuild empties the profile but for the running jobs' holds
-	rebuild() error
+	// holdsOnly empties the profile but for the running jobs' holds from
+	// now on
+	holdsOnly(now int64)
 }
 
 // scalar is the machine of processors: one Profile.
@@ -65,7 +66,7 @@ func (s *scalar) catchUp(now int64, jobs []*job.Request) error {
 func (s *scalar) overrunUntil(t int64) bool { return s.run.OverrunUntil(t) }
 func (s *scalar) extend(now int64) error    { return s.run.Extend(now) }
 func (s *scalar) running() int              { return s.run.Len() }
-func (s *scalar) rebuild() error            { return s.run.Rebuild() }
+func (s *scalar) holdsOnly(now int64)       { s.run.HoldsOnly(now) }
 
 // vector is the machine of K resources: a Multi, one Profile each.
 type vector struct {
@@ -123,4 +124,4 @@ func (v *vector) catchUp(now int64, jobs []*job.Request) error {
 func (v *vector) overrunUntil(t int64) bool { return v.run.OverrunUntil(t) }
 func (v *vector) extend(now int64) error    { return v.run.Extend(now) }
 func (v *vector) running() int              { return v.run.Len() }
-func (v *vector) rebuild() error            { return v.run.Rebuild() }
+func (v *vector) holdsOnly(now int64)       { v.run.HoldsOnly(now) }
