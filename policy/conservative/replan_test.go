@@ -19,7 +19,8 @@ import (
 // removed and re-placed in order with a search from now), job by job, on
 // random loaded workloads where many jobs run past their estimates, under
 // each overrun rule, with the estimates and with history predictions
-// (whose corrections re-plan too).
+// (whose corrections re-plan too), in arrival order and with the queue
+// order sjf (whose compressions are re-plans in that order).
 func TestNoKillReplanEqualsLiteral(t *testing.T) {
 	n := 300
 	if longtest.Short() {
@@ -44,16 +45,22 @@ func TestNoKillReplanEqualsLiteral(t *testing.T) {
 				return p
 			}
 		}
+		sjf := seed%5 == 4 // compressions re-plan in that order; overruns in reservation order
 		mk := func(literal bool) *Policy {
 			cfg := Config{Overrun: rule}
 			if plan != nil {
 				cfg.Plan = plan()
 			}
 			c := New(spec.Procs, cfg)
+			if sjf {
+				if err := c.setOrder(spec.Procs, policy.Params{"order": "sjf"}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			c.book.Literal = literal
 			return c
 		}
-		what := fmt.Sprintf("seed %d (%d jobs, %d procs, overrun=%s, predict=%v)", seed, len(jobs), spec.Procs, rule, plan != nil)
+		what := fmt.Sprintf("seed %d (%d jobs, %d procs, overrun=%s, predict=%v, sjf=%v)", seed, len(jobs), spec.Procs, rule, plan != nil, sjf)
 		a, err := sim.Run(jobs, mk(false), sim.Options{Procs: spec.Procs, NoKill: true})
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
