@@ -205,9 +205,19 @@ func (r *Reader) Records() int { return r.records }
 // called again to continue after that line. Stream errors (truncated gzip,
 // read errors) are final.
 func (r *Reader) Next() (Record, error) {
+	var rec Record
+	if err := r.next(&rec); err != nil {
+		return Record{}, err
+	}
+	return rec, nil
+}
+
+// next is Next into *rec (which it may change also when it returns an
+// error): the ingestion's loop, without copying each record twice.
+func (r *Reader) next(rec *Record) error {
 	for {
 		if r.err != nil {
-			return Record{}, r.err
+			return r.err
 		}
 		var b []byte
 		var at int
@@ -217,7 +227,7 @@ func (r *Reader) Next() (Record, error) {
 			r.pending, r.pendErr = nil, nil
 			if err != nil {
 				if e := r.malformed(WarnLongLine, "line is longer than 1 MiB", at); e != nil {
-					return Record{}, e
+					return e
 				}
 				continue
 			}
@@ -232,12 +242,12 @@ func (r *Reader) Next() (Record, error) {
 				}
 				if err == errLongLine {
 					if e := r.malformed(WarnLongLine, "line is longer than 1 MiB", at); e != nil {
-						return Record{}, e
+						return e
 					}
 					continue
 				}
 				if e := r.streamError(err, at, b); e != nil {
-					return Record{}, e
+					return e
 				}
 				continue
 			}
@@ -249,16 +259,22 @@ func (r *Reader) Next() (Record, error) {
 				continue
 			}
 		}
-		rec, msg, reason := parseRecord(b)
+		if parseFast(b, rec) {
+			rec.Line = at
+			r.records++
+			return nil
+		}
+		var msg, reason string
+		*rec, msg, reason = parseRecordFull(b)
 		if msg != "" {
 			if e := r.malformed(reason, msg, at); e != nil {
-				return Record{}, e
+				return e
 			}
 			continue
 		}
 		rec.Line = at
 		r.records++
-		return rec, nil
+		return nil
 	}
 }
 

@@ -2,6 +2,9 @@ package workload
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -136,4 +139,31 @@ func BenchmarkBuiltin(b *testing.B) {
 		}
 	}
 	b.SetBytes(int64(len(builtinData)))
+}
+
+// BenchmarkParse parses the data lines of the embedded KTH trace (already
+// inflated and split): the SWF parser alone.
+func BenchmarkParse(b *testing.B) {
+	zr, err := gzip.NewReader(bytes.NewReader(builtinData))
+	if err != nil {
+		b.Fatal(err)
+	}
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	for _, l := range bytes.SplitAfter(text, []byte("\n")) {
+		if classify(l) == lineData {
+			lines = append(lines, l)
+		}
+	}
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		for _, l := range lines {
+			if _, msg, _ := parseRecord(l); msg != "" {
+				b.Fatal(msg)
+			}
+		}
+	}
 }

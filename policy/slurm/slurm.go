@@ -67,19 +67,17 @@ type Policy struct {
 	// recalculated, since the last backfill cycle (without a change a
 	// cycle would start nothing)
 	changed  bool
-	parts    int              // partitions (a pass may stop once all are blocked)
-	limited  bool             // some limit may hold a waiting job
-	refusing bool             // some limit may refuse a job at submission (refuses)
-	dynamic  bool             // an order other than multifactor that changes with time
-	cand     []bool           // the backfill cycle's candidates, by position
-	cands    []int            // their positions, those still possible
-	slack    int              // processors the top candidate has to spare (−1: unknown)
-	minFree  []minFree        // prune's queries since the profile last changed
-	save     *profile.Profile // the profile before the cycle's first hold
-	snapped  bool             // save holds this cycle's snapshot
-	after    []*job.Request   // the cycle's starts since the snapshot
-	longest  []int64          // the longest estimate from each position on
-	prev     []*job.Request   // scratch of sorted
+	parts    int            // partitions (a pass may stop once all are blocked)
+	limited  bool           // some limit may hold a waiting job
+	refusing bool           // some limit may refuse a job at submission (refuses)
+	dynamic  bool           // an order other than multifactor that changes with time
+	cand     []bool         // the backfill cycle's candidates, by position
+	cands    []int          // their positions, those still possible
+	slack    int            // processors the top candidate has to spare (−1: unknown)
+	minFree  []minFree      // prune's queries since the profile last changed
+	plan     profile.Flat   // the cycle's profile: the running jobs, then its holds and starts (not on a single node)
+	longest  []int64        // the longest estimate from each position on
+	prev     []*job.Request // scratch of sorted
 	// scratch of a pass
 	blocked map[string]bool
 	started []int
@@ -115,6 +113,9 @@ type Policy struct {
 	cg [][2]float64
 	// the reservations of the current backfill cycle
 	blocks []block
+	// the ends of the cycle's holds' windows that bf_resolution's rounding
+	// left out of the holds (pastCycle)
+	tails []hold
 	// holds no start-now decision can meet, not yet in the profile, and
 	// the earliest of their starts
 	deferred    []hold
@@ -128,14 +129,32 @@ type Policy struct {
 	far   []shape
 	// plain: no limit, phases or bf_max_job_user (every job is tested)
 	plain bool
-	// searches started at a bound, and jobs found beyond the window
-	// without one (tests)
-	bounded, skipped int
+	// searches started at a bound, jobs found beyond the window without
+	// one, and cycles not run because they would repeat the last one
+	// (tests)
+	bounded, skipped, repeats int
 	// running jobs' planned ends and CPUs (single-node mode), for the
 	// select plugin's will-run estimate
 	ends   []runEnd
 	tested map[string]int
 	queue  []*job.Request
+	// gen counts the changes of the running jobs' profile (starts, ends,
+	// extensions); past is the last backfill cycle's record, from which a
+	// cycle may prove that it would start nothing (repeat)
+	gen  int
+	past pastCycle
+}
+
+// pastCycle is the last backfill cycle run (in a plain configuration, not
+// on a single node): enough of it to prove, at a later cycle, that the
+// later one would place the same holds and start nothing
+// (Policy.repeats).
+type pastCycle struct {
+	ok    bool
+	gen   int            // Policy.gen after it (its own starts included)
+	q     []*job.Request // the waiting jobs up to the last one it tested, but those it started
+	cands []*job.Request // its candidates after q, in order
+	far   int64          // the earliest fit it found beyond bf_window (profile.Infinity: none)
 }
 
 type block struct{ start, end int64 }
@@ -496,6 +515,7 @@ func (s *Policy) holdCalc(now int64, f float64) bool {
 func (s *Policy) release(now int64, j *job.Request) {
 	a, q := s.mf.Job(j)
 	s.run.End(now, j)
+	s.gen++
 	for i, e := range s.ends {
 		if e.id == j.ID {
 			s.ends = slices.Delete(s.ends, i, i+1)
@@ -564,6 +584,7 @@ func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
 		if err := s.run.Extend(now); err != nil {
 			panic("slurm: " + err.Error()) // unreachable: no reservation is held between passes
 		}
+		s.gen++
 		s.change(now) // the running jobs' planned ends moved
 	}
 	advance := func(t int64) {
@@ -601,6 +622,7 @@ func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
 		if s.node {
 			s.ends = append(s.ends, runEnd{now + j.Estimate, j.Procs, j.ID})
 		}
+		s.gen++
 		s.mf.Started(now, j)
 		if s.ord.O != policy.Order(s.mf) {
 			s.ord.Started(now, j)
@@ -927,8 +949,24 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 		last = len(q) - 1 // tests: no pruning
 	}
 	if last < 0 {
+		s.past.ok = false
 		return
 	}
+	if s.repeat(now, q) {
+		s.repeats++
+		return
+	}
+	if !s.node {
+		// the cycle's holds go into a copy of the running jobs' profile,
+		// thrown away at its end
+		s.plan.Load(prof, now)
+	}
+	far := profile.Infinity // the earliest fit found beyond the window
+	stop := -1              // the last job tested
+	// whether a start took room from the end of a hold's window that the
+	// hold does not cover (pastCycle)
+	s.tails = s.tails[:0]
+	overTail := false
 	clear(s.tested)
 	tested = 0
 	s.longest = slices.Grow(s.longest[:0], last+2)[:last+2]
@@ -950,6 +988,7 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 			continue
 		}
 		tested++
+		stop = i
 		sh := shape{j.Estimate, j.Procs}
 		if s.beyond(sh) {
 			s.skipped++
@@ -961,13 +1000,12 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 			// again (before the earliest deferred start the profile is
 			// the same with or without them, so a window that ends
 			// there needs none)
-			s.snapshot()
 			for _, h := range s.deferred {
 				// it fits: nothing placed since it was found meets it (a
 				// window reaching the earliest deferred start places them
 				// first), and each deferred hold ends before the ones
 				// found before it start
-				prof.AddFitted(h.start, h.end, h.n)
+				s.plan.AddFitted(h.start, h.end, h.n)
 			}
 			s.deferred = s.deferred[:0]
 			t = s.earliestAfter(now, s.bound(now, sh), j, windowEnd)
@@ -977,9 +1015,10 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 		}
 		if t == now {
 			launch(j)
-			if s.snapped {
-				s.after = append(s.after, j)
+			if !s.node {
+				s.plan.AddFitted(now, now+j.Estimate, j.Procs)
 			}
+			overTail = overTail || s.overTail(now+j.Estimate)
 			free -= j.Procs
 			s.started = append(s.started, i)
 			if free == 0 || !s.prune(now, i, q, now, j.Procs) {
@@ -993,6 +1032,7 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 				s.far = slices.DeleteFunc(s.far, func(f shape) bool { return f.d >= sh.d && f.n >= sh.n })
 				s.far = append(s.far, sh)
 			}
+			far = min(far, t)
 			continue // beyond the window: no reservation
 		}
 		end := t + j.Estimate
@@ -1004,6 +1044,9 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 			continue
 		}
 		e := max(t+1, end/res*res)
+		if e < end && !s.node {
+			s.tails = append(s.tails, hold{e, end, j.Procs})
+		}
 		if t >= now+s.longest[i+1] && !s.noDefer {
 			// no later job that starts now can run into it: the hold is
 			// deferred, placed only when a later window reaches it
@@ -1013,23 +1056,117 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 			s.deferred = append(s.deferred, hold{t, e, j.Procs})
 			continue
 		}
-		s.snapshot()
-		prof.AddFitted(t, e, j.Procs) // it fits from t (e ≤ t + its estimate)
+		s.plan.AddFitted(t, e, j.Procs) // it fits from t (e ≤ t + its estimate)
 		if !s.prune(now, i, q, t, j.Procs) {
 			break
 		}
 	}
-	if s.snapped {
-		// back to the running jobs: the snapshot, and the starts since
-		prof.CopyFrom(s.save)
-		for _, j := range s.after {
-			prof.AddFitted(now, now+j.Estimate, j.Procs) // it fitted beside the holds too
-		}
-		s.snapped = false
-		s.after = s.after[:0]
-	}
 	s.deferred = s.deferred[:0]
+	s.remember(q, stop, last, far, overTail)
 	s.drop(s.started)
+}
+
+// remember keeps the record of the cycle (pastCycle), in a plain
+// configuration off a single node: it tested the jobs up to position stop
+// of q and started those at s.started, its candidates are s.cand up to
+// last, far is the earliest fit it found beyond bf_window, and overTail
+// whether one of its starts ran past the end of a hold found before it
+// that was shorter than its job's window (which breaks the proof).
+func (s *Policy) remember(q []*job.Request, stop, last int, far int64, overTail bool) {
+	r := &s.past
+	r.ok = s.plain && !s.node && !s.noDefer && !overTail
+	if !r.ok {
+		return
+	}
+	r.gen, r.far = s.gen, far
+	r.q = r.q[:0]
+	k := 0
+	for i, j := range q[:stop+1] {
+		if k < len(s.started) && s.started[k] == i {
+			k++
+			continue
+		}
+		r.q = append(r.q, j)
+	}
+	r.cands = r.cands[:0]
+	for i := stop + 1; i <= last; i++ {
+		if s.cand[i] {
+			r.cands = append(r.cands, q[i])
+		}
+	}
+}
+
+// overTail reports whether a job just started until end took room that a
+// hold's job would need over the part of its window the hold does not
+// cover (s.tails): whether that part, as far as the start reaches into it,
+// has fewer free processors than the job needs beside the cycle's starts
+// and holds (more than it was searched beside: the holds after it).
+func (s *Policy) overTail(end int64) bool {
+	for _, h := range s.tails {
+		if h.start < end && s.plan.MinFree(h.start, min(h.end, end)) < h.n {
+			return true
+		}
+	}
+	return false
+}
+
+// repeat reports whether the backfill cycle at now, with waiting list q
+// and candidates s.cands, would start nothing because it repeats the last
+// cycle run (s.past) hold for hold.
+//
+// Why that is exact. Let t0 be the past cycle's instant, R0 the running
+// jobs' profile then and S the jobs it started (at t0). Nothing started,
+// ended or was extended since (the same gen), so the running jobs'
+// profile now is R0 + S, no planned end fell in (t0, now] (the job would
+// have ended or been extended by now) and the profile is constant over
+// [t0, now]. Induction on the jobs the past cycle tested and did not
+// start, in order; let job k (n processors, estimate d) have been
+// searched then beside R0, the starts before it and holds H that all
+// start after now (as they will now). That profile is constant over [t0,
+// now], so k's earliest fit t_k is not in (t0, now] (a window from there
+// fits from t0 as well, and t_k ≠ t0 as k did not start): t_k > now, and
+// from now nothing fits before t_k then, nor now, beside the starts after
+// k too (they only take room). And t_k still fits now: over its hold
+// [t_k, e) the past cycle's final profile (every start and hold) had
+// room, and over the rest of its window, [e, t_k+d) when bf_resolution
+// rounded the hold's end down, the starts left room too (overTail, checked
+// at each start beside every start and hold before it, more than k was
+// searched beside). So
+// the cycle now finds the same t_k and places the same hold (after now),
+// or none when t_k is beyond bf_window: no fit found beyond it then, nor
+// a later one (a job skipped as beyond the window dominates one found
+// beyond it and fits no earlier, then and now), is within it now (far >
+// now + bf_window). It starts none of these jobs, and stops at the same
+// job or earlier: a cycle goes on past a job only while a candidate after
+// it (a job tested that fits the free processors now) fits now beside the
+// holds, and every candidate after the record's q is one of the record's
+// candidates, none of which did at the end of the past cycle, in the
+// same profile as now. A cycle that starts nothing leaves no state behind
+// (its holds go with it), so it need not be run.
+func (s *Policy) repeat(now int64, q []*job.Request) bool {
+	r := &s.past
+	if !r.ok || r.gen != s.gen || len(q) < len(r.q) || r.far <= now+s.c.BfWindow {
+		return false
+	}
+	for i, j := range r.q {
+		if q[i] != j {
+			return false
+		}
+	}
+	k := 0
+	for _, i := range s.cands {
+		if i < len(r.q) {
+			continue
+		}
+		for k < len(r.cands) && r.cands[k] != q[i] {
+			k++
+		}
+		if k == len(r.cands) {
+			return false
+		}
+		k++
+	}
+	return true
 }
 
 // testable reports whether the backfill cycle tests waiting job j at now
@@ -1081,20 +1218,6 @@ func (s *Policy) hidden(j *job.Request, now int64, frac float64) bool {
 	return s.ph.submit(j.ID) >= frac
 }
 
-// snapshot saves the profile (the running jobs) before the cycle's first
-// hold: the cycle ends by copying it back (and adding the starts since)
-// instead of removing its holds one by one.
-func (s *Policy) snapshot() {
-	if s.snapped {
-		return
-	}
-	if s.save == nil {
-		s.save = profile.New(s.procs)
-	}
-	s.save.CopyFrom(s.run.Prof)
-	s.snapped = true
-}
-
 // prune drops from the top of the candidate stack those that no longer
 // fit now (holds and starts only take room, so one that does not fit now
 // never will in this cycle; the deferred holds start after every later
@@ -1140,7 +1263,12 @@ func (s *Policy) prune(now int64, i int, q []*job.Request, t int64, n int) bool 
 			}
 		}
 		if !known {
-			m := s.run.Prof.MinFree(now, now+d)
+			var m int
+			if s.node {
+				m = s.run.Prof.MinFree(now, now+d)
+			} else {
+				m = s.plan.MinFree(now, now+d)
+			}
 			s.minFree = append(s.minFree, minFree{d, m})
 			if m >= p {
 				s.slack = m - p
@@ -1195,7 +1323,7 @@ func (s *Policy) earliestAfter(now, after int64, j *job.Request, limit int64) in
 	if s.node || after == now {
 		return s.earliest(now, j, limit)
 	}
-	return s.run.Prof.EarliestFit(after, j.Estimate, j.Procs)
+	return s.plan.EarliestFit(after, j.Estimate, j.Procs)
 }
 
 // earliest is the earliest start ≥ now of j that fits the running jobs and
@@ -1207,10 +1335,9 @@ func (s *Policy) earliestAfter(now, after int64, j *job.Request, limit int64) in
 // (willRun) or t, whichever is later; and a start whose rounded interval
 // meets a reservation is tried again from there.
 func (s *Policy) earliest(now int64, j *job.Request, limit int64) int64 {
-	prof := s.run.Prof
 	d := j.Estimate
 	if !s.node {
-		return prof.EarliestFit(now, d, j.Procs)
+		return s.plan.EarliestFit(now, d, j.Procs)
 	}
 	res := s.c.BfResolution
 	w := s.willRun(now, j)

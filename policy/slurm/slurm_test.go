@@ -126,8 +126,9 @@ func TestRegistered(t *testing.T) {
 }
 
 // TestDeferredHoldsExact: deferring the holds no start-now decision can
-// meet, ending a cycle at its last candidate, and bounding a search by
-// the earliest fit of a job it dominates (speed-ups), change no
+// meet, ending a cycle at its last candidate, bounding a search by the
+// earliest fit of a job it dominates, and not running a cycle that
+// repeats the last one (speed-ups), change no
 // schedule, on random workloads of one-CPU
 // nodes with Slurm's defaults and with a fair-share configuration.
 func TestDeferredHoldsExact(t *testing.T) {
@@ -136,7 +137,7 @@ func TestDeferredHoldsExact(t *testing.T) {
 	if testing.Short() {
 		n = 40
 	}
-	bounded, skipped := 0, 0
+	bounded, skipped, repeats := 0, 0, 0
 	for k := 0; k < n; k++ {
 		spec := testgen.Random(r)
 		js := testgen.Jobs(r, spec)
@@ -169,9 +170,62 @@ func TestDeferredHoldsExact(t *testing.T) {
 		}
 		bounded += a.bounded
 		skipped += a.skipped
+		repeats += a.repeats
 	}
-	if bounded == 0 || skipped == 0 {
-		t.Errorf("the bounds were not tested: %d searches bounded, %d jobs found beyond the window without a search", bounded, skipped)
+	if bounded == 0 || skipped == 0 || repeats == 0 {
+		t.Errorf("the bounds were not tested: %d searches bounded, %d jobs found beyond the window without a search, %d cycles not run as repeats", bounded, skipped, repeats)
+	}
+}
+
+// TestRepeatsExact: a cycle not run because it would repeat the last
+// one (Policy.repeat) changes no schedule. The workloads have long jobs
+// and a short bf_interval (many cycles with no start or end between
+// them), a coarse bf_resolution (holds shorter than their jobs' windows,
+// which a later start may reach), short windows (fits beyond them that
+// come within them later) and few jobs tested; the twin runs without any
+// speed-up.
+func TestRepeatsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(20, 12))
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	repeats := 0
+	for k := 0; k < n; k++ {
+		spec := testgen.Random(r)
+		spec.Jobs = 40 + r.IntN(100)
+		spec.MaxRuntime = 300 + r.IntN(1500)
+		spec.MeanGap = r.IntN(150)
+		js := testgen.Jobs(r, spec)
+		c := slurm.DefaultConf()
+		c.BfInterval = int64(1 + r.IntN(20))
+		c.BfResolution = []int64{1, 60, 300, 900, 1800}[r.IntN(5)]
+		if k%2 == 1 {
+			c.BfWindow = int64(60 * (1 + r.IntN(30)))
+		}
+		if k%3 == 2 {
+			c.BfMaxJobTest = 1 + r.IntN(10)
+		}
+		a := New(spec.Procs, Options{Conf: c})
+		b := New(spec.Procs, Options{Conf: c})
+		b.noDefer = true
+		ra, err := sim.Run(js, a, sim.Options{Procs: spec.Procs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := sim.Run(js, b, sim.Options{Procs: spec.Procs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range ra.Outcomes {
+			if ra.Outcomes[i].Start != rb.Outcomes[i].Start {
+				t.Fatalf("workload %d (%+v, %+v): job %d starts at %d with repeats skipped, %d without", k, spec, c, i, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
+			}
+		}
+		repeats += a.repeats
+	}
+	if repeats == 0 {
+		t.Error("no cycle was skipped as a repeat")
 	}
 }
 
