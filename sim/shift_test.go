@@ -14,10 +14,10 @@ import (
 // TestTimeShift: the clock's origin is a label. Every registered policy
 // (and the variants of sameInstantSpecs) run on a workload and on the
 // same workload with every submission (and deadline) moved by a large
-// offset — a multiple of a day and of every timer period of the policies
-// (Slurm's bf_interval, sched_interval, PriorityCalcPeriod), about the
-// Unix time of a real trace — must start every job at its time plus the
-// offset, in kill and no-kill modes. Quick: two small random workloads;
+// offset — a multiple of a day and of every timer period (multifactor's
+// PriorityCalcPeriod), about the Unix time of a real trace — must start
+// every job at its time plus the offset, in kill and no-kill modes. The
+// slurm policy is left out: its slurmctld starts at the clock's origin. Quick: two small random workloads;
 // long: adversarial ones (testgen.Adversarial).
 func TestTimeShift(t *testing.T) {
 	const shift = 20000 * 86400 // 1.728e9 s
@@ -48,6 +48,13 @@ func TestTimeShift(t *testing.T) {
 			moved[i] = j
 		}
 		for _, spec := range sameInstantSpecs() {
+			if spec == "slurm" {
+				// slurmctld starts at the trace's clock origin (Options.BfStart,
+				// Origin: 0), and its first passes come batch_sched_delay
+				// after it: a job submitted at 0 starts at 3, one submitted
+				// long after the start at once. The origin is not a label there.
+				continue
+			}
 			for _, noKill := range []bool{false, true} {
 				run := func(js []job.Job) []job.Outcome {
 					s, err := policy.New(spec, procs)
