@@ -264,13 +264,23 @@ func Audit(outcomes []job.Outcome, opt Options) Report {
 	if len(opt.Res) > 0 {
 		a.resCapacity(outcomes)
 	}
+	// one pass for the per-job rules, the rejections and whether the
+	// outcomes are in ID order (as a simulator's are)
+	rejected, inOrder := 0, true
 	for i := range outcomes {
-		a.perJob(&outcomes[i])
+		o := &outcomes[i]
+		a.perJob(o)
+		if o.Rejected {
+			rejected++
+		}
+		if i > 0 && o.ID < outcomes[i-1].ID {
+			inOrder = false
+		}
 	}
 	if opt.FCFS {
 		a.fcfs(outcomes)
 	}
-	a.ids(outcomes)
+	a.ids(outcomes, inOrder)
 	if opt.Deadlines {
 		a.deadlines(outcomes)
 	}
@@ -292,12 +302,6 @@ func Audit(outcomes []job.Outcome, opt Options) Report {
 				perKind[v.Kind]++
 				kept = append(kept, v)
 			}
-		}
-	}
-	rejected := 0
-	for i := range outcomes {
-		if outcomes[i].Rejected {
-			rejected++
 		}
 	}
 	return Report{Violations: slices.Clip(kept), Counts: a.counts, OverrunMisses: a.overrunMisses, Rejected: rejected}
@@ -408,33 +412,35 @@ type sweep struct {
 func occupies(o *job.Outcome) bool { return o.End > o.Start && o.Procs > 0 }
 
 // newSweep returns the sorted events of the outcomes that occupy
-// processors.
+// processors. It reads the outcomes once (their times into the events'
+// array, two per outcome); the packing and ranking then read that array.
 func newSweep(outcomes []job.Outcome) sweep {
 	idxBits := uint(bits.Len(uint(len(outcomes))))
 	sw := sweep{shift: idxBits + 1, mask: uint64(1)<<idxBits - 1, procs: make([]int64, len(outcomes))}
+	raw := make([]uint64, 2*len(outcomes)) // Start, End of outcome i at 2i, 2i+1
 	n := 0
 	var lo, hi int64
 	for i := range outcomes {
 		o := &outcomes[i]
 		if !occupies(o) {
-			continue
+			continue // procs[i] stays 0: not in the sweep
 		}
 		if n == 0 {
 			lo, hi = o.Start, o.End
 		}
 		lo, hi = min(lo, o.Start), max(hi, o.End)
+		raw[2*i], raw[2*i+1] = uint64(o.Start), uint64(o.End)
 		sw.procs[i] = int64(o.Procs)
 		n++
 	}
-	evs := make([]uint64, 0, 2*n)
 	span := uint64(hi) - uint64(lo) // cannot overflow as an unsigned difference
 	keyBits := uint(bits.Len64(span))
 	if keyBits+sw.shift > 64 {
 		// rank the distinct times instead (at most 2n of them)
 		times := make([]int64, 0, 2*n)
-		for i := range outcomes {
-			if o := &outcomes[i]; occupies(o) {
-				times = append(times, o.Start, o.End)
+		for i, p := range sw.procs {
+			if p > 0 {
+				times = append(times, int64(raw[2*i]), int64(raw[2*i+1]))
 			}
 		}
 		slices.Sort(times)
@@ -442,14 +448,17 @@ func newSweep(outcomes []job.Outcome) sweep {
 		keyBits = uint(bits.Len(uint(len(sw.times))))
 	}
 	sw.base = lo
-	for i := range outcomes {
-		o := &outcomes[i]
-		if !occupies(o) {
+	// pack in place: event w ≤ 2i is written after raw[2i], raw[2i+1] are read
+	w := 0
+	for i, p := range sw.procs {
+		if p == 0 {
 			continue
 		}
-		s, e := sw.key(o.Start), sw.key(o.End)
-		evs = append(evs, s<<sw.shift|uint64(i)<<1|1, e<<sw.shift|uint64(i)<<1)
+		s, e := sw.key(int64(raw[2*i])), sw.key(int64(raw[2*i+1]))
+		raw[w], raw[w+1] = s<<sw.shift|uint64(i)<<1|1, e<<sw.shift|uint64(i)<<1
+		w += 2
 	}
+	evs := raw[:w]
 	radix.Sort(evs, sw.shift, sw.shift+keyBits)
 	sw.evs = evs
 	return sw
@@ -573,14 +582,11 @@ func (a *auditor) fcfs(outcomes []job.Outcome) {
 }
 
 // ids checks uniqueness of IDs and, when opt.Expect ≥ 0, that they are
-// exactly 0..Expect-1.
-func (a *auditor) ids(outcomes []job.Outcome) {
-	// a simulator's outcomes are in ID order already: then the stable
-	// sort's order is the identity, and no list of it is made (order nil)
-	inOrder := true
-	for i := 1; i < len(outcomes) && inOrder; i++ {
-		inOrder = outcomes[i].ID >= outcomes[i-1].ID
-	}
+// exactly 0..Expect-1. inOrder says the IDs are non-decreasing in
+// outcomes' order.
+func (a *auditor) ids(outcomes []job.Outcome, inOrder bool) {
+	// a simulator's outcomes are in ID order already (inOrder): then the
+	// stable sort's order is the identity, and no list of it is made
 	var order []int
 	if !inOrder {
 		order = make([]int, len(outcomes))

@@ -195,12 +195,20 @@ func Summarize(outcomes []job.Outcome, opt Options) Summary {
 	var s Summary
 	firstSubmit, lastSubmit, lastEnd := outcomes[0].Submit, outcomes[0].Submit, outcomes[0].End
 	var busy int64 // processor-seconds
+	// one pass over the outcomes also finds whether they are in ID order
+	// and whether predictions and admissions have anything to measure
+	inOrder, anyPred, anyAdm := true, false, false
 	for i := range outcomes {
 		o := &outcomes[i]
 		firstSubmit = min(firstSubmit, o.Submit)
 		lastSubmit = max(lastSubmit, o.Submit)
 		lastEnd = max(lastEnd, o.End)
 		busy += int64(o.Procs) * o.Run()
+		if i > 0 && o.ID < outcomes[i-1].ID {
+			inOrder = false
+		}
+		anyPred = anyPred || o.Predicted > 0
+		anyAdm = anyAdm || o.Deadline > 0 || o.Rejected
 	}
 	s.FirstSubmit, s.LastEnd = firstSubmit, lastEnd
 	s.Makespan = lastEnd - firstSubmit
@@ -208,7 +216,10 @@ func Summarize(outcomes []job.Outcome, opt Options) Summary {
 		s.Utilization = float64(busy) / (float64(opt.Procs) * float64(s.Makespan))
 	}
 
-	order := idOrder(outcomes)
+	var order []int // nil: in ID order already
+	if !inOrder {
+		order = idOrder(outcomes)
+	}
 	// the waits of short jobs from the front of one buffer, of long jobs
 	// from its back; each class sorted, all of them is their merge
 	n := len(outcomes)
@@ -246,8 +257,12 @@ func Summarize(outcomes []job.Outcome, opt Options) Summary {
 	short.sorted, long.sorted = true, true
 	all.waits, all.sorted = mergeSorted(short.waits, long.waits), true
 	s.All, s.Short, s.Long = all.stats(), short.stats(), long.stats()
-	s.Prediction = Predictions(outcomes, opt)
-	s.Admission = Admission(outcomes, opt)
+	if anyPred { // else Predictions is nil
+		s.Prediction = Predictions(outcomes, opt)
+	}
+	if anyAdm { // else Admission is nil
+		s.Admission = Admission(outcomes, opt)
+	}
 	return s
 }
 

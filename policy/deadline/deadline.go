@@ -302,6 +302,7 @@ type Policy struct {
 	qs         qopsState        // QoPS: the scratch of an insertion point
 	fm         fitMemo          // the fits of the current admission decision
 	snap       *profile.Profile // MSB, MRT: the profile before a decision
+	base       *profile.Profile // MSB: the profile before x is placed at a position
 	fits       []int64
 	// noPrune disables MSB's pruning (tests check that it changes nothing)
 	noPrune bool

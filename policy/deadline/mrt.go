@@ -2,8 +2,15 @@ package deadline
 
 import (
 	"fmt"
+	"math"
 	"slices"
+
+	"github.com/backfill-hpc/backfill/profile"
 )
+
+// mrtBlock is the number of jobs of MRT's temporary list summarized
+// together for the scan of the unplaced jobs after an extension.
+const mrtBlock = 64
 
 // mrt is the admission test of Figure 2, a depth-first search after
 // Ramamritham, Stankovic & Shiah's real-time scheduler. Every waiting job
@@ -70,6 +77,36 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		late[u] = w.X.d - w.J.Estimate
 	}
 	used := make([]bool, n)
+	// the scan of refresh by blocks of mrtBlock jobs: the summary of a
+	// block (over its unplaced jobs: the least witness, the latest end of
+	// a witness's window, the most processors), brought up to date when
+	// the scan reaches a dirty block, lets it skip a block none of whose
+	// jobs it would test — exactly the jobs it would have skipped one by
+	// one, so the same tests in the same order
+	nb := (n + mrtBlock - 1) / mrtBlock
+	procs := make([]int, n)
+	bWit := make([]int64, nb)
+	bEnd := make([]int64, nb)
+	bProcs := make([]int, nb)
+	dirty := make([]bool, nb)
+	for u, w := range tl {
+		procs[u] = w.J.Procs
+	}
+	for k := range dirty {
+		dirty[k] = true
+	}
+	touch := func(u int) { dirty[u/mrtBlock] = true }
+	summary := func(k int) {
+		dirty[k] = false
+		mw, me, mp := profile.Infinity, int64(math.MinInt64), 0
+		for u := k * mrtBlock; u < min(n, (k+1)*mrtBlock); u++ {
+			if used[u] {
+				continue
+			}
+			mw, me, mp = min(mw, wit[u]), max(me, wit[u]+est[u]), max(mp, procs[u])
+		}
+		bWit[k], bEnd[k], bProcs[k] = mw, me, mp
+	}
 	stack := make([]int, 0, n) // indexes into tl of the placed jobs, in order
 	lo := 0                    // every job of tl[:lo] is placed
 	type undo struct {
@@ -92,6 +129,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		if late[u] < now {
 			return false
 		}
+		touch(u)
 		if wit[u] != late[u] && prof.Fits(late[u], w.J.Estimate, w.J.Procs) {
 			hist = append(hist, undo{u, lb[u], wit[u]})
 			wit[u] = late[u]
@@ -115,6 +153,16 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 			mf = prof.MinFree(a, b)
 		}
 		for u := lo; u < n; u++ {
+			if !fresh && u%mrtBlock == 0 {
+				k := u / mrtBlock
+				if dirty[k] {
+					summary(k)
+				}
+				if bWit[k] >= b || bEnd[k] <= a || bProcs[k] <= mf {
+					u += mrtBlock - 1 // no job of the block is tested
+					continue
+				}
+			}
 			if used[u] {
 				continue
 			}
@@ -125,7 +173,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 				}
 				continue
 			}
-			if wit[u] >= b || wit[u]+est[u] <= a || tl[u].J.Procs <= mf {
+			if wit[u] >= b || wit[u]+est[u] <= a || procs[u] <= mf {
 				continue
 			}
 			if !prof.Fits(wit[u], est[u], tl[u].J.Procs) && !witness(u) {
@@ -138,6 +186,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 	restore := func(k int) {
 		for _, l := range slices.Backward(hist[k:]) {
 			lb[l.u], wit[l.u] = l.lb, l.wit
+			touch(l.u)
 		}
 		hist = hist[:k]
 	}
@@ -180,6 +229,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 			stack = stack[:len(stack)-1]
 			s.unhold(tl[last], tl[last].Start)
 			used[last] = false
+			touch(last)
 			lo = min(lo, last)
 			// capacity came back: the profile is the one before the
 			// extension, where the bounds and witnesses of its level hold
@@ -202,6 +252,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		w.Start = t
 		s.hold(w, t)
 		used[c] = true
+		touch(c)
 		for lo < n && used[lo] {
 			lo++
 		}
@@ -215,6 +266,7 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		// not strongly feasible: discard the extension, try the next job
 		s.unhold(w, t)
 		used[c] = false
+		touch(c)
 		lo = min(lo, c)
 		restore(k)
 		backtracks++

@@ -3,6 +3,8 @@ package deadline
 import (
 	"math"
 	"slices"
+
+	"github.com/backfill-hpc/backfill/profile"
 )
 
 // msb is the admission test of Figure 1. The waiting jobs are arranged in
@@ -68,6 +70,18 @@ func (s *Policy) msb(now int64, x *djob) bool {
 	for i := N - 1; i >= 0; i-- {
 		lb[i] = lb[i+1] + math.Min(0, s.msbCost(order[i], s.fit(now, order[i])-order[i].X.old))
 	}
+	// base: the profile with the jobs before the position held, kept
+	// beside the profile when it is small enough to copy back (at most
+	// msbCopyRatio breakpoints per waiting job): a position that re-placed
+	// many jobs is undone by one copy (O(B) words) instead of a release
+	// per job (O(log B) each)
+	useBase := s.run.Prof.Len() <= msbCopyRatio*(N+1)
+	if useBase {
+		if s.base == nil {
+			s.base = profile.New(1)
+		}
+		s.base.CopyFrom(s.run.Prof)
+	}
 	best, bestMoved, bestPos := math.Inf(1), 0, -1
 	var bestX int64
 	bestTe := make([]int64, N)
@@ -80,8 +94,12 @@ func (s *Policy) msb(now int64, x *djob) bool {
 	lastTx := now // x's fit at the last position
 	for i := 0; i <= N; i++ {
 		for ; held < i; held++ {
-			order[held].Start = order[held].X.old
-			s.hold(order[held], order[held].Start)
+			w := order[held]
+			w.Start = w.X.old
+			s.hold(w, w.Start)
+			if useBase {
+				s.base.AddFitted(w.Start, w.Start+w.Dur, w.Need)
+			}
 		}
 		// x's fit only gets later as i grows (the profile before x is held
 		// gains order[i-1]'s hold): its search starts at the last one
@@ -140,10 +158,21 @@ func (s *Policy) msb(now int64, x *djob) bool {
 				bestTe[m] = order[m].Start
 			}
 		}
-		for m := i; m < k; m++ {
-			s.unhold(order[m], order[m].Start)
+		if useBase && (k-i+1)*msbCopyRatio >= s.run.Prof.Len() {
+			// the same profile as releasing each; the fit memo learns of
+			// the capacity freed from the earliest of those holds on
+			s.run.Prof.CopyFrom(s.base)
+			freed := tx
+			for m := i; m < k; m++ {
+				freed = min(freed, order[m].Start)
+			}
+			s.fm.released(freed) // (the book's history: the holds of x and the re-placed jobs were changes)
+		} else {
+			for m := i; m < k; m++ {
+				s.unhold(order[m], order[m].Start)
+			}
+			s.unhold(x, tx)
 		}
-		s.unhold(x, tx)
 	}
 	if snap {
 		s.run.Prof.CopyFrom(s.snap) // every waiting job at its reservation
@@ -181,6 +210,11 @@ func (s *Policy) msb(now int64, x *djob) bool {
 	s.tl = order[:0]
 	return true
 }
+
+// msbCopyRatio is how many profile breakpoints a release is worth when
+// MSB undoes a position: the profile is copied back when it has at most
+// msbCopyRatio breakpoints per job to release.
+const msbCopyRatio = 16
 
 // msbCost is cost(w, Δ) of the slack-based price for moving w by d
 // seconds from its reservation before this insertion; +Inf beyond its

@@ -118,9 +118,11 @@ type Book[A, X any] struct {
 	SearchBudget int
 	// name prefixes the panics of broken invariants
 	name   string
-	failed []query[A] // the failed searches of a compression pass (failBound)
-	found  []query[A] // its successful searches (after: the start found; foundBound)
+	failed []query[A] // the failed searches of a vector compression pass (failBoundVector)
+	found  []query[A] // its successful searches (after: the start found; foundBoundVector)
 	grid   foundGrid  // all of them (compressScalar)
+	// compressScalar's failed and found, as columns (ring.go)
+	sfailed, sfound ring
 	// compressScalar's jumps (skipping, compress.go): the failures that
 	// dominate the later jobs they cover, the index of the list
 	cuts  []query[int]
@@ -139,6 +141,8 @@ type Book[A, X any] struct {
 	// indices in wait
 	moved   []*Entry[A, X]
 	movedAt []int
+	mkeys   []movedKey     // sortMoved's keys
+	mtmp    []*Entry[A, X] // and its copy of moved
 	// ahead is the state before SettleAhead's reaction while a Remove at
 	// its instant may undo it, spare its buffers for the next (ahead.go)
 	ahead, spare *aheadState[A, X]

@@ -77,11 +77,18 @@ func (v *vector) resetMax(now int64) {
 	}
 }
 
-// resetMaxAt restarts the walks at now already advanced to x
-// (Profile.PrefixMaxAt), after a move.
-func (v *vector) resetMaxAt(now, x int64) {
+// keepMaxAt brings the walks up to date after a move whose new holds
+// raised the used counts before the old start only on [lo, hi): each walk
+// whose largest free count lies elsewhere goes on (Profile.PrefixMaxKept),
+// the others restart at now already advanced to x (Profile.PrefixMaxAt).
+func (v *vector) keepMaxAt(now, x, lo, hi int64) {
 	for i := range v.pms {
-		v.pms[i] = v.m.Res(i).PrefixMaxAt(now, x)
+		p := v.m.Res(i)
+		if pm, ok := p.PrefixMaxKept(v.pms[i], lo, hi); ok {
+			v.pms[i] = pm
+		} else {
+			v.pms[i] = p.PrefixMaxAt(now, x)
+		}
 	}
 }
 
