@@ -66,6 +66,9 @@ func (b *Book[A, X]) Compress(now, freed, released int64) {
 	case *Book[[]int, X]:
 		compressVector(bk, bk.m.(*vector), now, freed, released, memo)
 	}
+	if b.fitted {
+		b.freedFrom = Infinity // compressed: every reservation an earliest fit again (replan.go)
+	}
 }
 
 // query is a compression search that found no earlier start: a job of
