@@ -13,6 +13,7 @@ import (
 type holdProfile[A any] interface {
 	Add(start, end int64, n A) error
 	Remove(start, end int64, n A) error
+	Reset()
 }
 
 // tracker is what Running and RunningK share: the running jobs' holds in
@@ -168,6 +169,21 @@ func (r *tracker[A, P]) End(now int64, j *job.Request) (running, early bool) {
 	return true, false
 }
 
+// HoldsOnly makes the profile hold the running jobs alone from now on:
+// every other hold (the reservations of a policy that builds its schedule
+// again from scratch, or of a re-plan) is dropped, in O(R log R) for R
+// running jobs where taking the reservations out one by one costs one
+// update each. What the profile held before now is forgotten (no search
+// starts there). The same for processors and requirement vectors.
+func (r *tracker[A, P]) HoldsOnly(now int64) {
+	r.Prof.Reset()
+	for _, it := range r.run.Items() {
+		if s, e := max(it.Val.start, now), it.Key; e > s {
+			_ = r.Prof.Add(s, e, it.Val.amt) // within the machine: it was held
+		}
+	}
+}
+
 // Overrunning reports whether some running job has reached the end of its
 // hold at now.
 func (r *tracker[A, P]) Overrunning(now int64) bool {
@@ -298,20 +314,6 @@ type Running struct {
 // NewRunning returns a tracker with an empty profile of procs processors.
 func NewRunning(procs int) *Running {
 	return &Running{tracker[int, *profile.Profile]{Prof: profile.New(procs)}}
-}
-
-// HoldsOnly makes the profile hold the running jobs alone from now on:
-// every other hold (the reservations of a policy that builds its schedule
-// again from scratch) is dropped, in O(R log R) for R running jobs where
-// taking the reservations out one by one costs one update each. What the
-// profile held before now is forgotten (no search starts there).
-func (r *Running) HoldsOnly(now int64) {
-	r.Prof.Reset()
-	for _, it := range r.run.Items() {
-		if s, e := max(it.Val.start, now), it.Key; e > s {
-			_ = r.Prof.Add(s, e, it.Val.amt) // within the machine: it was held
-		}
-	}
 }
 
 // Start records that j started at now and holds its processors in the

@@ -33,7 +33,8 @@ const (
 // flatChunk is a run of consecutive breakpoints of a Flat.
 type flatChunk struct {
 	n           int
-	sum, mx, mn int // the changes' sum, largest and smallest prefix sum
+	sum, mx, mn int  // the changes' sum, largest and smallest prefix sum
+	stale       bool // mx and mn are to be recomputed (sum is kept)
 	at          [flatCap]int64
 	chg         [flatCap]int
 }
@@ -45,7 +46,25 @@ func (c *flatChunk) fix() {
 		s += v
 		mx, mn = max(mx, s), min(mn, s)
 	}
-	c.sum, c.mx, c.mn = s, mx, mn
+	c.sum, c.mx, c.mn, c.stale = s, mx, mn, false
+}
+
+// high is the largest prefix sum of the chunk's changes, low the
+// smallest: recomputed when a change made them stale (a search reads them
+// for a few of the chunks a hold changed).
+func (c *flatChunk) high() int {
+	if c.stale {
+		c.fix()
+	}
+	return c.mx
+}
+
+// low is the smallest prefix sum of the chunk's changes (high).
+func (c *flatChunk) low() int {
+	if c.stale {
+		c.fix()
+	}
+	return c.mn
 }
 
 // Load makes f the profile p from the instant from on, reusing f's
@@ -121,7 +140,7 @@ func (f *Flat) MinFree(start, end int64) int {
 		if i++; i == ch[c].n {
 			c, i = c+1, 0
 			for c < len(ch) && ch[c].at[ch[c].n-1] < end {
-				m = max(m, u+ch[c].mx) // the whole chunk is in the interval
+				m = max(m, u+ch[c].high()) // the whole chunk is in the interval
 				u += ch[c].sum
 				c++
 			}
@@ -160,7 +179,7 @@ func (f *Flat) EarliestFit(after, dur int64, n int) int64 {
 			for {
 				if i++; i == ch[c].n {
 					c, i = c+1, 0
-					for u+ch[c].mn > lim { // blocked throughout the chunk
+					for u+ch[c].low() > lim { // blocked throughout the chunk
 						u += ch[c].sum
 						c++
 					}
@@ -179,7 +198,7 @@ func (f *Flat) EarliestFit(after, dur int64, n int) int64 {
 		for {
 			if i++; i == ch[c].n {
 				c, i = c+1, 0
-				for c < len(ch) && ch[c].at[ch[c].n-1] < end && u+ch[c].mx <= lim {
+				for c < len(ch) && ch[c].at[ch[c].n-1] < end && u+ch[c].high() <= lim {
 					u += ch[c].sum // the whole chunk is in the window and fits
 					c++
 				}
@@ -231,7 +250,8 @@ func (f *Flat) change(t int64, d int) {
 	}
 	if i < b.n && b.at[i] == t {
 		b.chg[i] += d
-		b.fix()
+		b.sum += d
+		b.stale = true
 		return
 	}
 	if b.n == flatCap {
@@ -254,5 +274,6 @@ func (f *Flat) change(t int64, d int) {
 	copy(b.chg[i+1:b.n+1], b.chg[i:b.n])
 	b.at[i], b.chg[i] = t, d
 	b.n++
-	b.fix()
+	b.sum += d
+	b.stale = true
 }

@@ -34,7 +34,9 @@
 // are O(log B) per blocking run visited, where a blocking run is a maximal
 // interval on which fewer than the requested processors are free.
 // PrefixMax.Before is O(1) when the running maximum does not change and
-// O(log B) when it does. Steps is O(B). Blocks and inner nodes live in two
+// O(log B) when it does; PrefixMaxAt and PrefixMaxKept (a walk carried
+// over a change that did not touch where its maximum is) are O(log B).
+// Steps is O(B). Blocks and inner nodes live in two
 // slices, linked by int32 indices, and are recycled through free lists:
 // steady-state operations do not allocate.
 package profile
@@ -217,7 +219,15 @@ func route(in *inode, t int64, acc int) (int, int) {
 
 // upperBound is the number of the block's breakpoints at or before t.
 func upperBound(b *block, t int64) int {
-	lo, hi := 0, b.n
+	// the searches from now (compression, passes) ask at the profile's
+	// first breakpoints: look there before bisecting
+	if b.n == 0 || b.key[0] > t {
+		return 0
+	}
+	if b.n == 1 || b.key[1] > t {
+		return 1
+	}
+	lo, hi := 2, b.n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if b.key[m] <= t {
@@ -1314,15 +1324,21 @@ func (p *Profile) Forget(t int64) {
 type PrefixMax struct {
 	p    *Profile
 	from int64
+	upto int64 // the instants of [from, upto) are folded
 	lo   int   // least used count over the instants folded so far
+	arg  int64 // the first of them with used = lo; noArg: not known
 	x    int32 // block of the cursor; 0: past the last breakpoint
 	i    int   // next breakpoint of block x to fold
 	la   int   // sum of the changes before block x
 }
 
+// noArg is PrefixMax.arg when the walk does not know where its least used
+// count is (it was folded by a range query).
+const noArg = math.MinInt64
+
 // PrefixMax starts a forward walk at from. O(log B).
 func (p *Profile) PrefixMax(from int64) PrefixMax {
-	pm := PrefixMax{p: p, from: from}
+	pm := PrefixMax{p: p, from: from, upto: from, arg: from}
 	if p.root == 0 {
 		return pm // lo = 0: all free
 	}
@@ -1346,7 +1362,33 @@ func (p *Profile) PrefixMaxAt(from, x int64) PrefixMax {
 	}
 	at, _, mn := p.usedRange(from, x)
 	y, la := p.find(x)
-	return PrefixMax{p: p, from: from, lo: min(at, mn), x: y, i: lowerBound(&p.bl[y], x), la: la}
+	arg := from
+	if at > mn {
+		// the first breakpoint after from with the least used count
+		if k, ok := p.firstAtMost(p.root, p.height, 0, from, mn); ok {
+			arg = k
+		} else {
+			arg = noArg // unreachable: mn is a breakpoint's
+		}
+	}
+	return PrefixMax{p: p, from: from, upto: x, lo: min(at, mn), arg: arg, x: y, i: lowerBound(&p.bl[y], x), la: la}
+}
+
+// PrefixMaxKept is pm, a walk of this profile advanced to some x, carried
+// over a change of the profile that raised used counts only on [lo, hi)
+// and at or after x (a compression moving a reservation that started at or
+// after x to [lo, hi)): when the walk knows an instant before x where its
+// largest free count is reached, outside [lo, hi), that count is
+// unchanged, and the walk goes on from x with its cursor found again,
+// O(log B), instead of a range query from pm's start (PrefixMaxAt). It
+// reports false, and pm is not usable, when it cannot tell.
+func (p *Profile) PrefixMaxKept(pm PrefixMax, lo, hi int64) (PrefixMax, bool) {
+	if pm.arg == noArg || (pm.arg >= lo && pm.arg < hi) || pm.upto <= pm.from || p.root == 0 {
+		return pm, false
+	}
+	y, la := p.find(pm.upto)
+	pm.x, pm.i, pm.la = y, lowerBound(&p.bl[y], pm.upto), la
+	return pm, true
 }
 
 // Before is the largest free count over [from, x); x must not decrease
@@ -1359,6 +1401,7 @@ func (pm *PrefixMax) Before(x int64) int {
 	if x <= pm.from {
 		return 0
 	}
+	pm.upto = max(pm.upto, x)
 	p := pm.p
 	bl := p.bl
 	hops := 0
@@ -1377,7 +1420,13 @@ func (pm *PrefixMax) Before(x int64) int {
 			if hops++; hops > maxHops {
 				// fold [key[0], x) with the tree and move to x
 				at, _, mn := p.usedRange(b.key[0], x)
-				pm.lo = min(pm.lo, at, mn)
+				if v := min(at, mn); v < pm.lo {
+					pm.lo, pm.arg = v, noArg
+					// the first breakpoint from key[0] on with v used
+					if k, ok := p.firstAtMost(p.root, p.height, 0, b.key[0]-1, v); ok {
+						pm.arg = k
+					}
+				}
 				y, la := p.find(x)
 				pm.x, pm.i, pm.la = y, lowerBound(&bl[y], x), la
 				break
@@ -1390,7 +1439,9 @@ func (pm *PrefixMax) Before(x int64) int {
 		if b.key[pm.i] >= x {
 			break
 		}
-		pm.lo = min(pm.lo, pm.la+b.loc[pm.i])
+		if v := pm.la + b.loc[pm.i]; v < pm.lo {
+			pm.lo, pm.arg = v, b.key[pm.i]
+		}
 		pm.i++
 	}
 	return p.procs - pm.lo

@@ -323,6 +323,94 @@ func TestPrefixMax(t *testing.T) {
 	}
 }
 
+// TestPrefixMaxKept: a walk carried over a change that raised used counts
+// only on [lo, hi) before its point (a new hold there) and anything at or
+// after it (a hold added, another removed) goes on with the values a walk
+// started afresh gives, whenever PrefixMaxKept accepts it; it accepts often
+// (walks of one and many blocks, restarted walks too).
+func TestPrefixMaxKept(t *testing.T) {
+	kept, tries := 0, 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		r := rand.New(rand.NewPCG(seed, 29))
+		p := New(8)
+		if seed%2 == 0 {
+			p.lim, p.fan = 4, 3
+		}
+		type hold struct {
+			s, e int64
+			n    int
+		}
+		var held []hold
+		add := func(s, e int64, n int) {
+			if e > s && p.MinFree(s, e) >= n {
+				mustAdd(t, p, s, e, n)
+				held = append(held, hold{s, e, n})
+			}
+		}
+		for k := 0; k < 40; k++ {
+			s := int64(r.IntN(300))
+			add(s, s+int64(1+r.IntN(40)), 1+r.IntN(8))
+		}
+		from := int64(r.IntN(100))
+		pm := p.PrefixMax(from)
+		if seed%3 == 0 { // a walk started by a range query
+			pm = p.PrefixMaxAt(from, from+int64(r.IntN(50)))
+		}
+		x := pm.upto
+		for k := 0; k < 20; k++ {
+			x += int64(r.IntN(25))
+			pm.Before(x)
+			if r.IntN(2) == 0 {
+				continue
+			}
+			// raise used on [lo, hi) before x, change things at or after x
+			lo := from + int64(r.IntN(int(x-from)+1))
+			hi := min(x, lo+int64(1+r.IntN(30)))
+			// changes that start or end at or next to the instant where
+			// the walk's largest count is
+			if a := pm.arg; a > from && a+1 < x {
+				switch r.IntN(6) {
+				case 0, 1:
+					lo = a + int64(r.IntN(2))
+					hi = min(x, lo+int64(1+r.IntN(30)))
+				case 2, 3:
+					hi = a + int64(r.IntN(2))
+					lo = max(from, hi-int64(1+r.IntN(30)))
+				}
+			}
+			add(lo, hi, 1+r.IntN(3))
+			if after := x + int64(r.IntN(40)); r.IntN(2) == 0 {
+				add(after, after+int64(1+r.IntN(40)), 1+r.IntN(4))
+			}
+			for i, h := range held {
+				if h.s >= x && r.IntN(3) == 0 {
+					if err := p.Remove(h.s, h.e, h.n); err != nil {
+						t.Fatal(err)
+					}
+					held = append(held[:i], held[i+1:]...)
+					break
+				}
+			}
+			tries++
+			if k, ok := p.PrefixMaxKept(pm, lo, hi); ok {
+				kept++
+				pm = k
+			} else {
+				pm = p.PrefixMaxAt(from, x)
+			}
+			for y, end := x, x+60; y < end; y += int64(1 + r.IntN(15)) {
+				if got, want := pm.Before(y), p.MaxFree(from, y); got != want {
+					t.Fatalf("seed %d: after a change on [%d, %d), walk from %d at %d: Before(%d) = %d, MaxFree %d; steps %v", seed, lo, hi, from, x, y, got, want, p.Steps())
+				}
+				x = y
+			}
+		}
+	}
+	if kept < tries/4 {
+		t.Fatalf("PrefixMaxKept accepted %d of %d changes", kept, tries)
+	}
+}
+
 // TestEarliestFitMoving: equal to removing the own hold, EarliestFit, and
 // capping at the own start, on random profiles with many coincident
 // boundaries.

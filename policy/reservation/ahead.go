@@ -107,4 +107,5 @@ func (b *Book[A, X]) undoAhead() {
 	b.histCut = a.histCut
 	b.pend = a.pend
 	b.spare = a
+	b.fitted = false // the releases are pending again (replan.go)
 }

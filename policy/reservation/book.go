@@ -118,9 +118,11 @@ type Book[A, X any] struct {
 	SearchBudget int
 	// name prefixes the panics of broken invariants
 	name   string
-	failed []query[A] // the failed searches of a compression pass (failBound)
-	found  []query[A] // its successful searches (after: the start found; foundBound)
+	failed []query[A] // the failed searches of a vector compression pass (failBoundVector)
+	found  []query[A] // its successful searches (after: the start found; foundBoundVector)
 	grid   foundGrid  // all of them (compressScalar)
+	// compressScalar's failed and found, as columns (ring.go)
+	sfailed, sfound ring
 	// compressScalar's jumps (skipping, compress.go): the failures that
 	// dominate the later jobs they cover, the index of the list
 	cuts  []query[int]
@@ -139,22 +141,32 @@ type Book[A, X any] struct {
 	// indices in wait
 	moved   []*Entry[A, X]
 	movedAt []int
+	mkeys   []movedKey     // sortMoved's keys
+	mtmp    []*Entry[A, X] // and its copy of moved
 	// ahead is the state before SettleAhead's reaction while a Remove at
 	// its instant may undo it, spare its buffers for the next (ahead.go)
 	ahead, spare *aheadState[A, X]
+	// fitted: every reservation was an earliest fit given all the others,
+	// and since then holds were only added or lengthened, except for the
+	// capacity released at or after freedFrom (Infinity: none); what a
+	// re-plan after an overrun may skip (replan.go)
+	fitted    bool
+	freedFrom int64
+	// the re-plan's memory of fits by shape (replan.go)
+	shapes shapeCache
 }
 
 // NewScalar returns an empty book of processor reservations in run's
 // profile; name (the policy's) prefixes its panics.
 func NewScalar[X any](name string, run *policy.Running) *Book[int, X] {
-	return &Book[int, X]{m: &scalar{run: run, p: run.Prof}, byID: make(map[int]*Entry[int, X]), name: name}
+	return &Book[int, X]{m: &scalar{run: run, p: run.Prof}, byID: make(map[int]*Entry[int, X]), name: name, fitted: true, freedFrom: Infinity}
 }
 
 // NewVector returns an empty book of requirement-vector reservations in
 // run's multi-resource profile; name (the policy's) prefixes its panics.
 func NewVector[X any](name string, run *policy.RunningK) *Book[[]int, X] {
 	v := &vector{run: run, m: run.Prof, pms: make([]profile.PrefixMax, run.Prof.K())}
-	return &Book[[]int, X]{m: v, byID: make(map[int]*Entry[[]int, X]), name: name}
+	return &Book[[]int, X]{m: v, byID: make(map[int]*Entry[[]int, X]), name: name, fitted: true, freedFrom: Infinity}
 }
 
 func (b *Book[A, X]) fail(err error) {
@@ -174,12 +186,14 @@ func (b *Book[A, X]) Wait() []*Entry[A, X] { return b.wait }
 func (b *Book[A, X]) SetWait(w []*Entry[A, X]) {
 	b.keepAhead()
 	b.touch(0)
+	b.fitted = false
 	b.wait = w
 }
 
 // Sort restores the (Start, ID) order after reservations moved.
 func (b *Book[A, X]) Sort() {
 	b.touch(0)
+	b.fitted = false
 	b.sort()
 }
 
@@ -197,6 +211,7 @@ func (b *Book[A, X]) Index(e *Entry[A, X]) { b.byID[e.J.ID] = e }
 // Hold holds e's Need over [at, at+Dur) in the profile.
 func (b *Book[A, X]) Hold(e *Entry[A, X], at int64) {
 	b.touch(0)
+	b.fitted = false
 	if err := b.m.add(at, at+e.Dur, e.Need); err != nil {
 		b.fail(err) // unreachable: reservations are found free
 	}
@@ -205,6 +220,7 @@ func (b *Book[A, X]) Hold(e *Entry[A, X], at int64) {
 // Unhold releases e's hold over [at, at+Dur).
 func (b *Book[A, X]) Unhold(e *Entry[A, X], at int64) {
 	b.touch(0)
+	b.fitted = false
 	if err := b.m.remove(at, at+e.Dur, e.Need); err != nil {
 		b.fail(err) // unreachable: the hold exists
 	}
@@ -250,6 +266,7 @@ func (b *Book[A, X]) Add(now int64, j *job.Request, need A, dur int64, x X) *Ent
 func (b *Book[A, X]) Insert(e *Entry[A, X]) {
 	b.keepAhead()
 	b.touch(0) // a reservation the book did not place
+	b.fitted = false
 	b.insert(e)
 }
 
@@ -318,6 +335,7 @@ func (b *Book[A, X]) Remove(now int64, j *job.Request) (e *Entry[A, X], running 
 		if early {
 			b.pend.Add(now, now, holdEnd)
 			b.touch(0)
+			b.freedFrom = min(b.freedFrom, now)
 		}
 		return nil, true, start
 	}
@@ -334,6 +352,7 @@ func (b *Book[A, X]) Remove(now int64, j *job.Request) (e *Entry[A, X], running 
 		b.pend.Add(now, now, now) // nothing held: nothing released
 	} else {
 		b.pend.Add(now, max(now, e.Start), e.Start+e.Dur)
+		b.freedFrom = min(b.freedFrom, e.Start)
 	}
 	return e, false, 0
 }
@@ -346,6 +365,7 @@ func (b *Book[A, X]) Pending() (now, freed, released int64, ok bool) { return b.
 func (b *Book[A, X]) AddPending(now, freed, released int64) {
 	b.keepAhead()
 	b.touch(0)
+	b.fitted = false
 	b.pend.Add(now, freed, released)
 }
 
@@ -405,16 +425,12 @@ func (b *Book[A, X]) catchUp(now int64) {
 	if len(over) == 0 {
 		return
 	}
-	for _, e := range b.wait {
-		b.unplace(e)
-	}
+	fast := b.replanFast(now, nil)
+	b.unplaceAll(now, fast)
 	if err := b.m.catchUp(now, over); err != nil {
 		b.fail(err) // unreachable: no reservations held
 	}
-	for _, e := range b.wait {
-		b.place(now, e)
-	}
-	b.Sort()
+	b.replace(now, b.wait, fast)
 }
 
 // Replan removes every reservation, extends the holds of running jobs that
@@ -425,9 +441,8 @@ func (b *Book[A, X]) catchUp(now int64) {
 // the compression of a policy that re-places in a queue order.
 func (b *Book[A, X]) Replan(now int64, order []*Entry[A, X]) {
 	b.keepAhead()
-	for _, e := range b.wait {
-		b.unplace(e)
-	}
+	fast := b.replanFast(now, order)
+	b.unplaceAll(now, fast)
 	if b.m.overrunning(now) {
 		var err error
 		if b.Hooks.Extend != nil {
@@ -442,10 +457,7 @@ func (b *Book[A, X]) Replan(now int64, order []*Entry[A, X]) {
 	if order == nil {
 		order = b.wait
 	}
-	for _, e := range order {
-		b.place(now, e)
-	}
-	b.Sort()
+	b.replace(now, order, fast)
 }
 
 // ReplanInOrder is Replan in queue order o at now (ties by arrival): the

@@ -66,6 +66,9 @@ func (b *Book[A, X]) Compress(now, freed, released int64) {
 	case *Book[[]int, X]:
 		compressVector(bk, bk.m.(*vector), now, freed, released, memo)
 	}
+	if b.fitted {
+		b.freedFrom = Infinity // compressed: every reservation an earliest fit again (replan.go)
+	}
 }
 
 // query is a compression search that found no earlier start: a job of
@@ -80,7 +83,8 @@ type query[A any] struct {
 // maxFailed is how many failed searches Compress remembers.
 const maxFailed = 16
 
-// remember records a failed search, replacing the oldest beyond maxFailed.
+// remember records a failed search of the vector compression, replacing
+// the oldest beyond maxFailed (the scalar one keeps a ring).
 func (b *Book[A, X]) remember(q query[A]) {
 	if len(b.failed) < maxFailed {
 		b.failed = append(b.failed, q)
@@ -104,8 +108,8 @@ func (b *Book[A, X]) remember(q query[A]) {
 func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int64, memo bool) {
 	prof := s.p
 	pm := prof.PrefixMax(now)
-	b.failed = b.failed[:0]
-	b.found = b.found[:0]
+	b.sfailed.reset()
+	b.sfound.reset()
 	b.grid.reset(prof.Procs())
 	budget := gridBudget
 	if b.SearchBudget > 0 {
@@ -177,10 +181,10 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			// the scans only when a remembered fit or failure reaches past
 			// from (foundMax, failMax: upper bounds of what they hold)
 			if foundMax > from {
-				from = max(from, foundBound(b.found, q))
+				from = max(from, b.sfound.foundBound(q))
 			}
 			if failMax > from {
-				from = max(from, failBound(b.failed, q))
+				from = max(from, b.sfailed.failBound(q))
 			}
 			if from >= q.limit {
 				i = r // dominated: no search
@@ -210,7 +214,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		if t >= e.Start {
 			if memo {
-				b.remember(q)
+				b.sfailed.put(q)
 				failMax = max(failMax, q.limit)
 				if q.after <= now && q.limit >= released && len(b.cuts) < maxFailed {
 					b.cuts = append(b.cuts, q)
@@ -225,7 +229,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		if memo {
 			foundMax = max(foundMax, t)
-			b.found = appendBounded(b.found, query[int]{n: e.Need, d: d, after: t})
+			b.sfound.put(query[int]{n: e.Need, d: d, after: t})
 			b.grid.add(e.Need, d, t)
 		}
 		freed = min(freed, e.Start) // their old slots are released
@@ -233,13 +237,13 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		b.cuts = slices.DeleteFunc(b.cuts, func(f query[int]) bool { return f.limit < released })
 		filterV = -1 // the profile changes
 		s0 := e.Start
-		k := moveRun(prof, w[i:r], t)
+		k, last := moveRun(prof, w[i:r], t)
 		rels.add(prof, now, s0, s0+d)
 		if k < r-i && memo {
 			// the rest of the run fits at no start in [after, s) of the
 			// profile as it is now (moveRun)
 			q.limit = e.Start
-			b.remember(q)
+			b.sfailed.put(q)
 			failMax = max(failMax, q.limit)
 		}
 		for _, x := range w[i : i+k] {
@@ -249,7 +253,15 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		for x := i; x < i+k; x++ {
 			b.movedAt = append(b.movedAt, x)
 		}
-		pm = prof.PrefixMaxAt(now, e.Start) // the jobs after start no earlier
+		// the profile before s0 changed only by the new holds, on
+		// [t, min(last+d, s0)): the filter's walk goes on if its largest
+		// free count was reached elsewhere, else it restarts with a range
+		// query (the jobs after start no earlier)
+		if kept, ok := prof.PrefixMaxKept(pm, t, min(last+d, s0)); ok {
+			pm = kept
+		} else {
+			pm = prof.PrefixMaxAt(now, e.Start)
+		}
 		i = r
 	}
 	if len(b.moved) > 0 {
@@ -262,36 +274,6 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 // before it asks foundGrid for a later start.
 const gridBudget = 16
 
-// foundBound is the latest start found in this pass for a job that q's
-// dominates: a job earlier in the waiting list, with no more processors and
-// no longer duration, whose earliest fit was t. No start before t fits q's
-// job: every start before t met an instant x < s (s the earlier job's
-// reservation, its window being cut there) with fewer than its processors
-// free; the jobs that moved since (the earlier job among them) released
-// only old slots, which start at s or later, and took capacity elsewhere,
-// so x still has fewer free, and x lies in q's window too (q's duration is
-// no shorter and its reservation, later in the list, no earlier). The
-// earliest fit of q's job is therefore at t or later.
-func foundBound(found []query[int], q query[int]) int64 {
-	from := int64(math.MinInt64)
-	for _, f := range found {
-		if f.n <= q.n && f.d <= q.d {
-			from = max(from, f.after)
-		}
-	}
-	return from
-}
-
-// appendBounded appends q to list, dropping the oldest beyond maxFailed.
-func appendBounded(list []query[int], q query[int]) []query[int] {
-	if len(list) < maxFailed {
-		return append(list, q)
-	}
-	copy(list, list[1:])
-	list[maxFailed-1] = q
-	return list
-}
-
 // mergeMoved restores the (Start, ID) order after a compression moved the
 // jobs in b.moved (each earlier; b.movedAt their indices in b.wait,
 // increasing): the others are still in order, so they are packed to the
@@ -300,7 +282,7 @@ func appendBounded(list []query[int], q query[int]) []query[int] {
 // only the span from the first new place to the last old one is touched.
 func (b *Book[A, X]) mergeMoved() {
 	mv := b.moved
-	slices.SortFunc(mv, Cmp[A, X])
+	b.sortMoved()
 	w := b.wait
 	// only w[lo:hi] changes: the moved jobs were at movedAt, all before
 	// hi, and each is now before its old place, after every job of
@@ -329,10 +311,54 @@ func (b *Book[A, X]) mergeMoved() {
 	}
 }
 
+// movedKey is a moved job's place in the (Start, ID) order, and its
+// index in Book.moved.
+type movedKey struct {
+	start int64
+	id    int
+	at    int
+}
+
+// sortMoved sorts b.moved by (Start, ID), as Cmp does: on keys of a
+// concrete type, whose comparison the sort calls directly, where Cmp on
+// the entries is called through the generic dictionary (the sort is most
+// of mergeMoved's cost).
+func (b *Book[A, X]) sortMoved() {
+	mv := b.moved
+	keys := b.mkeys[:0]
+	sorted := true
+	for i, e := range mv {
+		keys = append(keys, movedKey{e.Start, e.J.ID, i})
+		if i > 0 && (e.Start < mv[i-1].Start || e.Start == mv[i-1].Start && e.J.ID < mv[i-1].J.ID) {
+			sorted = false
+		}
+	}
+	b.mkeys = keys
+	if sorted {
+		return
+	}
+	slices.SortFunc(keys, func(x, y movedKey) int {
+		if x.start != y.start {
+			if x.start < y.start {
+				return -1
+			}
+			return 1
+		}
+		return x.id - y.id
+	})
+	tmp := append(b.mtmp[:0], mv...)
+	for i, k := range keys {
+		mv[i] = tmp[k.at]
+	}
+	clear(tmp) // no stale pointers kept
+	b.mtmp = tmp[:0]
+}
+
 // moveRun re-places the run of identical jobs run (reservation s, amount
 // n, duration d, consecutive in the waiting list), whose first job's
 // earliest fit is t < s, as re-placing them one by one would, and returns
-// how many moved (at least one; those that did not keep s).
+// how many moved (at least one; those that did not keep s) and the latest
+// start they moved to.
 //
 // Why the jobs can be taken together: let P be the profile before the
 // first job of the run moved. For every copy the window of a start before
@@ -347,16 +373,17 @@ func (b *Book[A, X]) mergeMoved() {
 // a search that fails ends the run (the later copies see the same
 // profile). The released capacity bounds stay valid: the old slots of the
 // copies start at s, and the copies' windows are cut at s.
-func moveRun[X any](prof *profile.Profile, run []*Entry[int, X], t int64) int {
+func moveRun[X any](prof *profile.Profile, run []*Entry[int, X], t int64) (int, int64) {
 	e := run[0]
 	s, n, d := e.Start, e.Need, e.Dur
-	k := 0
+	k, last := 0, t
 	for k < len(run) {
 		c := len(run) - k
 		if c > 1 && n > 0 {
 			c = min(c, prof.MinFree(t, min(t+d, s))/n)
 		}
 		prof.Move(s, t, d, c*n) // the search found room for each
+		last = t
 		for _, x := range run[k : k+c] {
 			x.Start = t
 		}
@@ -369,27 +396,7 @@ func moveRun[X any](prof *profile.Profile, run []*Entry[int, X], t int64) int {
 			break
 		}
 	}
-	return k
-}
-
-// failBound is the latest end of a failed search remembered in this pass
-// for a job that q's dominates (no more processors, no longer duration, a
-// search from no later): q's job fits at no start before it. The argument
-// of dominated covers the starts of [f.after, f.limit), from q.after ≥
-// f.after on; and it survives the moves made since the failure: a job that
-// moved came later in the list, so the old slot it released starts at or
-// after the failed job's reservation, past the instant x that blocked each
-// start, and its new hold only lowers free counts. So the failures are kept
-// across moves (for vectors too: failBoundVector), and a failure
-// with f.limit ≥ q.limit skips q's search altogether, as dominated does.
-func failBound(failed []query[int], q query[int]) int64 {
-	from := int64(math.MinInt64)
-	for _, f := range failed {
-		if f.n <= q.n && f.d <= q.d && f.after <= q.after {
-			from = max(from, f.limit)
-		}
-	}
-	return from
+	return k, last
 }
 
 // skipping: a compression pass jumps over jobs that cannot move.

@@ -26,7 +26,8 @@ import (
 //     the released capacity, the later jobs that need more there;
 //   - the jobs nothing was freed for are skipped (history.go), the moved
 //     jobs are merged back into order (mergeMoved), and the filter's walks
-//     restart at the moved job's old start (PrefixMaxAt per resource).
+//     go on over a move that did not touch their largest free count, or
+//     restart at the moved job's new start (keepMaxAt, per resource).
 //
 // The grid of compressScalar (fits in classes of sizes) is not kept for
 // vectors: the searches are the plain bounded ones (Multi.
@@ -113,7 +114,8 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 		released = max(released, e.Start+d)
 		b.vcuts = slices.DeleteFunc(b.vcuts, func(f query[[]int]) bool { return f.limit < released })
 		fr = -1 // the profile changes
-		k := moveRunVector(v.m, w[i:r], t)
+		s0 := e.Start
+		k, last := moveRunVector(v.m, w[i:r], t)
 		if k < r-i && memo {
 			q.limit = e.Start // the rest of the run fits nowhere before s
 			b.remember(q)
@@ -125,7 +127,9 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 		for x := i; x < i+k; x++ {
 			b.movedAt = append(b.movedAt, x)
 		}
-		v.resetMaxAt(now, e.Start) // the jobs after start no earlier
+		// the walks go on where the new holds, on [t, min(last+d, s0)),
+		// did not touch their largest free count (compressScalar)
+		v.keepMaxAt(now, e.Start, t, min(last+d, s0)) // the jobs after start no earlier
 		i = r
 	}
 	if len(b.moved) > 0 {
@@ -144,7 +148,7 @@ func covered(f, q []int) bool {
 	return true
 }
 
-// foundBoundVector is foundBound for vectors: the latest fit found in the
+// foundBoundVector is ring.foundBound for vectors: the latest fit found in the
 // pass for a job needing no more in any resource, with no longer duration.
 func foundBoundVector(found []query[[]int], q query[[]int]) int64 {
 	from := int64(math.MinInt64)
@@ -156,7 +160,7 @@ func foundBoundVector(found []query[[]int], q query[[]int]) int64 {
 	return from
 }
 
-// failBoundVector is failBound for vectors.
+// failBoundVector is ring.failBound for vectors.
 func failBoundVector(failed []query[[]int], q query[[]int]) int64 {
 	from := int64(math.MinInt64)
 	for _, f := range failed {
@@ -167,7 +171,8 @@ func failBoundVector(failed []query[[]int], q query[[]int]) int64 {
 	return from
 }
 
-// appendBoundedVector is appendBounded for vectors.
+// appendBoundedVector appends q to list, dropping the oldest beyond
+// maxFailed.
 func appendBoundedVector(list []query[[]int], q query[[]int]) []query[[]int] {
 	if len(list) < maxFailed {
 		return append(list, q)
@@ -179,11 +184,12 @@ func appendBoundedVector(list []query[[]int], q query[[]int]) []query[[]int] {
 
 // moveRunVector is moveRun for vectors: the copies that go to t are as
 // many as the least, over the resources the job needs, of the free
-// count over [t, min(t+d, s)) divided by the need.
-func moveRunVector[X any](m *profile.Multi, run []*Entry[[]int, X], t int64) int {
+// count over [t, min(t+d, s)) divided by the need. It returns how many
+// moved and the latest start they moved to.
+func moveRunVector[X any](m *profile.Multi, run []*Entry[[]int, X], t int64) (int, int64) {
 	e := run[0]
 	s, n, d := e.Start, e.Need, e.Dur
-	k := 0
+	k, last := 0, t
 	for k < len(run) {
 		c := len(run) - k
 		if c > 1 {
@@ -196,6 +202,7 @@ func moveRunVector[X any](m *profile.Multi, run []*Entry[[]int, X], t int64) int
 		for i, x := range n {
 			m.Res(i).Move(s, t, d, c*x) // the search found room for each
 		}
+		last = t
 		for _, x := range run[k : k+c] {
 			x.Start = t
 		}
@@ -208,7 +215,7 @@ func moveRunVector[X any](m *profile.Multi, run []*Entry[[]int, X], t int64) int
 			break
 		}
 	}
-	return k
+	return k, last
 }
 
 // skipVector is skip for vectors: the first position ≥ i whose job is

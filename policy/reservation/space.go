@@ -14,6 +14,7 @@ import (
 type machine[A any] interface {
 	// the profile
 	earliestFit(after, dur int64, n A) int64
+	fits(start, dur int64, n A) bool
 	add(start, end int64, n A) error
 	remove(start, end int64, n A) error
 	forget(t int64)
@@ -27,6 +28,10 @@ type machine[A any] interface {
 	catchUp(now int64, jobs []*job.Request) error
 	overrunUntil(t int64) bool
 	extend(now int64) error
+	running() int
+	// holdsOnly empties the profile but for the running jobs' holds from
+	// now on
+	holdsOnly(now int64)
 }
 
 // scalar is the machine of processors: one Profile.
@@ -36,6 +41,7 @@ type scalar struct {
 }
 
 func (s *scalar) earliestFit(after, dur int64, n int) int64 { return s.p.EarliestFit(after, dur, n) }
+func (s *scalar) fits(start, dur int64, n int) bool         { return s.p.Fits(start, dur, n) }
 func (s *scalar) add(start, end int64, n int) error         { return s.p.Add(start, end, n) }
 func (s *scalar) remove(start, end int64, n int) error      { return s.p.Remove(start, end, n) }
 func (s *scalar) forget(t int64)                            { s.p.Forget(t) }
@@ -59,6 +65,8 @@ func (s *scalar) catchUp(now int64, jobs []*job.Request) error {
 }
 func (s *scalar) overrunUntil(t int64) bool { return s.run.OverrunUntil(t) }
 func (s *scalar) extend(now int64) error    { return s.run.Extend(now) }
+func (s *scalar) running() int              { return s.run.Len() }
+func (s *scalar) holdsOnly(now int64)       { s.run.HoldsOnly(now) }
 
 // vector is the machine of K resources: a Multi, one Profile each.
 type vector struct {
@@ -68,6 +76,7 @@ type vector struct {
 }
 
 func (v *vector) earliestFit(after, dur int64, n []int) int64 { return v.m.EarliestFit(after, dur, n) }
+func (v *vector) fits(start, dur int64, n []int) bool         { return v.m.Fits(start, dur, n) }
 func (v *vector) add(start, end int64, n []int) error         { return v.m.Add(start, end, n) }
 func (v *vector) remove(start, end int64, n []int) error      { return v.m.Remove(start, end, n) }
 func (v *vector) forget(t int64)                              { v.m.Forget(t) }
@@ -77,11 +86,18 @@ func (v *vector) resetMax(now int64) {
 	}
 }
 
-// resetMaxAt restarts the walks at now already advanced to x
-// (Profile.PrefixMaxAt), after a move.
-func (v *vector) resetMaxAt(now, x int64) {
+// keepMaxAt brings the walks up to date after a move whose new holds
+// raised the used counts before the old start only on [lo, hi): each walk
+// whose largest free count lies elsewhere goes on (Profile.PrefixMaxKept),
+// the others restart at now already advanced to x (Profile.PrefixMaxAt).
+func (v *vector) keepMaxAt(now, x, lo, hi int64) {
 	for i := range v.pms {
-		v.pms[i] = v.m.Res(i).PrefixMaxAt(now, x)
+		p := v.m.Res(i)
+		if pm, ok := p.PrefixMaxKept(v.pms[i], lo, hi); ok {
+			v.pms[i] = pm
+		} else {
+			v.pms[i] = p.PrefixMaxAt(now, x)
+		}
 	}
 }
 
@@ -114,3 +130,5 @@ func (v *vector) catchUp(now int64, jobs []*job.Request) error {
 }
 func (v *vector) overrunUntil(t int64) bool { return v.run.OverrunUntil(t) }
 func (v *vector) extend(now int64) error    { return v.run.Extend(now) }
+func (v *vector) running() int              { return v.run.Len() }
+func (v *vector) holdsOnly(now int64)       { v.run.HoldsOnly(now) }

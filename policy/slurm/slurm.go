@@ -70,6 +70,7 @@ type Policy struct {
 	parts    int            // partitions (a pass may stop once all are blocked)
 	limited  bool           // some limit may hold a waiting job
 	refusing bool           // some limit may refuse a job at submission (refuses)
+	counts   bool           // limited or refusing: the limits read the counts of submitted and running jobs
 	dynamic  bool           // an order other than multifactor that changes with time
 	cand     []bool         // the backfill cycle's candidates, by position
 	cands    []int          // their positions, those still possible
@@ -300,6 +301,7 @@ func New(procs int, o Options) *Policy {
 	s.limited = slurm.Holds(s.mf.Tree())
 	s.plain = o.Phases == nil && c.BfMaxJobUser <= 0 && !s.limited
 	s.refusing = s.refuses()
+	s.counts = s.limited || s.refusing
 	s.dynamic = s.ord.Dynamic && s.ord.O != policy.Order(s.mf)
 	s.lastBf, s.lastSched, s.lastFull = o.BfStart, o.BfStart, o.BfStart
 	s.endLag = o.EndLag
@@ -371,12 +373,7 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	if s.ord.O != policy.Order(s.mf) {
 		s.ord.Submitted(now, j)
 	}
-	a, q := s.mf.Job(j)
-	in := s.mf.Info(j)
-	for x := a; x != nil; x = x.Parent {
-		slurm.CountSubmit(x, 1)
-	}
-	slurm.CountQOSSubmit(q, in.User, 1)
+	s.count(j, false)
 	s.change(now)
 	if !s.stale && !s.dynamic && (s.ord.O != policy.Order(s.mf) || s.mf.Epoch() == s.epoch) {
 		// the list is in order: insert at j's place
@@ -425,8 +422,6 @@ func (s *Policy) admitted(j *job.Request) (bool, string) {
 // Remove implements policy.Scheduler.
 func (s *Policy) Remove(now int64, j *job.Request) {
 	s.change(now)
-	a, q := s.mf.Job(j)
-	in := s.mf.Info(j)
 	late := false // an end after this second's priority calculation
 	if _, running := s.run.Started(j); running {
 		seen := now + s.endLag
@@ -483,10 +478,13 @@ func (s *Policy) Remove(now int64, j *job.Request) {
 			s.wait = slices.Delete(s.wait, i, i+1)
 		}
 	}
-	for x := a; x != nil; x = x.Parent {
-		slurm.CountSubmit(x, -1)
+	if s.counts {
+		a, q := s.mf.Job(j)
+		for x := a; x != nil; x = x.Parent {
+			slurm.CountSubmit(x, -1)
+		}
+		slurm.CountQOSSubmit(q, s.mf.Info(j).User, -1)
 	}
-	slurm.CountQOSSubmit(q, in.User, -1)
 	if late {
 		// after the decay thread's pass of this second: its
 		// bookkeeping waits for the calculation (Tick)
@@ -513,7 +511,6 @@ func (s *Policy) holdCalc(now int64, f float64) bool {
 
 // release frees the CPUs of j, which ended at now.
 func (s *Policy) release(now int64, j *job.Request) {
-	a, q := s.mf.Job(j)
 	s.run.End(now, j)
 	s.gen++
 	for i, e := range s.ends {
@@ -522,7 +519,10 @@ func (s *Policy) release(now int64, j *job.Request) {
 			break
 		}
 	}
-	slurm.CountRun(a, q, s.mf.Info(j).User, int64(j.Procs), -1)
+	if s.counts {
+		a, q := s.mf.Job(j)
+		slurm.CountRun(a, q, s.mf.Info(j).User, int64(j.Procs), -1)
+	}
 }
 
 // completing reports whether the node is completing a job at fraction f
@@ -617,8 +617,10 @@ func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
 		if err := s.run.Start(now, j); err != nil {
 			panic("slurm: " + err.Error()) // unreachable: it fits
 		}
-		a, q := s.mf.Job(j)
-		slurm.CountRun(a, q, s.mf.Info(j).User, int64(j.Procs), 1)
+		if s.counts {
+			a, q := s.mf.Job(j)
+			slurm.CountRun(a, q, s.mf.Info(j).User, int64(j.Procs), 1)
+		}
 		if s.node {
 			s.ends = append(s.ends, runEnd{now + j.Estimate, j.Procs, j.ID})
 		}

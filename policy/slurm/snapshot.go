@@ -136,8 +136,12 @@ func (s *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 }
 
 // count counts job j (running or waiting) against its association's and
-// QOS's limits, as Insert and the start did.
+// QOS's limits, as Insert and the start did (when a limit reads the
+// counts: Policy.counts).
 func (s *Policy) count(j *job.Request, running bool) {
+	if !s.counts {
+		return
+	}
 	a, q := s.mf.Job(j)
 	in := s.mf.Info(j)
 	for x := a; x != nil; x = x.Parent {
