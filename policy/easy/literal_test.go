@@ -1,0 +1,100 @@
+package easy_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/backfill-hpc/backfill/internal/longtest"
+	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/policy/easy"
+	"github.com/backfill-hpc/backfill/policy/policytest"
+	"github.com/backfill-hpc/backfill/predict"
+	"github.com/backfill-hpc/backfill/sim"
+)
+
+// TestLiteralEASY: EASY (depth 1, with its fit index), and its orders
+// sjbf and sjf, start every job when the EASY of the papers written out
+// literally (policytest.LiteralEASY: scan the queue, shadow time and
+// extra nodes from the running jobs' estimated ends, backfill iff it fits
+// now and ends by the shadow or uses no more than the extra nodes) does,
+// on adversarial workloads (testgen.Adversarial: many ends and
+// submissions in one second, identical jobs, runtime = estimate, runtime
+// 0, estimates of 1 s, whole-machine jobs, queues of hundreds) and on
+// testgen's random ones, in kill and no-kill modes, with the estimates and
+// with history predictions (EASY++'s, and history-1 corrected stepwise).
+func TestLiteralEASY(t *testing.T) {
+	n := 40
+	if !longtest.Short() {
+		n = 250
+	}
+	plans := []func() *predict.Plan{
+		func() *predict.Plan { return nil },
+		func() *predict.Plan { return easy.PlusPlus().Plan },
+		func() *predict.Plan { return predict.NewPlan(predict.NewHistory(1), predict.Step{}) },
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x6c6974))
+		var jobs []job.Job
+		var procs int
+		if seed%4 == 0 {
+			spec := testgen.Random(r)
+			jobs, procs = testgen.Jobs(r, spec), spec.Procs
+		} else {
+			jobs, procs = testgen.Adversarial(r, !longtest.Short())
+		}
+		for c, order := range []easy.Order{easy.FCFS, easy.SJBF, easy.SJF} {
+			noKill := (seed+uint64(c))%2 == 1
+			for pi, plan := range plans {
+				what := fmt.Sprintf("seed %d, order %s, plan %d, noKill %v, %d jobs on %d processors", seed, order, pi, noKill, len(jobs), procs)
+				got := run(t, what, jobs, procs, noKill, easy.New(procs, easy.Config{Depth: 1, Order: order, Plan: plan()}))
+				want := run(t, what, jobs, procs, noKill, &policytest.LiteralEASY{Caps: []int{procs}, SJBF: order == easy.SJBF, SJF: order == easy.SJF, Plan: plan()})
+				for i := range jobs {
+					if got[i].Start != want[i].Start {
+						t.Fatalf("%s: job %d (submit %d, %d procs, estimate %d, runtime %d) starts at %d, literal EASY at %d",
+							what, i, jobs[i].Submit, jobs[i].Procs, jobs[i].Estimate, jobs[i].Runtime, got[i].Start, want[i].Start)
+					}
+				}
+			}
+		}
+	}
+}
+
+func run(t *testing.T, what string, jobs []job.Job, procs int, noKill bool, s policy.Scheduler) []job.Outcome {
+	t.Helper()
+	res, err := sim.Run(jobs, s, sim.Options{Procs: procs, NoKill: noKill})
+	if err != nil {
+		t.Fatalf("%s: %s: %v", what, s.Name(), err)
+	}
+	return res.Outcomes
+}
+
+// TestLiteralEASYDriven compares easy (fcfs, sjbf, sjf; estimates and
+// EASY++'s predictions) with the literal EASY on the event streams of
+// policytest.Drive, which cancel waiting jobs (the head, jobs just
+// submitted, jobs anywhere in a queue of hundreds): the fit index's
+// holes and compaction, and the sorted queues, must follow.
+func TestLiteralEASYDriven(t *testing.T) {
+	n := 8
+	if !longtest.Short() {
+		n = 200
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		for c, order := range []easy.Order{easy.FCFS, easy.SJBF, easy.SJF} {
+			for pi, plan := range []func() *predict.Plan{
+				func() *predict.Plan { return nil },
+				func() *predict.Plan { return easy.PlusPlus().Plan },
+			} {
+				r := rand.New(rand.NewPCG(seed, uint64(10*c+pi)))
+				procs := []int{1, 4, 16, 64}[r.IntN(4)]
+				a := easy.New(procs, easy.Config{Depth: 1, Order: order, Plan: plan()})
+				b := &policytest.LiteralEASY{Caps: []int{procs}, SJBF: order == easy.SJBF, SJF: order == easy.SJF, Plan: plan()}
+				if err := policytest.Drive(r, a, b, procs, 200); err != nil {
+					t.Fatalf("seed %d, order %s, plan %d, %d processors: %v", seed, order, pi, procs, err)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package policytest
+
+import (
+	"slices"
+
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/predict"
+)
+
+// LiteralEASY is EASY backfilling written as the papers state it, with
+// no index, no profile and no shortcut, for differential tests of the
+// optimised policies (package easy's depth-1 pass with its fit index,
+// order sjbf and sjf; K-resource EASY with the FF heuristic). On a
+// machine of capacities Caps (Caps[0] processors), at each pass:
+//
+//  1. the waiting jobs, in the primary order (arrival; for SJF by
+//     (estimate, ID)), start while they fit now in every resource;
+//  2. the first that does not (the head) gets the shadow time S: the
+//     earliest estimated end of a running job at which, with every job
+//     ending by then gone, the head fits; the extra units X_i are what
+//     is free at S in resource i beyond the head's need;
+//  3. every other waiting job, in the backfill order (arrival; for SJBF
+//     and SJF by (estimate, ID)), starts iff it fits now and either ends
+//     by S (now + estimate ≤ S) or needs no more than X_i of every
+//     resource i (then X_i decreases by its need).
+//
+// With Plan nil, durations are the estimates and a running job's
+// estimated end is start + estimate, or now + 1 once it runs past its
+// estimate (no-kill mode: it may end at any moment, the rule of
+// predict.Plan's extension). With a Plan (package predict: EASY++'s
+// history predictions), every "estimate" above is the job's planned
+// duration, fed as package easy feeds it (submissions, ends, a flush
+// before each pass) and corrected by the plan's extension when a running
+// job reaches its planned end.
+type LiteralEASY struct {
+	Caps []int
+	Plan *predict.Plan
+	// SJBF scans the backfill candidates by (estimate, ID); SJF also
+	// orders the queue that way.
+	SJBF, SJF bool
+	queue     []*job.Request // waiting, arrival order
+	running   map[*job.Request]int64
+}
+
+var _ policy.Scheduler = (*LiteralEASY)(nil)
+
+// Name implements policy.Scheduler.
+func (l *LiteralEASY) Name() string { return "literal-easy" }
+
+// Insert implements policy.Scheduler.
+func (l *LiteralEASY) Insert(now int64, j *job.Request) {
+	if l.Plan != nil {
+		l.Plan.Submit(now, j)
+	}
+	l.queue = append(l.queue, j)
+}
+
+// dur is j's planned duration.
+func (l *LiteralEASY) dur(j *job.Request) int64 {
+	if l.Plan != nil {
+		return l.Plan.Dur(j)
+	}
+	return j.Estimate
+}
+
+// Remove implements policy.Scheduler.
+func (l *LiteralEASY) Remove(now int64, j *job.Request) {
+	if s, ok := l.running[j]; ok {
+		delete(l.running, j)
+		if l.Plan != nil {
+			l.Plan.Ended(now, s, j)
+		}
+		return
+	}
+	l.queue = slices.DeleteFunc(l.queue, func(q *job.Request) bool { return q == j })
+}
+
+// Tick implements policy.Scheduler.
+func (l *LiteralEASY) Tick(now int64, start func(*job.Request)) int64 {
+	if l.running == nil {
+		l.running = map[*job.Request]int64{}
+	}
+	var extend func(j *job.Request, start, end int64) int64
+	if l.Plan != nil {
+		l.Plan.Flush()
+		extend = l.Plan.Extender(now)
+	}
+	k := len(l.Caps)
+	free := slices.Clone(l.Caps)
+	type end struct {
+		t int64
+		j *job.Request
+	}
+	for j := range l.running {
+		for i := range k {
+			free[i] -= j.Need(i)
+		}
+	}
+	fits := func(j *job.Request, avail []int) bool {
+		for i := range k {
+			if j.Need(i) > avail[i] {
+				return false
+			}
+		}
+		return true
+	}
+	launch := func(j *job.Request) {
+		for i := range k {
+			free[i] -= j.Need(i)
+		}
+		l.running[j] = now
+		l.queue = slices.DeleteFunc(l.queue, func(q *job.Request) bool { return q == j })
+		start(j)
+	}
+	short := func(q []*job.Request) []*job.Request {
+		q = slices.Clone(q)
+		slices.SortStableFunc(q, func(a, b *job.Request) int {
+			if da, db := l.dur(a), l.dur(b); da != db {
+				return int(da - db)
+			}
+			return a.ID - b.ID
+		})
+		return q
+	}
+	primary := slices.Clone(l.queue)
+	if l.SJF {
+		primary = short(l.queue)
+	}
+	var head *job.Request
+	for _, j := range primary {
+		if !fits(j, free) {
+			head = j
+			break
+		}
+		launch(j)
+	}
+	if head == nil {
+		return policy.NoWake
+	}
+	// the shadow time: free capacity at the running jobs' estimated ends
+	// (those started in this pass included)
+	var ends []end
+	for j, s := range l.running {
+		e := s + l.dur(j)
+		switch {
+		case e > now:
+		case extend != nil:
+			e = extend(j, s, e)
+		default:
+			e = now + 1
+		}
+		ends = append(ends, end{e, j})
+	}
+	slices.SortFunc(ends, func(a, b end) int { return int(a.t - b.t) })
+	atS := slices.Clone(free)
+	shadow := int64(-1)
+	for x := 0; x < len(ends); {
+		t := ends[x].t
+		for ; x < len(ends) && ends[x].t == t; x++ {
+			for i := range k {
+				atS[i] += ends[x].j.Need(i)
+			}
+		}
+		if fits(head, atS) {
+			shadow = t
+			break
+		}
+	}
+	if shadow < 0 {
+		panic("literal EASY: the head never fits") // the engine refuses jobs larger than the machine
+	}
+	extra := make([]int, k)
+	for i := range k {
+		extra[i] = atS[i] - head.Need(i)
+	}
+	cands := slices.Clone(l.queue)
+	if l.SJBF || l.SJF {
+		cands = short(cands)
+	}
+	for _, j := range cands {
+		if j == head || !fits(j, free) {
+			continue
+		}
+		if now+l.dur(j) <= shadow {
+			launch(j)
+			continue
+		}
+		if fits(j, extra) {
+			for i := range k {
+				extra[i] -= j.Need(i)
+			}
+			launch(j)
+		}
+	}
+	return policy.NoWake
+}
