@@ -20,7 +20,8 @@ import (
 // second, identical jobs, whole-machine jobs, estimates of 1 s, jobs
 // ending at their estimate, early, at once (runtime 0) or past it (no
 // kill), and queues of hundreds. Jobs have distinct users; the policies
-// see only requests.
+// see only requests. The wake-ups the policies ask for must agree, and
+// the stream has a pass at each (a running job's end may fall there too).
 func Drive(r *rand.Rand, a, b policy.Scheduler, procs, steps int) error {
 	type running struct {
 		j   *job.Request
@@ -33,11 +34,21 @@ func Drive(r *rand.Rand, a, b policy.Scheduler, procs, steps int) error {
 	burst := []int{1, 3, 12}[r.IntN(3)]
 	cancelShare := []int{0, 1, 3}[r.IntN(3)]
 	noKill := r.IntN(2) == 0
+	wake := policy.NoWake
 	for step := 0; step < steps; step++ {
-		now += []int64{0, 1, 1, 5, 10}[r.IntN(5)]
+		next := now + []int64{0, 1, 1, 5, 10}[r.IntN(5)]
 		if step == 0 {
-			now = 0
+			next = 0
 		}
+		if wake > now && wake < next {
+			next = wake // the wake-up the policies asked for
+		}
+		for _, x := range run {
+			if x.end > now && x.end < next {
+				next = x.end // ends are reported at their instant
+			}
+		}
+		now = next
 		// ends due now (a killed job ends at its estimate; no-kill lets
 		// some run on), in random order with cancellations
 		var events []func(policy.Scheduler)
@@ -94,13 +105,17 @@ func Drive(r *rand.Rand, a, b policy.Scheduler, procs, steps int) error {
 		}
 		var sa, sb []int
 		started := map[int]bool{}
-		a.Tick(now, func(j *job.Request) { sa = append(sa, j.ID); started[j.ID] = true })
-		b.Tick(now, func(j *job.Request) { sb = append(sb, j.ID) })
+		wa := a.Tick(now, func(j *job.Request) { sa = append(sa, j.ID); started[j.ID] = true })
+		wb := b.Tick(now, func(j *job.Request) { sb = append(sb, j.ID) })
 		slices.Sort(sa)
 		slices.Sort(sb)
 		if !slices.Equal(sa, sb) {
 			return fmt.Errorf("pass at %d (step %d, %d waiting, %d running): %s starts %v, %s starts %v", now, step, len(wait), len(run), a.Name(), sa, b.Name(), sb)
 		}
+		if wa != wb {
+			return fmt.Errorf("pass at %d (step %d): %s asks to be woken at %d, %s at %d", now, step, a.Name(), wa, b.Name(), wb)
+		}
+		wake = wa
 		kept2 := wait[:0]
 		for _, j := range wait {
 			if !started[j.ID] {
