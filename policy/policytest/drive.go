@@ -20,7 +20,9 @@ import (
 // second, identical jobs, whole-machine jobs, estimates of 1 s, jobs
 // ending at their estimate, early, at once (runtime 0) or past it (no
 // kill), and queues of hundreds. Jobs have distinct users; the policies
-// see only requests. The wake-ups the policies ask for must agree, and
+// see only requests. Three jobs in four have a deadline (slack 0 to
+// 300 s), which only a policy.Admitter reads: Drive asks Admitted of both
+// at once after each submission and requires the same answer. The wake-ups the policies ask for must agree, and
 // the stream has a pass at each (a running job's end may fall there too).
 func Drive(r *rand.Rand, a, b policy.Scheduler, procs, steps int) error {
 	type running struct {
@@ -95,13 +97,29 @@ func Drive(r *rand.Rand, a, b policy.Scheduler, procs, steps int) error {
 					est = 1
 				}
 				j = &job.Request{Procs: n, Estimate: est, Group: -1, Queue: -1, Partition: -1}
+				if r.IntN(4) != 0 {
+					j.Deadline = est + []int64{0, 1, 20, 300}[r.IntN(4)] // from submission: set below
+				}
+			}
+			if j.Deadline > 0 {
+				j.Deadline += now - j.Submit // a copy keeps its slack
 			}
 			j.ID, j.SWFID, j.Submit, j.User = id, int64(id+1), now, int32(id)
 			id++
 			prev = j
-			wait = append(wait, j)
 			a.Insert(now, j)
 			b.Insert(now, j)
+			if aa, ok := a.(policy.Admitter); ok {
+				okA, whyA := aa.Admitted(j)
+				okB, whyB := b.(policy.Admitter).Admitted(j)
+				if okA != okB || whyA != whyB {
+					return fmt.Errorf("at %d (step %d): job %d admitted %v %q by %s, %v %q by %s", now, step, j.ID, okA, whyA, a.Name(), okB, whyB, b.Name())
+				}
+				if !okA {
+					continue // forgotten by both
+				}
+			}
+			wait = append(wait, j)
 		}
 		var sa, sb []int
 		started := map[int]bool{}
