@@ -82,3 +82,29 @@ func TestConsDrivenEqualsLiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestConsDrivenEqualsLiteralK: the same on 2 and 3 resources.
+func TestConsDrivenEqualsLiteralK(t *testing.T) {
+	n := 8
+	if !longtest.Short() {
+		n = 150
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x6b63644b))
+		caps := []int{[]int{1, 4, 16, 64}[r.IntN(4)]}
+		for k := 1 + r.IntN(2); k > 0; k-- {
+			caps = append(caps, 1+r.IntN(32))
+		}
+		mk := func(literal bool) *Conservative {
+			c, err := NewCons(caps, Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.book.Literal = literal
+			return c
+		}
+		if err := policytest.DriveK(r, mk(false), mk(true), caps, 200); err != nil {
+			t.Fatalf("seed %d, capacities %v: %v", seed, caps, err)
+		}
+	}
+}

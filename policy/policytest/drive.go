@@ -25,6 +25,14 @@ import (
 // at once after each submission and requires the same answer. The wake-ups the policies ask for must agree, and
 // the stream has a pass at each (a running job's end may fall there too).
 func Drive(r *rand.Rand, a, b policy.Scheduler, procs, steps int) error {
+	return DriveK(r, a, b, []int{procs}, steps)
+}
+
+// DriveK is Drive on a machine of capacities caps (caps[0] processors,
+// caps[i] units of resource i, policy.NewK's convention): every job also
+// needs of each resource 0, all of it, or a uniform amount.
+func DriveK(r *rand.Rand, a, b policy.Scheduler, caps []int, steps int) error {
+	procs := caps[0]
 	type running struct {
 		j   *job.Request
 		end int64
@@ -97,6 +105,18 @@ func Drive(r *rand.Rand, a, b policy.Scheduler, procs, steps int) error {
 					est = 1
 				}
 				j = &job.Request{Procs: n, Estimate: est, Group: -1, Queue: -1, Partition: -1}
+				if len(caps) > 1 {
+					j.Res = make([]int, len(caps)-1)
+					for i, c := range caps[1:] {
+						switch r.IntN(4) {
+						case 0:
+						case 1:
+							j.Res[i] = c
+						default:
+							j.Res[i] = r.IntN(c + 1)
+						}
+					}
+				}
 				if r.IntN(4) != 0 {
 					j.Deadline = est + []int64{0, 1, 20, 300}[r.IntN(4)] // from submission: set below
 				}
