@@ -20,7 +20,7 @@ import (
 // load, generated once and kept in Dir.
 type Growth struct {
 	Jobs     []int     // numbers of jobs, e.g. 10,000, 100,000, 1,000,000
-	Loads    []float64 // offered loads, e.g. 0.7, 0.9, 1.0
+	Loads    []float64 // offered loads, e.g. 0.7, 0.9, 0.95, 1.0
 	Model    string    // workload model, e.g. lublin
 	Procs    int       // machine size P
 	Seed     uint64    // generator seed

@@ -78,7 +78,7 @@ times).`,
   backfill bench --policy easy,fcfs,conservative,slack --loads orig,0.95 --limit 5m --whole=false
   # every registered policy, EASY first; a policy over the limit at the original load is not run at 0.95
   backfill bench --policy all --loads orig,0.95 --limit 30s --skip-capped --whole=false
-  # growth curves: Lublin workloads of 10k, 100k, 1M jobs at loads 0.7, 0.9, 1.0 on 1,024 processors
+  # growth curves: Lublin workloads of 10k, 100k, 1M jobs at loads 0.7, 0.9, 0.95, 1.0 on 1,024 processors
   backfill bench --growth --policy easy,conservative --limit 60s --whole=false`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -107,7 +107,7 @@ func registerBenchFlags(cmd *cobra.Command, f *benchFlags) {
 	fl.BoolVar(&f.skip, "skip-capped", false, "with --limit: a policy over the limit on a trace is not run on that trace at the later loads of --loads")
 	fl.BoolVar(&f.growth, "growth", false, "measure growth curves on generated workloads (--growth-*) instead of the traces")
 	fl.IntSliceVar(&f.gJobs, "growth-jobs", []int{10000, 100000, 1000000}, "numbers of jobs of the growth workloads")
-	fl.Float64SliceVar(&f.gLoads, "growth-loads", []float64{0.7, 0.9, 1.0}, "offered loads of the growth workloads")
+	fl.Float64SliceVar(&f.gLoads, "growth-loads", []float64{0.7, 0.9, 0.95, 1.0}, "offered loads of the growth workloads (0.95: the load up to which issue 22 asks for an exponent ≤ 1.2)")
 	fl.IntVar(&f.gProcs, "growth-procs", 1024, "machine size of the growth workloads")
 	fl.StringVar(&f.gModel, "growth-model", "lublin", "workload model of the growth workloads (backfill generate)")
 	fl.StringVar(&f.gEst, "growth-estimate", "modal", "runtime estimates of the growth workloads (backfill generate --estimate)")

@@ -98,6 +98,23 @@ func (q *Queue) Next(i, x int) int {
 	return q.idx.NextAtMost(i, x)
 }
 
+// NextEASY is the first position ≥ i whose job j passes EASY's backfill
+// test: j.Procs ≤ a, or j.Procs ≤ f and j.Estimate ≤ d (a = min(free,
+// extra), f = free, d = shadow − now); NextFit with that test, without
+// the calls.
+func (q *Queue) NextEASY(i, a, f int, d int64) int {
+	if q.dirty {
+		q.rebuild()
+	}
+	if i < q.first {
+		i = q.first
+	}
+	if i >= len(q.jobs) {
+		return -1
+	}
+	return q.idx.Next(i, a, f, d)
+}
+
 // NextFit is the first position ≥ i whose job j has fits(j.Procs,
 // j.Estimate), or -1. fits must be antitone: fits(n, e) implies fits(n',
 // e') for every n' ≤ n and e' ≤ e (e.g. "n is at most what the machine

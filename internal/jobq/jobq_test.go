@@ -93,6 +93,18 @@ func TestAgainstSlice(t *testing.T) {
 				if got != want {
 					t.Fatalf("seed %d step %d: NextFit(%d, x %d, y %d from estimate %d) = %d, want %d", seed, step, from, x, y, cut, got, want)
 				}
+				// EASY's test: n ≤ y, or n ≤ x and e ≤ cut
+				got = q.NextEASY(from, y, x, cut)
+				want = -1
+				for i := from; i < q.End(); i++ {
+					if j := q.At(i); j != nil && (j.Procs <= y || (j.Procs <= x && j.Estimate <= cut)) {
+						want = i
+						break
+					}
+				}
+				if got != want {
+					t.Fatalf("seed %d step %d: NextEASY(%d, %d, %d, %d) = %d, want %d", seed, step, from, y, x, cut, got, want)
+				}
 			}
 			if q.Len() != len(ref) {
 				t.Fatalf("seed %d step %d: Len %d, want %d", seed, step, q.Len(), len(ref))

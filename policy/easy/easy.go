@@ -186,8 +186,15 @@ type Policy struct {
 	viaProfile bool
 	// For order sjbf and sjf: the waiting jobs in arrival order and by
 	// (planned duration, ID), and the state of each job by ID.
-	fifo, short []*job.Request
-	state       []uint8
+	// fifo may hold gone jobs (state stGone) from fifoFirst on, fifoGone
+	// of them; short holds only waiting jobs.
+	fifo                []*job.Request
+	fifoFirst, fifoGone int
+	short               shortQueue
+	shortBuf            []*job.Request // scratch for shortSlice
+	startedBuf          []*job.Request // scratch: jobs started in a profile-route pass
+	stack               []int32        // scratch: walks over short
+	state               []uint8
 	// prio is the general order (Config.Prio), nil for the built-in ones;
 	// obs is prio as an observer, when it is one.
 	prio policy.Order

@@ -1,6 +1,7 @@
 package easy
 
 import (
+	"math"
 	"slices"
 
 	"github.com/backfill-hpc/backfill/job"
@@ -8,22 +9,12 @@ import (
 )
 
 // The passes for order sjbf and sjf. The waiting jobs are kept twice: in
-// arrival order (fifo) and by (planned duration, ID) (short). Planned
-// durations of waiting jobs never change (predictions are made at
+// arrival order (fifo) and by (planned duration, ID) (short, a treap).
+// Planned durations of waiting jobs never change (predictions are made at
 // submission and corrected only for running jobs), so short stays sorted.
-// Started jobs are marked and filtered out of both slices at the end of the
-// pass: O(Q) per pass that starts a job, O(log Q + Q) per insertion.
-
-func (e *Policy) cmpShort(a, b *job.Request) int {
-	da, db := e.plan.Dur(a), e.plan.Dur(b)
-	switch {
-	case da < db:
-		return -1
-	case da > db:
-		return 1
-	}
-	return a.ID - b.ID
-}
+// A started or cancelled job leaves short at once (O(log Q)) and stays in
+// fifo, marked gone, until the gone jobs are the majority (amortized O(1)
+// per job).
 
 func (e *Policy) setState(j *job.Request, s uint8) {
 	for j.ID >= len(e.state) {
@@ -35,8 +26,7 @@ func (e *Policy) setState(j *job.Request, s uint8) {
 func (e *Policy) insertOrdered(j *job.Request) {
 	e.setState(j, stWaiting)
 	e.fifo = append(e.fifo, j)
-	i, _ := slices.BinarySearchFunc(e.short, j, e.cmpShort)
-	e.short = slices.Insert(e.short, i, j)
+	e.short.insert(j, e.plan.Dur(j))
 }
 
 // cancelOrdered removes waiting job j (a cancellation).
@@ -44,36 +34,58 @@ func (e *Policy) cancelOrdered(j *job.Request) {
 	if j.ID < 0 || j.ID >= len(e.state) || e.state[j.ID] != stWaiting {
 		return
 	}
-	if !slices.Contains(e.fifo, j) {
+	if !slices.Contains(e.fifo[e.fifoFirst:], j) {
 		return
 	}
-	e.state[j.ID] = stGone
-	e.filter()
+	e.gone(j)
+	e.compactFifo()
 }
 
-// filter drops the jobs marked gone from both slices.
-func (e *Policy) filter() {
-	keep := func(q []*job.Request) []*job.Request {
+// gone takes waiting job j (started or cancelled) out of short and marks
+// it gone in fifo.
+func (e *Policy) gone(j *job.Request) {
+	e.state[j.ID] = stGone
+	if !e.short.remove(j, e.plan.Dur(j)) {
+		panic("easy: a waiting job missing from the duration order") // unreachable: planned durations of waiting jobs never change
+	}
+	e.fifoGone++
+}
+
+// compactFifo advances past the gone jobs at the front of fifo, and drops
+// every gone job when they are the majority.
+func (e *Policy) compactFifo() {
+	for e.fifoFirst < len(e.fifo) && e.state[e.fifo[e.fifoFirst].ID] == stGone {
+		e.fifoFirst++
+		e.fifoGone--
+	}
+	if e.fifoFirst == len(e.fifo) || (e.fifoGone+e.fifoFirst > 64 && 2*(e.fifoGone+e.fifoFirst) > len(e.fifo)) {
 		n := 0
-		for _, j := range q {
+		for _, j := range e.fifo[e.fifoFirst:] {
 			if e.state[j.ID] != stGone {
-				q[n] = j
+				e.fifo[n] = j
 				n++
 			}
 		}
-		clear(q[n:])
-		return q[:n]
+		clear(e.fifo[n:])
+		e.fifo = e.fifo[:n]
+		e.fifoFirst, e.fifoGone = 0, 0
 	}
-	e.fifo = keep(e.fifo)
-	e.short = keep(e.short)
 }
 
-// primary is the order in which jobs start and get reservations.
+// primary is the order in which jobs start and get reservations, as a
+// slice that may hold gone jobs (skip them by state); O(Q) for sjf.
 func (e *Policy) primary() []*job.Request {
 	if e.order == SJF {
-		return e.short
+		return e.shortSlice()
 	}
-	return e.fifo
+	return e.fifo[e.fifoFirst:]
+}
+
+// shortSlice is the waiting jobs by (planned duration, ID), in scratch
+// storage valid until the next call.
+func (e *Policy) shortSlice() []*job.Request {
+	e.shortBuf = e.short.appendTo(e.shortBuf[:0])
+	return e.shortBuf
 }
 
 // tickOrdered is tickEASY for order sjbf and sjf: jobs start in the
@@ -85,60 +97,74 @@ func (e *Policy) primary() []*job.Request {
 // stops when no extra nodes are left.
 func (e *Policy) tickOrdered(now int64, free int, start func(*job.Request)) int64 {
 	prof := e.run.Prof
-	started := false
 	launch := func(j *job.Request, d int64) {
 		if err := e.run.StartFor(now, j, d); err != nil {
 			panic("easy: " + err.Error()) // unreachable: it fits
 		}
 		free -= j.Procs
-		e.state[j.ID] = stGone
-		started = true
+		e.gone(j)
 		start(j)
 	}
 	var head *job.Request
 	var shadow int64
 	extra := 0
-	for _, j := range e.primary() {
-		if free == 0 {
-			break
-		}
+	try := func(j *job.Request) bool { // false at the head
 		d := e.plan.Dur(j)
 		t := prof.EarliestFit(now, d, j.Procs)
 		if t == now {
 			launch(j, d)
-			continue
+			return true
 		}
 		head, shadow = j, t
 		extra = prof.FreeAt(t) - j.Procs
-		break
+		return false
 	}
-	if head != nil {
-		for _, j := range e.short {
+	if e.order == SJF {
+		for k := beforeAll; free > 0; {
+			j, d := e.short.next(k, math.MaxInt)
+			if j == nil || !try(j) {
+				break
+			}
+			k = skey{d, j.ID}
+		}
+	} else {
+		for _, j := range e.fifo[e.fifoFirst:] {
 			if free == 0 {
 				break
 			}
-			if j == head || e.state[j.ID] != stWaiting {
-				continue
+			if e.state[j.ID] == stWaiting && !try(j) {
+				break
 			}
-			d := e.plan.Dur(j)
-			late := now+d > shadow
-			if late && extra <= 0 {
-				break // every later candidate is at least as long
+		}
+	}
+	if head != nil {
+		// the candidates that end by the shadow time (a prefix of the
+		// duration order) start if they fit the free processors; the
+		// later ones if they also fit the extra nodes
+		late := shadow - now // a job runs past S iff its duration > late
+		for k := beforeAll; free > 0; {
+			j, d := e.short.next(k, free)
+			if j == nil || d > late {
+				break
 			}
-			if j.Procs > free {
-				continue
-			}
-			if !late {
+			k = skey{d, j.ID}
+			if j != head {
 				launch(j, d)
-			} else if j.Procs <= extra {
+			}
+		}
+		for k := (skey{late, math.MaxInt}); free > 0 && extra > 0; {
+			j, d := e.short.next(k, min(free, extra))
+			if j == nil {
+				break
+			}
+			k = skey{d, j.ID}
+			if j != head {
 				extra -= j.Procs
 				launch(j, d)
 			}
 		}
 	}
-	if started {
-		e.filter()
-	}
+	e.compactFifo()
 	return policy.NoWake
 }
 
@@ -151,22 +177,26 @@ func (e *Policy) tickOrdered(now int64, free int, start func(*job.Request)) int6
 // without touching any reservation.
 func (e *Policy) tickOrderedProfile(now int64, free int, start func(*job.Request)) int64 {
 	prof := e.run.Prof
-	started := false
+	// started jobs are marked gone and leave short after the pass, so
+	// that the walks over short stay valid
+	started := e.startedBuf[:0]
 	launch := func(j *job.Request, d int64) {
 		if err := e.run.StartFor(now, j, d); err != nil {
 			panic("easy: " + err.Error()) // unreachable: it fits
 		}
 		free -= j.Procs
 		e.state[j.ID] = stGone
-		started = true
+		e.fifoGone++
+		started = append(started, j)
 		start(j)
 	}
 	e.held = e.held[:0]
 	var heldJobs []*job.Request
 	reserved := 0
-	for _, j := range e.primary() {
+	// visit is one job of the primary order; false ends the loop
+	visit := func(j *job.Request) bool {
 		if free == 0 || reserved == e.depth {
-			break
+			return false
 		}
 		d := e.plan.Dur(j)
 		t := prof.EarliestFit(now, d, j.Procs)
@@ -174,35 +204,59 @@ func (e *Policy) tickOrderedProfile(now int64, free int, start func(*job.Request
 			if reserved == 0 {
 				launch(j, d)
 			}
-			continue // after a reservation: a backfill candidate
+			return true // after a reservation: a backfill candidate
 		}
 		_ = prof.Add(t, t+d, j.Procs)
 		e.held = append(e.held, hold{t, t + d, j.Procs})
 		e.state[j.ID] = stHeld
 		heldJobs = append(heldJobs, j)
 		reserved++
+		return true
 	}
-	if reserved > 0 {
-		for _, j := range e.short {
-			if free == 0 {
+	if e.order == SJF {
+		w := e.short.walk(e.stack)
+		for {
+			j, _ := w.next(math.MaxInt)
+			if j == nil || !visit(j) {
 				break
 			}
-			if e.state[j.ID] != stWaiting || j.Procs > free {
-				continue
-			}
-			if d := e.plan.Dur(j); prof.Fits(now, d, j.Procs) {
-				launch(j, d)
+		}
+		e.stack = w.stack
+	} else {
+		for _, j := range e.fifo[e.fifoFirst:] {
+			if e.state[j.ID] == stWaiting && !visit(j) {
+				break
 			}
 		}
 	}
+	if reserved > 0 {
+		// the other waiting jobs no larger than the free processors,
+		// shortest first (the held ones are skipped)
+		w := e.short.walk(e.stack)
+		for free > 0 {
+			j, d := w.next(free)
+			if j == nil {
+				break
+			}
+			if e.state[j.ID] == stWaiting && prof.Fits(now, d, j.Procs) {
+				launch(j, d)
+			}
+		}
+		e.stack = w.stack
+	}
+	for _, j := range started {
+		if !e.short.remove(j, e.plan.Dur(j)) {
+			panic("easy: a waiting job missing from the duration order") // unreachable: planned durations of waiting jobs never change
+		}
+	}
+	clear(started)
+	e.startedBuf = started[:0]
 	for _, h := range e.held {
 		_ = prof.Remove(h.start, h.end, h.n)
 	}
 	for _, j := range heldJobs {
 		e.state[j.ID] = stWaiting
 	}
-	if started {
-		e.filter()
-	}
+	e.compactFifo()
 	return policy.NoWake
 }

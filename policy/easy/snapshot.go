@@ -55,8 +55,10 @@ func (e *Policy) Snapshot() ([]byte, error) {
 			}
 		}
 	} else {
-		for _, j := range e.fifo {
-			s.Wait = append(s.Wait, j.ID)
+		for _, j := range e.fifo[e.fifoFirst:] {
+			if e.state[j.ID] != stGone {
+				s.Wait = append(s.Wait, j.ID)
+			}
 		}
 	}
 	return json.Marshal(s)

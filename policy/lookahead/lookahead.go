@@ -264,13 +264,12 @@ func (l *Policy) Tick(now int64, start func(*job.Request)) int64 {
 	pos := from
 	for free > 0 {
 		xcap := min(extra, free)
-		// the jobs that fit: no larger than free, and ending by the
-		// shadow time or no larger than xcap (an antitone test, so the
-		// queue's index skips the others in O(log Q))
-		fits := func(n int, e int64) bool { return n <= free && (n <= xcap || now+e <= shadow) }
+		// the jobs that fit: no larger than xcap, or no larger than free
+		// and ending by the shadow time (the queue's index skips the
+		// others in O(log Q))
 		l.items, l.cand = l.items[:0], l.cand[:0]
 		for len(l.items) < l.c.Depth {
-			pos = l.q.NextFit(pos, fits)
+			pos = l.q.NextEASY(pos, xcap, free, shadow-now)
 			if pos < 0 {
 				break
 			}
