@@ -2,6 +2,8 @@ package sim_test
 
 import (
 	"math/rand/v2"
+
+	"github.com/backfill-hpc/backfill/audit"
 	"testing"
 
 	"github.com/backfill-hpc/backfill/internal/longtest"
@@ -17,7 +19,7 @@ import (
 // jobs, queues of hundreds): every registered policy and the variants of
 // sameInstantSpecs, in kill and no-kill modes, must start every job at the
 // same time whatever the order in which the ends of an instant are
-// reported. Long only (6 workloads, every policy); the
+// reported, and in kill mode every schedule passes the audit. Long only (6 workloads, every policy); the
 // speed shortcuts' exactness on these shapes is tested per package.
 func TestSameInstantEndOrderAdversarial(t *testing.T) {
 	longtest.Skip(t, "every policy on workloads of up to hundreds of jobs")
@@ -35,9 +37,17 @@ func TestSameInstantEndOrderAdversarial(t *testing.T) {
 					}
 					return s
 				}
-				res, err := sim.Run(jobs, mk(), sim.Options{Procs: procs, NoKill: noKill})
+				s := mk()
+				res, err := sim.Run(jobs, s, sim.Options{Procs: procs, NoKill: noKill})
 				if err != nil {
 					t.Fatalf("seed %d %s noKill=%v: %v", seed, spec, noKill, err)
+				}
+				if !noKill {
+					_, adm := s.(policy.Admitter)
+					rep := audit.Audit(res.Outcomes, audit.Options{Procs: procs, Kill: true, KnownRuntime: true, Expect: len(jobs), Deadlines: adm, FCFS: policy.InArrivalOrder(s)})
+					if !rep.OK() {
+						t.Fatalf("seed %d %s: %s", seed, spec, rep.String())
+					}
 				}
 				for k := uint64(1); k <= 2; k++ {
 					got, err := shuffle.Run(jobs, mk(), procs, nil, shuffle.Options{NoKill: noKill}, rand.New(rand.NewPCG(seed, k)))

@@ -145,10 +145,23 @@ func TestSameInstantIDPermutation(t *testing.T) {
 	if longtest.Short() {
 		n = 25
 	}
+	idPermutation(t, n, 16, sameInstantWorkload)
+}
+
+// TestSameInstantIDPermutationAdversarial is TestSameInstantIDPermutation
+// with testgen.Adversarial workloads after the group (long only).
+func TestSameInstantIDPermutationAdversarial(t *testing.T) {
+	longtest.Skip(t, "every policy on workloads of up to hundreds of jobs")
+	idPermutation(t, 6, 0x6964, func(r *rand.Rand) ([]job.Job, int) { return testgen.Adversarial(r, false) })
+}
+
+// idPermutation is the body of TestSameInstantIDPermutation: n seeds of
+// stream salt, the rest of each workload drawn by gen.
+func idPermutation(t *testing.T, n int, salt uint64, gen func(*rand.Rand) ([]job.Job, int)) {
 	specs := sameInstantSpecs()
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		r := rand.New(rand.NewPCG(seed, 16))
-		rest, procs := sameInstantWorkload(r)
+		r := rand.New(rand.NewPCG(seed, salt))
+		rest, procs := gen(r)
 		var group []job.Job
 		for free := procs; free > 0 && len(group) < 8; {
 			size := 1 + r.IntN(free)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/policy/policytest"
 	"github.com/backfill-hpc/backfill/sim"
 )
 
@@ -49,5 +50,30 @@ func TestAdversarialEqualsReference(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDrivenEqualsReference: each variant of equivSpecs with its
+// admission tests against the literal ones on policytest.Drive's event
+// streams (bursts of identical jobs with deadlines of no slack to 300 s,
+// cancellations anywhere, runs past the estimates): every admission and
+// its reason, every start and every wake-up must agree.
+func TestDrivenEqualsReference(t *testing.T) {
+	n, steps := 1, 80
+	if !longtest.Short() {
+		n, steps = 20, 200
+	}
+	for _, spec := range equivSpecs {
+		t.Run(spec, func(t *testing.T) {
+			for seed := uint64(1); seed <= uint64(n); seed++ {
+				r := rand.New(rand.NewPCG(seed, 0x6464))
+				procs := []int{1, 4, 16, 64}[r.IntN(4)]
+				fast, ref := newEquiv(t, spec, procs), newEquiv(t, spec, procs)
+				setRef(ref)
+				if err := policytest.Drive(r, fast, ref, procs, steps); err != nil {
+					t.Fatalf("seed %d (%d procs): %v", seed, procs, err)
+				}
+			}
+		})
 	}
 }

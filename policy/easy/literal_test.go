@@ -26,7 +26,7 @@ import (
 // testgen's random ones, in kill and no-kill modes, with the estimates and
 // with history predictions (EASY++'s, and history-1 corrected stepwise).
 func TestLiteralEASY(t *testing.T) {
-	n := 40
+	n := 20
 	if !longtest.Short() {
 		n = 250
 	}

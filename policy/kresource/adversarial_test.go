@@ -7,6 +7,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/policy/policytest"
 	"github.com/backfill-hpc/backfill/sim"
 )
 
@@ -52,6 +53,58 @@ func TestConsAdversarialEqualsLiteral(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestConsDrivenEqualsLiteral: ff-cons's fast book against the literal
+// one on one resource, on policytest.Drive's event streams
+// (cancellations anywhere in the queue, same-second ends, runs past the
+// estimates, identical and whole-machine jobs).
+func TestConsDrivenEqualsLiteral(t *testing.T) {
+	n := 8
+	if !longtest.Short() {
+		n = 150
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x6b6364))
+		procs := []int{1, 4, 16, 64}[r.IntN(4)]
+		mk := func(literal bool) *Conservative {
+			c, err := NewCons([]int{procs}, Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.book.Literal = literal
+			return c
+		}
+		if err := policytest.Drive(r, mk(false), mk(true), procs, 200); err != nil {
+			t.Fatalf("seed %d, %d processors: %v", seed, procs, err)
+		}
+	}
+}
+
+// TestConsDrivenEqualsLiteralK: the same on 2 and 3 resources.
+func TestConsDrivenEqualsLiteralK(t *testing.T) {
+	n := 8
+	if !longtest.Short() {
+		n = 150
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x6b63644b))
+		caps := []int{[]int{1, 4, 16, 64}[r.IntN(4)]}
+		for k := 1 + r.IntN(2); k > 0; k-- {
+			caps = append(caps, 1+r.IntN(32))
+		}
+		mk := func(literal bool) *Conservative {
+			c, err := NewCons(caps, Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.book.Literal = literal
+			return c
+		}
+		if err := policytest.DriveK(r, mk(false), mk(true), caps, 200); err != nil {
+			t.Fatalf("seed %d, capacities %v: %v", seed, caps, err)
 		}
 	}
 }

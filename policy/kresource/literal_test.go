@@ -76,3 +76,25 @@ func TestFFEASYLiteralDriven(t *testing.T) {
 		}
 	}
 }
+
+// TestFFEASYLiteralDrivenK: the same on 2 and 3 resources.
+func TestFFEASYLiteralDrivenK(t *testing.T) {
+	n := 8
+	if !longtest.Short() {
+		n = 200
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x6b644b))
+		caps := []int{[]int{1, 4, 16, 64}[r.IntN(4)]}
+		for k := 1 + r.IntN(2); k > 0; k-- {
+			caps = append(caps, 1+r.IntN(32))
+		}
+		a, err := policy.NewK("ff-easy", caps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := policytest.DriveK(r, a, &policytest.LiteralEASY{Caps: caps}, caps, 200); err != nil {
+			t.Fatalf("seed %d, capacities %v: %v", seed, caps, err)
+		}
+	}
+}

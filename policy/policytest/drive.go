@@ -20,8 +20,19 @@ import (
 // second, identical jobs, whole-machine jobs, estimates of 1 s, jobs
 // ending at their estimate, early, at once (runtime 0) or past it (no
 // kill), and queues of hundreds. Jobs have distinct users; the policies
-// see only requests.
+// see only requests. Three jobs in four have a deadline (slack 0 to
+// 300 s), which only a policy.Admitter reads: Drive asks Admitted of both
+// at once after each submission and requires the same answer. The wake-ups the policies ask for must agree, and
+// the stream has a pass at each (a running job's end may fall there too).
 func Drive(r *rand.Rand, a, b policy.Scheduler, procs, steps int) error {
+	return DriveK(r, a, b, []int{procs}, steps)
+}
+
+// DriveK is Drive on a machine of capacities caps (caps[0] processors,
+// caps[i] units of resource i, policy.NewK's convention): every job also
+// needs of each resource 0, all of it, or a uniform amount.
+func DriveK(r *rand.Rand, a, b policy.Scheduler, caps []int, steps int) error {
+	procs := caps[0]
 	type running struct {
 		j   *job.Request
 		end int64
@@ -33,11 +44,21 @@ func Drive(r *rand.Rand, a, b policy.Scheduler, procs, steps int) error {
 	burst := []int{1, 3, 12}[r.IntN(3)]
 	cancelShare := []int{0, 1, 3}[r.IntN(3)]
 	noKill := r.IntN(2) == 0
+	wake := policy.NoWake
 	for step := 0; step < steps; step++ {
-		now += []int64{0, 1, 1, 5, 10}[r.IntN(5)]
+		next := now + []int64{0, 1, 1, 5, 10}[r.IntN(5)]
 		if step == 0 {
-			now = 0
+			next = 0
 		}
+		if wake > now && wake < next {
+			next = wake // the wake-up the policies asked for
+		}
+		for _, x := range run {
+			if x.end > now && x.end < next {
+				next = x.end // ends are reported at their instant
+			}
+		}
+		now = next
 		// ends due now (a killed job ends at its estimate; no-kill lets
 		// some run on), in random order with cancellations
 		var events []func(policy.Scheduler)
@@ -84,23 +105,55 @@ func Drive(r *rand.Rand, a, b policy.Scheduler, procs, steps int) error {
 					est = 1
 				}
 				j = &job.Request{Procs: n, Estimate: est, Group: -1, Queue: -1, Partition: -1}
+				if len(caps) > 1 {
+					j.Res = make([]int, len(caps)-1)
+					for i, c := range caps[1:] {
+						switch r.IntN(4) {
+						case 0:
+						case 1:
+							j.Res[i] = c
+						default:
+							j.Res[i] = r.IntN(c + 1)
+						}
+					}
+				}
+				if r.IntN(4) != 0 {
+					j.Deadline = est + []int64{0, 1, 20, 300}[r.IntN(4)] // from submission: set below
+				}
+			}
+			if j.Deadline > 0 {
+				j.Deadline += now - j.Submit // a copy keeps its slack
 			}
 			j.ID, j.SWFID, j.Submit, j.User = id, int64(id+1), now, int32(id)
 			id++
 			prev = j
-			wait = append(wait, j)
 			a.Insert(now, j)
 			b.Insert(now, j)
+			if aa, ok := a.(policy.Admitter); ok {
+				okA, whyA := aa.Admitted(j)
+				okB, whyB := b.(policy.Admitter).Admitted(j)
+				if okA != okB || whyA != whyB {
+					return fmt.Errorf("at %d (step %d): job %d admitted %v %q by %s, %v %q by %s", now, step, j.ID, okA, whyA, a.Name(), okB, whyB, b.Name())
+				}
+				if !okA {
+					continue // forgotten by both
+				}
+			}
+			wait = append(wait, j)
 		}
 		var sa, sb []int
 		started := map[int]bool{}
-		a.Tick(now, func(j *job.Request) { sa = append(sa, j.ID); started[j.ID] = true })
-		b.Tick(now, func(j *job.Request) { sb = append(sb, j.ID) })
+		wa := a.Tick(now, func(j *job.Request) { sa = append(sa, j.ID); started[j.ID] = true })
+		wb := b.Tick(now, func(j *job.Request) { sb = append(sb, j.ID) })
 		slices.Sort(sa)
 		slices.Sort(sb)
 		if !slices.Equal(sa, sb) {
 			return fmt.Errorf("pass at %d (step %d, %d waiting, %d running): %s starts %v, %s starts %v", now, step, len(wait), len(run), a.Name(), sa, b.Name(), sb)
 		}
+		if wa != wb {
+			return fmt.Errorf("pass at %d (step %d): %s asks to be woken at %d, %s at %d", now, step, a.Name(), wa, b.Name(), wb)
+		}
+		wake = wa
 		kept2 := wait[:0]
 		for _, j := range wait {
 			if !started[j.ID] {

@@ -214,26 +214,36 @@ func Agreement(t testing.TB, spec string, seeds int) error {
 	}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		jobs, procs, _ := workload(seed, admits)
-		s, err := policy.New(spec, procs)
-		if err != nil {
-			return err
+		if err := AgreementOn(t, spec, jobs, procs); err != nil {
+			return fmt.Errorf("seed %d: %w", seed, err)
 		}
-		want, err := simulate.RunScheduler(jobs, s, simulate.Options{Procs: procs})
-		if err != nil {
-			return fmt.Errorf("%s, seed %d: the simulator: %w", spec, seed, err)
-		}
-		got, err := replay(t.TempDir(), spec, procs, jobs)
-		if err != nil {
-			return fmt.Errorf("%s, seed %d: the service: %w", spec, seed, err)
-		}
-		for i := range jobs {
-			w, g := want.Sim.Outcomes[i], got[i]
-			if w.Start != g.Start || w.End != g.End || w.Bound != g.Bound || w.Killed != g.Killed || w.Rejected != g.Rejected {
-				return fmt.Errorf("%s, seed %d, %d processors, job %d (submit %d, %d procs, estimate %d, runtime %d):\n"+
-					"simulator start %d end %d bound %d killed %v rejected %v\nservice   start %d end %d bound %d killed %v rejected %v",
-					spec, seed, procs, jobs[i].SWFID, jobs[i].Submit, jobs[i].Procs, jobs[i].Estimate, jobs[i].Runtime,
-					w.Start, w.End, w.Bound, w.Killed, w.Rejected, g.Start, g.End, g.Bound, g.Killed, g.Rejected)
-			}
+	}
+	return nil
+}
+
+// AgreementOn is Agreement on one workload: jobs on procs processors
+// through the simulator (kill mode) and a fresh live service running
+// spec, compared job by job.
+func AgreementOn(t testing.TB, spec string, jobs []job.Job, procs int) error {
+	s, err := policy.New(spec, procs)
+	if err != nil {
+		return err
+	}
+	want, err := simulate.RunScheduler(jobs, s, simulate.Options{Procs: procs})
+	if err != nil {
+		return fmt.Errorf("%s: the simulator: %w", spec, err)
+	}
+	got, err := replay(t.TempDir(), spec, procs, jobs)
+	if err != nil {
+		return fmt.Errorf("%s: the service: %w", spec, err)
+	}
+	for i := range jobs {
+		w, g := want.Sim.Outcomes[i], got[i]
+		if w.Start != g.Start || w.End != g.End || w.Bound != g.Bound || w.Killed != g.Killed || w.Rejected != g.Rejected {
+			return fmt.Errorf("%s, %d processors, job %d (submit %d, %d procs, estimate %d, runtime %d):\n"+
+				"simulator start %d end %d bound %d killed %v rejected %v\nservice   start %d end %d bound %d killed %v rejected %v",
+				spec, procs, jobs[i].SWFID, jobs[i].Submit, jobs[i].Procs, jobs[i].Estimate, jobs[i].Runtime,
+				w.Start, w.End, w.Bound, w.Killed, w.Rejected, g.Start, g.End, g.Bound, g.Killed, g.Rejected)
 		}
 	}
 	return nil

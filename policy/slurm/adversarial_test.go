@@ -6,6 +6,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/policy/policytest"
 	"github.com/backfill-hpc/backfill/sim"
 	"github.com/backfill-hpc/backfill/slurm"
 )
@@ -75,6 +76,46 @@ func TestRepeatsExactAdversarial(t *testing.T) {
 			}
 			repeats += a.repeats
 		}
+	}
+	if repeats == 0 {
+		t.Error("no cycle was skipped as a repeat")
+	}
+}
+
+// TestRepeatsExactDriven: the slurm policy against its twin without
+// speed-ups (noDefer) on policytest.Drive's event streams, which also
+// cancel waiting jobs anywhere in the queue (the head, jobs just
+// submitted, jobs a past cycle tested or held) and call every pass the
+// policies ask for.
+func TestRepeatsExactDriven(t *testing.T) {
+	n := 10
+	if !longtest.Short() {
+		n = 200
+	}
+	repeats := 0
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x7364))
+		procs := []int{1, 4, 16, 64}[r.IntN(4)]
+		c := slurm.DefaultConf()
+		c.BfInterval = []int64{1, 2, 5, 30}[r.IntN(4)]
+		c.BfResolution = []int64{1, 5, 7, 10, 60}[r.IntN(5)]
+		if r.IntN(2) == 0 {
+			c.BfWindow = 60 * int64(1+r.IntN(3))
+		}
+		if r.IntN(3) == 0 {
+			c.BfMaxJobTest = []int{1, 2, 10}[r.IntN(3)]
+		}
+		if r.IntN(2) == 0 {
+			c.WeightAge, c.WeightJobSize, c.MaxAge, c.CalcPeriod = 1000, int64(r.IntN(1000)), 60, 5
+		}
+		a := New(procs, Options{Conf: c})
+		b := New(procs, Options{Conf: c})
+		b.noDefer = true
+		if err := policytest.Drive(r, a, b, procs, 300); err != nil {
+			t.Fatalf("seed %d (%d procs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d, weights age %d size %d): %v",
+				seed, procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, c.WeightAge, c.WeightJobSize, err)
+		}
+		repeats += a.repeats
 	}
 	if repeats == 0 {
 		t.Error("no cycle was skipped as a repeat")
