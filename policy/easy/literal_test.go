@@ -108,3 +108,47 @@ func TestLiteralEASYDriven(t *testing.T) {
 		}
 	}
 }
+
+// TestLiteralDepth: EASY with reservations for the first 2 to 5 waiting
+// jobs (the profile route; for sjbf and sjf the duration-ordered treap's
+// walk) starts every job when the same rule written out with a list of
+// holds (policytest.LiteralDepth) does, on adversarial workloads in kill
+// and no-kill modes and on policytest.Drive's streams (cancellations),
+// with the estimates and EASY++'s predictions.
+func TestLiteralDepth(t *testing.T) {
+	n := 10
+	if !longtest.Short() {
+		n = 400
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		for c, order := range []easy.Order{easy.FCFS, easy.SJBF, easy.SJF} {
+			r := rand.New(rand.NewPCG(seed, uint64(0x6470+c)))
+			depth := 2 + r.IntN(4)
+			var plan func() *predict.Plan = func() *predict.Plan { return nil }
+			if r.IntN(2) == 0 {
+				plan = func() *predict.Plan { return easy.PlusPlus().Plan }
+			}
+			mk := func(procs int) (*easy.Policy, *policytest.LiteralDepth) {
+				return easy.New(procs, easy.Config{Depth: depth, Order: order, Plan: plan()}),
+					&policytest.LiteralDepth{Procs: procs, Depth: depth, SJBF: order == easy.SJBF, SJF: order == easy.SJF, Plan: plan()}
+			}
+			jobs, procs := testgen.Adversarial(r, false)
+			noKill := r.IntN(2) == 0
+			what := fmt.Sprintf("seed %d, order %s, depth %d, %s, noKill %v, %d jobs on %d processors", seed, order, depth, easy.New(1, easy.Config{Depth: depth, Order: order, Plan: plan()}).Name(), noKill, len(jobs), procs)
+			a, b := mk(procs)
+			got := run(t, what, jobs, procs, noKill, a)
+			want := run(t, what, jobs, procs, noKill, b)
+			for i := range jobs {
+				if got[i].Start != want[i].Start {
+					t.Fatalf("%s: job %d (submit %d, %d procs, estimate %d, runtime %d) starts at %d, literal at %d",
+						what, i, jobs[i].Submit, jobs[i].Procs, jobs[i].Estimate, jobs[i].Runtime, got[i].Start, want[i].Start)
+				}
+			}
+			dp := []int{1, 4, 16, 64}[r.IntN(4)]
+			a, b = mk(dp)
+			if err := policytest.Drive(r, a, b, dp, 120); err != nil {
+				t.Fatalf("%s, driven on %d processors: %v", what, dp, err)
+			}
+		}
+	}
+}

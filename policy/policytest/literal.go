@@ -1,6 +1,7 @@
 package policytest
 
 import (
+	"math"
 	"slices"
 
 	"github.com/backfill-hpc/backfill/job"
@@ -193,5 +194,179 @@ func (l *LiteralEASY) Tick(now int64, start func(*job.Request)) int64 {
 			launch(j)
 		}
 	}
+	return policy.NoWake
+}
+
+// LiteralDepth is EASY with reservations for the first Depth waiting jobs
+// that cannot start (package easy's profile route), written out with a
+// list of holds and sums over it: at each pass the running jobs hold
+// [start, planned end) (now + 1 for a job past its estimate, or the
+// plan's correction), and
+//
+//   - arrival order: every job in turn, while processors are free: while
+//     fewer than Depth reservations are placed, it starts if its earliest
+//     fit beside the holds is now, else its earliest fit is held; after
+//     that, it starts iff it fits now for its whole planned duration
+//     beside the holds;
+//   - SJBF and SJF: in the primary order (arrival; SJF by (planned
+//     duration, ID)), until Depth reservations or no free processor: a
+//     job whose earliest fit is now starts if no reservation is placed
+//     yet (else it is left to the backfill phase), otherwise its earliest
+//     fit is held; then, if a reservation was placed, every other waiting
+//     job by (planned duration, ID) starts iff it fits now beside the
+//     holds.
+//
+// Processors only; Plan as in LiteralEASY.
+type LiteralDepth struct {
+	Procs, Depth int
+	SJBF, SJF    bool
+	Plan         *predict.Plan
+	lit          LiteralEASY // the queue, running jobs and plan feeding
+}
+
+type span struct {
+	s, e int64
+	n    int
+}
+
+// Name implements policy.Scheduler.
+func (l *LiteralDepth) Name() string { return "literal-easy-depth" }
+
+// Insert implements policy.Scheduler.
+func (l *LiteralDepth) Insert(now int64, j *job.Request) {
+	l.lit.Plan = l.Plan
+	l.lit.Insert(now, j)
+}
+
+// Remove implements policy.Scheduler.
+func (l *LiteralDepth) Remove(now int64, j *job.Request) { l.lit.Remove(now, j) }
+
+// Tick implements policy.Scheduler.
+func (l *LiteralDepth) Tick(now int64, start func(*job.Request)) int64 {
+	x := &l.lit
+	x.Plan = l.Plan
+	if x.running == nil {
+		x.running = map[*job.Request]int64{}
+	}
+	var extend func(j *job.Request, start, end int64) int64
+	if x.Plan != nil {
+		x.Plan.Flush()
+		extend = x.Plan.Extender(now)
+	}
+	var holds []span
+	for j, s := range x.running {
+		e := s + x.dur(j)
+		switch {
+		case e > now:
+		case extend != nil:
+			e = extend(j, s, e)
+		default:
+			e = now + 1
+		}
+		holds = append(holds, span{now, e, j.Procs})
+	}
+	freeAt := func(t int64) int {
+		f := l.Procs
+		for _, h := range holds {
+			if h.s <= t && t < h.e {
+				f -= h.n
+			}
+		}
+		return f
+	}
+	fits := func(t, d int64, n int) bool {
+		if freeAt(t) < n {
+			return false
+		}
+		for _, h := range holds {
+			if h.s > t && h.s < t+d && freeAt(h.s) < n {
+				return false
+			}
+		}
+		return true
+	}
+	earliest := func(d int64, n int) int64 {
+		best := int64(math.MaxInt64)
+		for _, c := range append([]span{{now, now, 0}}, holds...) {
+			if t := c.e; t >= now && t < best && fits(t, d, n) {
+				best = t
+			}
+		}
+		return best
+	}
+	free := freeAt(now)
+	started := map[*job.Request]bool{}
+	held := map[*job.Request]bool{}
+	launch := func(j *job.Request) {
+		free -= j.Procs
+		holds = append(holds, span{now, now + x.dur(j), j.Procs})
+		x.running[j] = now
+		started[j] = true
+		start(j)
+	}
+	short := func(q []*job.Request) []*job.Request {
+		q = slices.Clone(q)
+		slices.SortStableFunc(q, func(a, b *job.Request) int {
+			if da, db := x.dur(a), x.dur(b); da != db {
+				return int(da - db)
+			}
+			return a.ID - b.ID
+		})
+		return q
+	}
+	reserved := 0
+	if !l.SJBF && !l.SJF {
+		for _, j := range x.queue {
+			if free == 0 {
+				break
+			}
+			d := x.dur(j)
+			if reserved < l.Depth {
+				if t := earliest(d, j.Procs); t == now {
+					launch(j)
+				} else {
+					holds = append(holds, span{t, t + d, j.Procs})
+					reserved++
+				}
+			} else if j.Procs <= free && fits(now, d, j.Procs) {
+				launch(j)
+			}
+		}
+	} else {
+		primary := x.queue
+		if l.SJF {
+			primary = short(x.queue)
+		}
+		for _, j := range primary {
+			if free == 0 || reserved == l.Depth {
+				break
+			}
+			d := x.dur(j)
+			t := earliest(d, j.Procs)
+			if t == now {
+				if reserved == 0 {
+					launch(j)
+				}
+				continue
+			}
+			holds = append(holds, span{t, t + d, j.Procs})
+			held[j] = true
+			reserved++
+		}
+		if reserved > 0 {
+			for _, j := range short(x.queue) {
+				if free == 0 {
+					break
+				}
+				if held[j] || started[j] || j.Procs > free {
+					continue
+				}
+				if fits(now, x.dur(j), j.Procs) {
+					launch(j)
+				}
+			}
+		}
+	}
+	x.queue = slices.DeleteFunc(x.queue, func(q *job.Request) bool { return started[q] })
 	return policy.NoWake
 }
