@@ -179,6 +179,12 @@ type Policy struct {
 	first int            // index of the first non-hole
 	holes int            // holes after first
 	idx   fitindex.Index // sizes and planned durations by queue position, for the backfill scan
+	// indexed says idx holds the queue. The index is kept only from the
+	// moment the queue holds more than indexFrom jobs until it empties:
+	// on a short queue the plain scan is cheaper than keeping the index
+	// (a descent per submission and per start). Both routes return the
+	// same positions.
+	indexed bool
 	// scratch for the pass
 	held []hold
 	// viaProfile makes depth 1 use the general profile route instead of
@@ -276,9 +282,14 @@ func (e *Policy) Insert(now int64, j *job.Request) {
 		return
 	}
 	e.queue = append(e.queue, j)
-	if len(e.queue) > e.idx.Len() {
+	switch {
+	case !e.indexed:
+		if len(e.queue)-e.first-e.holes > indexFrom {
+			e.rebuild()
+		}
+	case len(e.queue) > e.idx.Len():
 		e.rebuild()
-	} else {
+	default:
 		e.idx.Set(len(e.queue)-1, j.Procs, e.plan.Dur(j))
 	}
 }
@@ -300,7 +311,9 @@ func (e *Policy) Remove(now int64, j *job.Request) {
 	for i := e.first; i < len(e.queue); i++ {
 		if e.queue[i] == j {
 			e.queue[i] = nil
-			e.idx.Clear(i)
+			if e.indexed {
+				e.idx.Clear(i)
+			}
 			e.holes++
 			e.compact()
 			return
@@ -424,7 +437,9 @@ func (e *Policy) tickEASY(now int64, free int, start func(*job.Request)) int64 {
 		}
 		free -= j.Procs
 		e.queue[i] = nil
-		e.idx.Clear(i)
+		if e.indexed {
+			e.idx.Clear(i)
+		}
 		e.holes++
 		start(j)
 	}
@@ -449,7 +464,11 @@ func (e *Policy) tickEASY(now int64, free int, start func(*job.Request)) int64 {
 	// returns only those: no larger than min(free, extra), or no larger
 	// than free and ending by the shadow time)
 	for i++; free > 0; i++ {
-		i = e.idx.Next(i, min(free, extra), free, shadow-now)
+		if e.indexed {
+			i = e.idx.Next(i, min(free, extra), free, shadow-now)
+		} else {
+			i = e.scan(i, min(free, extra), free, shadow-now)
+		}
 		if i < 0 || i >= len(e.queue) {
 			break
 		}
@@ -482,6 +501,7 @@ func (e *Policy) compact() {
 		// a third of a whole KTH run)
 		e.queue = e.queue[:0]
 		e.first, e.holes = 0, 0
+		e.indexed = false // a short queue again: scanned until it grows
 		return
 	}
 	if e.holes+e.first > 64 && 2*(e.holes+e.first) > len(e.queue) {
@@ -489,8 +509,33 @@ func (e *Policy) compact() {
 	}
 }
 
-// rebuild makes the fit index match the queue, with room to grow.
+// indexFrom is the queue length above which the backfill scan uses the
+// fit index (kept until the queue empties). Below it a pass scans the
+// queue; measured on KTH (queues of tens) and Lublin at load 0.9 (queues
+// of thousands), docs/PERFORMANCE.md. A variable only so that tests can
+// force either route.
+var indexFrom = 128
+
+// scan is fitindex.Index.Next by a walk of the queue: the first position
+// ≥ i whose job has size ≤ a, or size ≤ f and planned duration ≤ dur; -1
+// if none.
+func (e *Policy) scan(i, a, f int, dur int64) int {
+	for ; i < len(e.queue); i++ {
+		j := e.queue[i]
+		if j != nil && (j.Procs <= a || (j.Procs <= f && e.plan.Dur(j) <= dur)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// rebuild makes the fit index match the queue, with room to grow, once
+// the queue is longer than indexFrom (else it leaves the index unused).
 func (e *Policy) rebuild() {
+	if !e.indexed && len(e.queue)-e.first-e.holes <= indexFrom {
+		return
+	}
+	e.indexed = true
 	e.idx.Reset(max(64, 2*len(e.queue)))
 	for i, j := range e.queue {
 		if j != nil {

@@ -75,7 +75,9 @@ func run(t *testing.T, what string, jobs []job.Job, procs int, noKill bool, s po
 // EASY++'s predictions) with the literal EASY on the event streams of
 // policytest.Drive, which cancel waiting jobs (the head, jobs just
 // submitted, jobs anywhere in a queue of hundreds): the fit index's
-// holes and compaction, and the sorted queues, must follow.
+// holes and compaction, and the sorted queues, must follow, whether the
+// backfill scan walks the queue or descends the fit index (forced either
+// way, and switching at a low threshold).
 func TestLiteralEASYDriven(t *testing.T) {
 	n := 8
 	if !longtest.Short() {
@@ -87,12 +89,20 @@ func TestLiteralEASYDriven(t *testing.T) {
 				func() *predict.Plan { return nil },
 				func() *predict.Plan { return easy.PlusPlus().Plan },
 			} {
-				r := rand.New(rand.NewPCG(seed, uint64(10*c+pi)))
-				procs := []int{1, 4, 16, 64}[r.IntN(4)]
-				a := easy.New(procs, easy.Config{Depth: 1, Order: order, Plan: plan()})
-				b := &policytest.LiteralEASY{Caps: []int{procs}, SJBF: order == easy.SJBF, SJF: order == easy.SJF, Plan: plan()}
-				if err := policytest.Drive(r, a, b, procs, 200); err != nil {
-					t.Fatalf("seed %d, order %s, plan %d, %d processors: %v", seed, order, pi, procs, err)
+				// the queue scanned below the index's threshold, the fit
+				// index from the first job on, and the default (both,
+				// switching as the queue grows and empties)
+				for _, from := range []int{-1, 0, 8} {
+					restore := easy.SetIndexFrom(from)
+					r := rand.New(rand.NewPCG(seed, uint64(10*c+pi)))
+					procs := []int{1, 4, 16, 64}[r.IntN(4)]
+					a := easy.New(procs, easy.Config{Depth: 1, Order: order, Plan: plan()})
+					b := &policytest.LiteralEASY{Caps: []int{procs}, SJBF: order == easy.SJBF, SJF: order == easy.SJF, Plan: plan()}
+					err := policytest.Drive(r, a, b, procs, 200)
+					restore()
+					if err != nil {
+						t.Fatalf("seed %d, order %s, plan %d, %d processors, index from %d: %v", seed, order, pi, procs, from, err)
+					}
 				}
 			}
 		}

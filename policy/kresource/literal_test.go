@@ -8,6 +8,7 @@ import (
 	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/policy/kresource"
 	"github.com/backfill-hpc/backfill/policy/policytest"
 	"github.com/backfill-hpc/backfill/sim"
 )
@@ -58,21 +59,29 @@ func TestFFEASYLiteral(t *testing.T) {
 
 // TestFFEASYLiteralDriven: ff-easy on one resource against the literal
 // EASY on policytest.Drive's event streams, which also cancel waiting
-// jobs anywhere in the queue (the fit index's holes).
+// jobs anywhere in the queue (the fit index's holes), with the backfill
+// scan walking the queue or descending the fit index.
 func TestFFEASYLiteralDriven(t *testing.T) {
 	n := 8
 	if !longtest.Short() {
 		n = 200
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		r := rand.New(rand.NewPCG(seed, 0x6b64))
-		procs := []int{1, 4, 16, 64}[r.IntN(4)]
-		a, err := policy.NewK("ff-easy", []int{procs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := policytest.Drive(r, a, &policytest.LiteralEASY{Caps: []int{procs}}, procs, 200); err != nil {
-			t.Fatalf("seed %d, %d processors: %v", seed, procs, err)
+		// the queue walked, the fit index from the first job on, and
+		// both (switching at a low threshold as the queue grows and empties)
+		for _, from := range []int{-1, 0, 8} {
+			restore := kresource.SetIndexFrom(from)
+			r := rand.New(rand.NewPCG(seed, 0x6b64))
+			procs := []int{1, 4, 16, 64}[r.IntN(4)]
+			a, err := policy.NewK("ff-easy", []int{procs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = policytest.Drive(r, a, &policytest.LiteralEASY{Caps: []int{procs}}, procs, 200)
+			restore()
+			if err != nil {
+				t.Fatalf("seed %d, %d processors, index from %d: %v", seed, procs, from, err)
+			}
 		}
 	}
 }
@@ -84,17 +93,22 @@ func TestFFEASYLiteralDrivenK(t *testing.T) {
 		n = 200
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		r := rand.New(rand.NewPCG(seed, 0x6b644b))
-		caps := []int{[]int{1, 4, 16, 64}[r.IntN(4)]}
-		for k := 1 + r.IntN(2); k > 0; k-- {
-			caps = append(caps, 1+r.IntN(32))
-		}
-		a, err := policy.NewK("ff-easy", caps)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := policytest.DriveK(r, a, &policytest.LiteralEASY{Caps: caps}, caps, 200); err != nil {
-			t.Fatalf("seed %d, capacities %v: %v", seed, caps, err)
+		for _, from := range []int{-1, 0, 8} {
+			restore := kresource.SetIndexFrom(from)
+			r := rand.New(rand.NewPCG(seed, 0x6b644b))
+			caps := []int{[]int{1, 4, 16, 64}[r.IntN(4)]}
+			for k := 1 + r.IntN(2); k > 0; k-- {
+				caps = append(caps, 1+r.IntN(32))
+			}
+			a, err := policy.NewK("ff-easy", caps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = policytest.DriveK(r, a, &policytest.LiteralEASY{Caps: caps}, caps, 200)
+			restore()
+			if err != nil {
+				t.Fatalf("seed %d, capacities %v, index from %d: %v", seed, caps, from, err)
+			}
 		}
 	}
 }

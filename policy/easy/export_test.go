@@ -1,0 +1,14 @@
+package easy
+
+import "math"
+
+// SetIndexFrom sets the queue length above which the FCFS pass uses the
+// fit index (-1: never; 0: always) and returns what restores the default.
+func SetIndexFrom(n int) (restore func()) {
+	old := indexFrom
+	if n < 0 {
+		n = math.MaxInt
+	}
+	indexFrom = n
+	return func() { indexFrom = old }
+}
