@@ -119,10 +119,17 @@ func startServe(t *testing.T, state string, env []string, args ...string) *serve
 	}
 	p.admin = service.NewClient(p.url, strings.TrimSpace(string(tok)))
 	// the port opens before the state is rebuilt (requests get 503 until
-	// then): wait for health to say ok
-	for time.Now().Before(deadline) {
-		if h, err := p.admin.Health(context.Background()); err == nil && h.Status == "ok" {
+	// then): wait for health to say ok, with a deadline of its own (on a
+	// loaded machine the rebuild can outlast what is left of the start's),
+	// and fail here rather than with a 503 later
+	deadline = time.Now().Add(60 * time.Second)
+	for {
+		h, err := p.admin.Health(context.Background())
+		if err == nil && h.Status == "ok" {
 			break
+		}
+		if !time.Now().Before(deadline) {
+			t.Fatalf("serve did not become ready in 60 s (health %+v, %v):\n%s", h, err, log.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -37,8 +37,8 @@ archive page and, to make memory bind more often, a fraction of it
 (--mem-scale); FF-EASY without the memory constraint is shown for
 reference, and the utilization and peak use of each resource.
 
-Expected duration with the defaults: about 3.5 minutes of CPU (215 s measured
-on 2026-11-24; about half of that in wall time on two idle cores); each
+Expected duration with the defaults: about 2.5 minutes of CPU (146 s measured
+on 2026-11-25; about half of that in wall time on two idle cores); each
 further --pow2 value adds about 2 minutes of CPU, each further --exp-mean
 value about 1. The real part simulates the first 50,000 jobs of
 each trace (--real-jobs; the full traces take about 18 minutes of CPU).`,
