@@ -26,20 +26,9 @@ func TestDepthOneIsLiteralEASY(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 0x6c6f6f6b))
 		jobs, procs := testgen.Adversarial(r, !longtest.Short())
 		for _, noKill := range []bool{false, true} {
-			a, err := sim.Run(jobs, &policytest.LiteralEASY{Caps: []int{procs}}, sim.Options{Procs: procs, NoKill: noKill})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := sim.Run(jobs, lookahead.New(procs, lookahead.Config{Depth: 1, Reserve: true, Cs: 0}), sim.Options{Procs: procs, NoKill: noKill})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range jobs {
-				if a.Outcomes[i].Start != b.Outcomes[i].Start {
-					j := jobs[i]
-					t.Fatalf("seed %d (%d jobs, %d procs) noKill=%v: job %d (submit %d, %d procs, estimate %d, runtime %d) starts at %d (literal EASY) vs %d (lookahead depth 1)",
-						seed, len(jobs), procs, noKill, i, j.Submit, j.Procs, j.Estimate, j.Runtime, a.Outcomes[i].Start, b.Outcomes[i].Start)
-				}
+			if err := policytest.SameStarts(jobs, sim.Options{Procs: procs, NoKill: noKill},
+				&policytest.LiteralEASY{Caps: []int{procs}}, lookahead.New(procs, lookahead.Config{Depth: 1, Reserve: true, Cs: 0})); err != nil {
+				t.Fatalf("seed %d (%d jobs, %d procs) noKill=%v: %v", seed, len(jobs), procs, noKill, err)
 			}
 		}
 	}

@@ -26,25 +26,12 @@ func TestOneQueueIsLiteralEASY(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 0x6d71))
 		jobs, procs := testgen.Adversarial(r, !longtest.Short())
 		for _, noKill := range []bool{false, true} {
-			opt := sim.Options{Procs: procs, NoKill: noKill}
-			a, err := sim.Run(jobs, &policytest.LiteralEASY{Caps: []int{procs}}, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
 			s, err := policy.New("multiqueue:bounds=1000000000:procs="+strconv.Itoa(procs)+"/0", procs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := sim.Run(jobs, s, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range jobs {
-				if a.Outcomes[i].Start != b.Outcomes[i].Start {
-					j := jobs[i]
-					t.Fatalf("seed %d (%d jobs, %d procs) noKill=%v: job %d (submit %d, %d procs, estimate %d, runtime %d) starts at %d (literal EASY) vs %d (multiqueue)",
-						seed, len(jobs), procs, noKill, i, j.Submit, j.Procs, j.Estimate, j.Runtime, a.Outcomes[i].Start, b.Outcomes[i].Start)
-				}
+			if err := policytest.SameStarts(jobs, sim.Options{Procs: procs, NoKill: noKill}, &policytest.LiteralEASY{Caps: []int{procs}}, s); err != nil {
+				t.Fatalf("seed %d (%d jobs, %d procs) noKill=%v: %v", seed, len(jobs), procs, noKill, err)
 			}
 		}
 	}
