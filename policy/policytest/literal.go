@@ -1,6 +1,7 @@
 package policytest
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -114,16 +115,7 @@ func (l *LiteralEASY) Tick(now int64, start func(*job.Request)) int64 {
 		l.queue = slices.DeleteFunc(l.queue, func(q *job.Request) bool { return q == j })
 		start(j)
 	}
-	short := func(q []*job.Request) []*job.Request {
-		q = slices.Clone(q)
-		slices.SortStableFunc(q, func(a, b *job.Request) int {
-			if da, db := l.dur(a), l.dur(b); da != db {
-				return int(da - db)
-			}
-			return a.ID - b.ID
-		})
-		return q
-	}
+	short := func(q []*job.Request) []*job.Request { return byDuration(q, l.dur) }
 	primary := slices.Clone(l.queue)
 	if l.SJF {
 		primary = short(l.queue)
@@ -304,16 +296,7 @@ func (l *LiteralDepth) Tick(now int64, start func(*job.Request)) int64 {
 		started[j] = true
 		start(j)
 	}
-	short := func(q []*job.Request) []*job.Request {
-		q = slices.Clone(q)
-		slices.SortStableFunc(q, func(a, b *job.Request) int {
-			if da, db := x.dur(a), x.dur(b); da != db {
-				return int(da - db)
-			}
-			return a.ID - b.ID
-		})
-		return q
-	}
+	short := func(q []*job.Request) []*job.Request { return byDuration(q, x.dur) }
 	reserved := 0
 	if !l.SJBF && !l.SJF {
 		for _, j := range x.queue {
@@ -369,4 +352,17 @@ func (l *LiteralDepth) Tick(now int64, start func(*job.Request)) int64 {
 	}
 	x.queue = slices.DeleteFunc(x.queue, func(q *job.Request) bool { return started[q] })
 	return policy.NoWake
+}
+
+// byDuration is a copy of q by increasing planned duration, ties by ID
+// (the literal policies' shortest-first orders).
+func byDuration(q []*job.Request, dur func(*job.Request) int64) []*job.Request {
+	q = slices.Clone(q)
+	slices.SortStableFunc(q, func(a, b *job.Request) int {
+		if c := cmp.Compare(dur(a), dur(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return q
 }
