@@ -137,6 +137,7 @@ type Book[A, X any] struct {
 	// the pending releases apart (settle → compressScalar, spans.go)
 	spans []policy.Span
 	rels  relSpans
+	edge  edgeSet // the released intervals of a pass (edge.go)
 	// compressScalar's scratch: the jobs moved in a pass and their
 	// indices in wait
 	moved   []*Entry[A, X]

@@ -121,6 +121,8 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 	foundMax, failMax := int64(math.MinInt64), int64(math.MinInt64)
 	rels := &b.rels
 	rels.reset(prof, now, freed, released, b.spans, memo)
+	edge := &b.edge
+	edge.reset(memo && b.fitted, min(freed, b.freedFrom), released)
 	b.spans = b.spans[:0]
 	w := b.wait
 	// the jumps over jobs that cannot move (skipping): the failures that
@@ -176,8 +178,11 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			continue
 		}
 		q := query[int]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
+		// lim: where the search stops; before q.limit when s−1 was not
+		// freed, the starts whose window reaches s−1 cannot fit (edge.go)
+		lim := edge.limit(q.limit, d, e.Start)
 		from := after
-		if memo {
+		if memo && from < lim {
 			// the scans only when a remembered fit or failure reaches past
 			// from (foundMax, failMax: upper bounds of what they hold)
 			if foundMax > from {
@@ -192,20 +197,20 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			}
 		}
 		t := Infinity
-		if from < q.limit {
+		if from < lim {
 			if rels.on {
 				// only the windows that meet a released interval
-				t = rels.search(prof, from, d, e.Need, e.Start, q.limit)
+				t = rels.search(prof, from, d, e.Need, e.Start, lim)
 			} else if memo {
 				var done bool
-				t, done = prof.EarliestFitMovingBounded(from, d, e.Need, e.Start, released, budget)
+				t, done = prof.EarliestFitMovingBounded(from, d, e.Need, e.Start, lim, budget)
 				if !done {
 					// a long search: start it again after every fit found
 					// in the pass for a job this one dominates
 					from = max(t, b.grid.bound(e.Need, d))
 					t = e.Start
-					if from < q.limit {
-						t = prof.EarliestFitMovingBefore(from, d, e.Need, e.Start, released)
+					if from < lim {
+						t = prof.EarliestFitMovingBefore(from, d, e.Need, e.Start, lim)
 					}
 				}
 			} else {
@@ -237,6 +242,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		b.cuts = slices.DeleteFunc(b.cuts, func(f query[int]) bool { return f.limit < released })
 		filterV = -1 // the profile changes
 		s0 := e.Start
+		edge.add(max(t+d, s0), s0+d) // what the moved copies leave
 		k, last := moveRun(prof, w[i:r], t)
 		rels.add(prof, now, s0, s0+d)
 		if k < r-i && memo {

@@ -40,6 +40,8 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 	unknown := b.unknownUpTo()
 	minMoved := uint64(math.MaxUint64)
 	w := b.wait
+	edge := &b.edge
+	edge.reset(memo && b.fitted, min(freed, b.freedFrom), released)
 	// the jumps of compressScalar (skipping): the filter's bound in
 	// resource fr (fv; fr -1: none), the cuts, the index
 	b.vcuts = b.vcuts[:0]
@@ -84,15 +86,19 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 			continue
 		}
 		q := query[[]int]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
+		lim := edge.limit(q.limit, d, e.Start) // edge.go
 		from := after
-		if memo {
+		if memo && from < lim {
 			from = max(from, foundBoundVector(b.found, q), failBoundVector(b.failed, q))
 			if from >= q.limit {
 				i = r // dominated: no search
 				continue
 			}
 		}
-		t := v.m.EarliestFitMovingBefore(from, d, e.Need, e.Start, released)
+		t := e.Start
+		if from < lim {
+			t = v.m.EarliestFitMovingBefore(from, d, e.Need, e.Start, lim)
+		}
 		if t >= e.Start {
 			if memo {
 				b.remember(q)
@@ -115,6 +121,7 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 		b.vcuts = slices.DeleteFunc(b.vcuts, func(f query[[]int]) bool { return f.limit < released })
 		fr = -1 // the profile changes
 		s0 := e.Start
+		edge.add(max(t+d, s0), s0+d) // what the moved copies leave
 		k, last := moveRunVector(v.m, w[i:r], t)
 		if k < r-i && memo {
 			q.limit = e.Start // the rest of the run fits nowhere before s
