@@ -37,6 +37,7 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 	b.failed = b.failed[:0]
 	b.found = b.found[:0]
 	b.moved, b.movedAt = b.moved[:0], b.movedAt[:0]
+	b.lastListed, b.keptPred, b.maxListed = -1, nil, nil
 	unknown := b.unknownUpTo()
 	minMoved := uint64(math.MaxUint64)
 	w := b.wait
@@ -130,17 +131,16 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 		for _, x := range w[i : i+k] {
 			minMoved = min(minMoved, x.seq)
 		}
-		b.moved = append(b.moved, w[i:i+k]...)
-		for x := i; x < i+k; x++ {
-			b.movedAt = append(b.movedAt, x)
-		}
+		b.listMoved(w, i, k)
 		// the walks go on where the new holds, on [t, min(last+d, s0)),
 		// did not touch their largest free count (compressScalar)
 		v.keepMaxAt(now, e.Start, t, min(last+d, s0)) // the jobs after start no earlier
 		i = r
 	}
-	if len(b.moved) > 0 {
+	if minMoved != math.MaxUint64 {
 		b.touch(minMoved) // their old slots are free
+	}
+	if len(b.moved) > 0 {
 		b.mergeMoved()
 	}
 }
