@@ -152,8 +152,10 @@ type Book[A, X any] struct {
 	// re-plan after an overrun may skip (replan.go)
 	fitted    bool
 	freedFrom int64
-	// the re-plan's memory of fits by shape (replan.go)
+	// the re-plan's memory of fits by shape, and the jobs it moved
+	// (replan.go)
 	shapes shapeCache
+	rmoved []*Entry[A, X]
 }
 
 // NewScalar returns an empty book of processor reservations in run's
