@@ -5,12 +5,12 @@ package profile
 // places its holds in a copy of the running jobs' profile). It keeps the
 // breakpoints in chunks of at most flatCap consecutive ones; the
 // processors used from a breakpoint on are its chunk's base plus its own
-// value. A hold adds its processors to the values of the breakpoints from
-// its start to the end of the start's chunk and from the end's chunk's
-// first breakpoint to its end (one insertion at each end, however many
-// breakpoints it spans), and to the base of every chunk after its start's
-// (a small array apart from the chunks): reading a breakpoint never sums
-// across chunks, and a hold makes no pass over the breakpoints it covers.
+// value. A hold is two changes, +n at its start and −n at its end, each
+// added to the values of its chunk from its instant on and to the base of
+// every later chunk (the bases are a small array apart from the chunks):
+// one insertion at each end however many breakpoints the hold spans, no
+// pass over the breakpoints it covers, and reading a breakpoint never
+// sums across chunks.
 // Each chunk keeps the largest of its values and a lower bound of the
 // smallest, so that a scan skips a chunk whole where they decide (a
 // search for room: the chunk fits throughout, or is full throughout). An
