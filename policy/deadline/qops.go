@@ -216,6 +216,7 @@ type qopsState struct {
 	wait   []*djob
 	head   *djob   // the failed job, first in TL
 	extra  []*djob // jobs sent back by repairs (and x with Sorted), in the heuristic's order
+	alt    []*djob // the buffer the next merge of sendBack writes to
 	ex     int     // next index into extra
 	placed []*djob
 	rel    []*djob // released jobs of W[p:]
@@ -304,7 +305,7 @@ func (q *qopsState) sendBack(moved []*djob, c *djob) {
 	b := append(q.buf[:0], moved...)
 	slices.SortFunc(b, cmpKey)
 	rest := q.extra[q.ex:]
-	out := make([]*djob, 0, len(rest)+len(b))
+	out := q.alt[:0] // q.extra's twin, so that a merge allocates nothing once both have grown
 	i, j := 0, 0
 	for i < len(rest) || j < len(b) {
 		if j == len(b) || (i < len(rest) && cmpKey(rest[i], b[j]) < 0) {
@@ -316,6 +317,7 @@ func (q *qopsState) sendBack(moved []*djob, c *djob) {
 		}
 	}
 	q.buf = b[:0]
+	q.alt = q.extra[:0]
 	q.extra, q.ex = out, 0
 	q.head = c
 }
