@@ -137,12 +137,17 @@ type Book[A, X any] struct {
 	// the pending releases apart (settle → compressScalar, spans.go)
 	spans []policy.Span
 	rels  relSpans
-	// compressScalar's scratch: the jobs moved in a pass and their
-	// indices in wait
+	edge  edgeSet // the released intervals of a pass (edge.go)
+	// the compression's scratch: the jobs a pass moved out of order
+	// (listMoved) and their indices in wait
 	moved   []*Entry[A, X]
 	movedAt []int
-	mkeys   []movedKey     // sortMoved's keys
-	mtmp    []*Entry[A, X] // and its copy of moved
+	// listMoved's state: the last listed position, the last kept job
+	// before the listed run that ends there, the greatest listed job
+	lastListed          int
+	keptPred, maxListed *Entry[A, X]
+	mkeys               []movedKey     // sortMoved's keys
+	mtmp                []*Entry[A, X] // and its copy of moved
 	// ahead is the state before SettleAhead's reaction while a Remove at
 	// its instant may undo it, spare its buffers for the next (ahead.go)
 	ahead, spare *aheadState[A, X]
@@ -152,8 +157,10 @@ type Book[A, X any] struct {
 	// re-plan after an overrun may skip (replan.go)
 	fitted    bool
 	freedFrom int64
-	// the re-plan's memory of fits by shape (replan.go)
+	// the re-plan's memory of fits by shape, and the jobs it moved
+	// (replan.go)
 	shapes shapeCache
+	rmoved []*Entry[A, X]
 }
 
 // NewScalar returns an empty book of processor reservations in run's

@@ -116,11 +116,14 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		budget = b.SearchBudget
 	}
 	b.moved, b.movedAt = b.moved[:0], b.movedAt[:0]
+	b.lastListed, b.keptPred, b.maxListed = -1, nil, nil
 	unknown := b.unknownUpTo()         // no job numbered up to it is skipped
 	minMoved := uint64(math.MaxUint64) // the smallest number moved in this pass
 	foundMax, failMax := int64(math.MinInt64), int64(math.MinInt64)
 	rels := &b.rels
 	rels.reset(prof, now, freed, released, b.spans, memo)
+	edge := &b.edge
+	edge.reset(memo && b.fitted, min(freed, b.freedFrom), released)
 	b.spans = b.spans[:0]
 	w := b.wait
 	// the jumps over jobs that cannot move (skipping): the failures that
@@ -176,8 +179,11 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			continue
 		}
 		q := query[int]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
+		// lim: where the search stops; before q.limit when s−1 was not
+		// freed, the starts whose window reaches s−1 cannot fit (edge.go)
+		lim := edge.limit(q.limit, d, e.Start)
 		from := after
-		if memo {
+		if memo && from < lim {
 			// the scans only when a remembered fit or failure reaches past
 			// from (foundMax, failMax: upper bounds of what they hold)
 			if foundMax > from {
@@ -192,20 +198,20 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 			}
 		}
 		t := Infinity
-		if from < q.limit {
+		if from < lim {
 			if rels.on {
 				// only the windows that meet a released interval
-				t = rels.search(prof, from, d, e.Need, e.Start, q.limit)
+				t = rels.search(prof, from, d, e.Need, e.Start, lim)
 			} else if memo {
 				var done bool
-				t, done = prof.EarliestFitMovingBounded(from, d, e.Need, e.Start, released, budget)
+				t, done = prof.EarliestFitMovingBounded(from, d, e.Need, e.Start, lim, budget)
 				if !done {
 					// a long search: start it again after every fit found
 					// in the pass for a job this one dominates
 					from = max(t, b.grid.bound(e.Need, d))
 					t = e.Start
-					if from < q.limit {
-						t = prof.EarliestFitMovingBefore(from, d, e.Need, e.Start, released)
+					if from < lim {
+						t = prof.EarliestFitMovingBefore(from, d, e.Need, e.Start, lim)
 					}
 				}
 			} else {
@@ -237,6 +243,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		b.cuts = slices.DeleteFunc(b.cuts, func(f query[int]) bool { return f.limit < released })
 		filterV = -1 // the profile changes
 		s0 := e.Start
+		edge.add(max(t+d, s0), s0+d) // what the moved copies leave
 		k, last := moveRun(prof, w[i:r], t)
 		rels.add(prof, now, s0, s0+d)
 		if k < r-i && memo {
@@ -249,10 +256,7 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		for _, x := range w[i : i+k] {
 			minMoved = min(minMoved, x.seq)
 		}
-		b.moved = append(b.moved, w[i:i+k]...)
-		for x := i; x < i+k; x++ {
-			b.movedAt = append(b.movedAt, x)
-		}
+		b.listMoved(w, i, k)
 		// the profile before s0 changed only by the new holds, on
 		// [t, min(last+d, s0)): the filter's walk goes on if its largest
 		// free count was reached elsewhere, else it restarts with a range
@@ -264,10 +268,53 @@ func compressScalar[X any](b *Book[int, X], s *scalar, now, freed, released int6
 		}
 		i = r
 	}
-	if len(b.moved) > 0 {
+	if minMoved != math.MaxUint64 {
 		b.touch(minMoved) // their old slots are free
+	}
+	if len(b.moved) > 0 {
 		b.mergeMoved()
 	}
+}
+
+// listMoved records the jobs w[i:i+k], which have just moved earlier
+// (their new starts in order among themselves), for mergeMoved — unless
+// they are still in order where they are: after the last job before them
+// that stays in place (kept). The list is sorted after the pass iff the
+// kept jobs are in order among themselves and the listed ones are put
+// back: a kept job that did not move starts no earlier than every job
+// before it did (a moved one only went earlier), and one that moved is
+// kept only if it comes after the last kept job before it, whose start
+// is final when it is compared (the list is walked in order, and jobs
+// not visited do not move). A moved job is also listed when it does not
+// come after every job listed so far: mergeMoved puts the listed jobs
+// back within the span from the first to the last listed position, and
+// every job after that span must come after all of them (maxListed, the
+// greatest listed so far). Near saturation most moved jobs stay in order
+// (a chain of jobs each moving into the slot the one before it left), and
+// mergeMoved then touches only the span of the others, or nothing.
+// (lastListed, keptPred: the last listed position, and the last kept job
+// before the listed run that ends there.)
+func (b *Book[A, X]) listMoved(w []*Entry[A, X], i, k int) {
+	var p *Entry[A, X]
+	if b.lastListed == i-1 {
+		p = b.keptPred // nil before the first job
+	} else {
+		p = w[i-1] // kept: not listed
+	}
+	if (p == nil || Cmp(p, w[i]) < 0) && (b.maxListed == nil || Cmp(b.maxListed, w[i]) < 0) {
+		return // in order where it is
+	}
+	if b.lastListed != i-1 {
+		b.keptPred = p
+	}
+	b.moved = append(b.moved, w[i:i+k]...)
+	for x := i; x < i+k; x++ {
+		b.movedAt = append(b.movedAt, x)
+		if b.maxListed == nil || Cmp(b.maxListed, w[x]) < 0 {
+			b.maxListed = w[x]
+		}
+	}
+	b.lastListed = i + k - 1
 }
 
 // gridBudget is how many blocking runs a compression search crosses

@@ -37,9 +37,12 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 	b.failed = b.failed[:0]
 	b.found = b.found[:0]
 	b.moved, b.movedAt = b.moved[:0], b.movedAt[:0]
+	b.lastListed, b.keptPred, b.maxListed = -1, nil, nil
 	unknown := b.unknownUpTo()
 	minMoved := uint64(math.MaxUint64)
 	w := b.wait
+	edge := &b.edge
+	edge.reset(memo && b.fitted, min(freed, b.freedFrom), released)
 	// the jumps of compressScalar (skipping): the filter's bound in
 	// resource fr (fv; fr -1: none), the cuts, the index
 	b.vcuts = b.vcuts[:0]
@@ -84,15 +87,19 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 			continue
 		}
 		q := query[[]int]{n: e.Need, d: d, after: after, limit: min(released, e.Start)}
+		lim := edge.limit(q.limit, d, e.Start) // edge.go
 		from := after
-		if memo {
+		if memo && from < lim {
 			from = max(from, foundBoundVector(b.found, q), failBoundVector(b.failed, q))
 			if from >= q.limit {
 				i = r // dominated: no search
 				continue
 			}
 		}
-		t := v.m.EarliestFitMovingBefore(from, d, e.Need, e.Start, released)
+		t := e.Start
+		if from < lim {
+			t = v.m.EarliestFitMovingBefore(from, d, e.Need, e.Start, lim)
+		}
 		if t >= e.Start {
 			if memo {
 				b.remember(q)
@@ -115,6 +122,7 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 		b.vcuts = slices.DeleteFunc(b.vcuts, func(f query[[]int]) bool { return f.limit < released })
 		fr = -1 // the profile changes
 		s0 := e.Start
+		edge.add(max(t+d, s0), s0+d) // what the moved copies leave
 		k, last := moveRunVector(v.m, w[i:r], t)
 		if k < r-i && memo {
 			q.limit = e.Start // the rest of the run fits nowhere before s
@@ -123,17 +131,16 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 		for _, x := range w[i : i+k] {
 			minMoved = min(minMoved, x.seq)
 		}
-		b.moved = append(b.moved, w[i:i+k]...)
-		for x := i; x < i+k; x++ {
-			b.movedAt = append(b.movedAt, x)
-		}
+		b.listMoved(w, i, k)
 		// the walks go on where the new holds, on [t, min(last+d, s0)),
 		// did not touch their largest free count (compressScalar)
 		v.keepMaxAt(now, e.Start, t, min(last+d, s0)) // the jobs after start no earlier
 		i = r
 	}
-	if len(b.moved) > 0 {
+	if minMoved != math.MaxUint64 {
 		b.touch(minMoved) // their old slots are free
+	}
+	if len(b.moved) > 0 {
 		b.mergeMoved()
 	}
 }

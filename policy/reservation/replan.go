@@ -48,7 +48,10 @@ package reservation
 //
 // Tests compare it with the literal re-plan (Literal) job by job.
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // replanFast reports whether a re-plan at now in the order of order may
 // take the fast path: in reservation order (nil), on a fitted book, not
@@ -83,15 +86,55 @@ func (b *Book[A, X]) replace(now int64, order []*Entry[A, X], fast bool) {
 		for _, e := range order {
 			b.place(now, e)
 		}
+		b.Sort()
 	default:
+		b.rmoved = b.rmoved[:0]
 		if bk, ok := any(b).(*Book[int, X]); ok {
 			replaceScalar(bk, now)
 		} else {
 			b.replaceFitted(now)
 		}
+		b.touch(0) // as Sort: jobs may have moved later
+		b.resort()
 	}
-	b.Sort()
 	b.fitted, b.freedFrom = true, Infinity
+}
+
+// resort restores the (Start, ID) order of the waiting list after a fast
+// re-plan changed the reservations of the jobs in b.rmoved (in list
+// order) and of no other. The others keep their reservations, so they are
+// still in order among themselves: they are packed to the front, the moved
+// ones are sorted and the two sorted lists are merged from the back, in
+// place — O(Q + m log m) for m moved, where sorting the whole list cost
+// O(Q log Q) per re-plan.
+func (b *Book[A, X]) resort() {
+	mv := b.rmoved
+	if len(mv) == 0 {
+		return
+	}
+	w := b.wait
+	n, k := 0, 0
+	for _, e := range w {
+		if k < len(mv) && e == mv[k] {
+			k++
+			continue
+		}
+		w[n] = e
+		n++
+	}
+	slices.SortFunc(mv, Cmp[A, X])
+	i, j := n-1, len(mv)-1 // the last kept, the last moved
+	for at := len(w) - 1; j >= 0; at-- {
+		if i >= 0 && Cmp(w[i], mv[j]) > 0 {
+			w[at] = w[i]
+			i--
+		} else {
+			w[at] = mv[j]
+			j--
+		}
+	}
+	clear(mv) // no stale pointers kept
+	b.rmoved = mv[:0]
 }
 
 // replaceFitted is the fast re-plan (see the file comment) for any
@@ -102,7 +145,7 @@ func (b *Book[A, X]) replaceFitted(now int64) {
 	for _, e := range b.wait {
 		s := e.Start
 		if s == Infinity {
-			b.place(now, e) // it never fits
+			b.replaceUnfitted(now, e) // it never fits
 			continue
 		}
 		d := max(e.Dur, 1)
@@ -117,6 +160,7 @@ func (b *Book[A, X]) replaceFitted(now int64) {
 		b.hold(e, t)
 		if t != s {
 			f = min(f, s)
+			b.rmoved = append(b.rmoved, e)
 		}
 	}
 }
@@ -131,7 +175,7 @@ func replaceScalar[X any](b *Book[int, X], now int64) {
 	for _, e := range b.wait {
 		s := e.Start
 		if s == Infinity {
-			b.place(now, e)
+			b.replaceUnfitted(now, e)
 			continue
 		}
 		d := max(e.Dur, 1)
@@ -147,10 +191,23 @@ func replaceScalar[X any](b *Book[int, X], now int64) {
 			t = p.EarliestFit(from, e.Dur, e.Need)
 		}
 		c.put(e.Need, d, t)
-		b.hold(e, t)
+		// t is a fit (Fits or EarliestFit found room over [t, t+d)): the
+		// hold goes in without Add's range check
+		e.Start = t
+		p.AddFitted(t, t+e.Dur, e.Need)
 		if t != s {
 			f = min(f, s)
+			b.rmoved = append(b.rmoved, e)
 		}
+	}
+}
+
+// replaceUnfitted places e, a job without a reservation (it never fits),
+// as the literal re-plan would, and records it as moved if it got one.
+func (b *Book[A, X]) replaceUnfitted(now int64, e *Entry[A, X]) {
+	b.place(now, e)
+	if e.Start != Infinity {
+		b.rmoved = append(b.rmoved, e)
 	}
 }
 

@@ -536,12 +536,19 @@ const (
 //   - j cannot start earlier when every window it could start earlier in
 //     meets an instant from hole on at which B_j blocks it (fewer than its
 //     n processors free). With efr its earliest fit among the running jobs
-//     alone, d its estimate and S its slot, let τ = min(efr + d, S) − 1: if
-//     B_j blocks j at every instant of [τ, S), a window starting at t ≤ τ
-//     (t ≥ efr) contains τ and one starting in (τ, S) contains its own
-//     start, so each meets a blocked instant at or after τ; it is outside
-//     the released part when hole ≤ τ. (τ is +∞ when efr = S: j cannot start
-//     earlier at all; −∞ when B_j does not block all of [τ, S).)
+//     alone, d its estimate and S its slot, when j cannot start earlier in
+//     B_j at all (its base fit is S), let τ be the last instant of
+//     [efr, min(efr + d, S)) at which B_j blocks it (there is one: the
+//     window from efr does not fit). With hole ≤ τ, a window [t,
+//     min(t + d, S)) with efr ≤ t ≤ τ contains τ, which is not released; one
+//     with τ < t < S lies wholly from hole on, where P holds at least B_j,
+//     in which no window before S fits; and none before efr fits among the
+//     running jobs alone. (τ is +∞ when efr = S: j cannot start earlier at
+//     all; −∞ when its base fit is before S. The last blocked instant comes
+//     from profile.LastBelow; the first form of this cut took τ =
+//     min(efr + d, S) − 1 and only when B_j blocks all of [τ, S), the same
+//     τ where it applies, and −∞ for the many jobs, long ones far in the
+//     queue above all, with short free runs between efr + d and S.)
 //
 // A settled job neither releases nor adds, so hole and added stay, and the
 // rest (ascending slots) settles job by job: the compression stops at the
@@ -561,16 +568,18 @@ func (s *Policy) settledFrom(now int64, W []*sjob) {
 		case w.J.Estimate < 1 || w.J.Procs < 1:
 		case w.X.efr >= w.Start:
 			tau = math.MaxInt64
-		default:
-			if c := min(w.X.efr+w.J.Estimate, w.Start) - 1; prof.MaxFree(c, w.Start) < w.J.Procs {
-				tau = c
-			}
 		}
-		w.X.tau = tau
 		// the earliest fit with the jobs before it held, for the start of
 		// its queries: a window that ends before every released instant
 		// meets at least B_j's holds, and none fits before base in B_j
 		w.X.base = prof.EarliestFitMoving(now, w.J.Estimate, w.J.Procs, w.Start)
+		if tau == math.MinInt64 && w.J.Estimate >= 1 && w.J.Procs >= 1 && w.X.base >= w.Start {
+			// the last instant that blocks a window from efr
+			if l, ok := prof.LastBelow(w.X.efr, min(w.X.efr+w.J.Estimate, w.Start), w.J.Procs); ok {
+				tau = l
+			}
+		}
+		w.X.tau = tau
 		s.settle[i] = tau
 		s.hold(w, w.Start)
 	}
