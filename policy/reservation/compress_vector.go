@@ -31,7 +31,10 @@ import (
 //
 // The grid of compressScalar (fits in classes of sizes) is not kept for
 // vectors: the searches are the plain bounded ones (Multi.
-// EarliestFitMovingBefore).
+// EarliestFitMovingBefore). With one resource (ff-cons without a second
+// one) the memories of failures and fits are compressScalar's rings on the
+// one amount: the same entries as the lists, so the same bounds, without
+// a loop over the vector per entry.
 func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released int64, memo bool) {
 	v.resetMax(now)
 	b.failed = b.failed[:0]
