@@ -14,8 +14,9 @@ package profile
 // Each chunk keeps the largest of its values and a lower bound of the
 // smallest, so that a scan skips a chunk whole where they decide (a
 // search for room: the chunk fits throughout, or is full throughout). An
-// EarliestFit remembers where its answer is, so the hold placed there next
-// starts without a search. With the few hundred breakpoints such a plan
+// EarliestFit remembers where its answer and its window's end are, so the
+// hold placed there next, within that window, finds both its ends without
+// a search. With the few hundred breakpoints such a plan
 // has, that costs less than the tree's descents (the tree of Profile is
 // the same idea with larger blocks and inner nodes, for profiles that
 // live long and grow large). Answers are those of the Profile the copy was
@@ -35,6 +36,10 @@ type Flat struct {
 	fitOK      bool
 	fitT       int64
 	fitC, fitI int
+	// and the end of its window, with the place of the first breakpoint
+	// at or after it (fitEI = the chunk's n where there is none)
+	fitEnd       int64
+	fitEC, fitEI int
 }
 
 // flatCap is the most breakpoints of a chunk of a Flat, flatFill how many
@@ -224,7 +229,7 @@ func (f *Flat) EarliestFit(after, dur int64, n int) int64 {
 		}
 		if i < b.n {
 			if b.at[i] >= end {
-				return f.fitted(t, tc, ti) // the window ends in chunk c
+				return f.fitted(t, tc, ti, end, c, i) // the window ends in chunk c
 			}
 			continue // blocked at i
 		}
@@ -232,7 +237,7 @@ func (f *Flat) EarliestFit(after, dur int64, n int) int64 {
 			// the whole chunk is in the window and fits
 		}
 		if c == len(hd) {
-			return f.fitted(t, tc, ti)
+			return f.fitted(t, tc, ti, end, c-1, ch[c-1].n)
 		}
 		b, x = &ch[c], lim-hd[c].base
 		for i = 0; b.at[i] < end; i++ {
@@ -241,15 +246,17 @@ func (f *Flat) EarliestFit(after, dur int64, n int) int64 {
 			}
 		}
 		if b.at[i] >= end {
-			return f.fitted(t, tc, ti) // (i < b.n: else the chunk had a value above x)
+			return f.fitted(t, tc, ti, end, c, i) // (i < b.n: else the chunk had a value above x)
 		}
 	}
 }
 
 // fitted keeps EarliestFit's answer t with its place (chunk c, index i)
-// and returns it.
-func (f *Flat) fitted(t int64, c, i int) int64 {
+// and its window's end with the place of the first breakpoint at or after
+// it (chunk ec, index ei), and returns t.
+func (f *Flat) fitted(t int64, c, i int, end int64, ec, ei int) int64 {
 	f.fitOK, f.fitT, f.fitC, f.fitI = true, t, c, i
+	f.fitEnd, f.fitEC, f.fitEI = end, ec, ei
 	return t
 }
 
@@ -262,6 +269,32 @@ func (f *Flat) AddFitted(start, end int64, n int) {
 		return
 	}
 	var c, i int
+	if f.fitOK && f.fitT == start && end <= f.fitEnd {
+		// the hold is in the window the search found: its end's place
+		// is at or before the window's end's, its start's is the
+		// answer's (the end's change first: its insertion comes after
+		// the start's place, and a split moves it)
+		sc, si := f.fitC, f.fitI+1
+		c, i = f.fitEC, f.fitEI
+		if i < f.ch[c].n && f.ch[c].at[i] <= end {
+			i++ // (the window's end is end)
+		}
+		for i == 0 || f.ch[c].at[i-1] > end {
+			if i == 0 {
+				c--
+				i = f.ch[c].n
+			} else {
+				i--
+			}
+		}
+		m := len(f.hd)
+		f.change(end, -n, c, i)
+		if len(f.hd) != m {
+			sc, si = f.locate(start, 0, 1)
+		}
+		f.change(start, n, sc, si)
+		return
+	}
 	if f.fitOK && f.fitT == start {
 		c, i = f.fitC, f.fitI+1
 	} else {

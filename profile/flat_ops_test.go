@@ -14,7 +14,8 @@ import (
 // it fits, of a random size and length, sometimes after a search whose
 // answer it does not start at, sometimes at that answer but after other
 // holds were placed since (the search's place is then stale), sometimes
-// at the answer of the search before a range query, and once, after the
+// at the answer of the search before a range query, at the answer but
+// longer than the window searched (where it fits), and once, after the
 // plan is loaded again, at the answer of the old plan's last search.
 // Every query is
 // compared with the profile's, and so are the free processors at every
@@ -68,7 +69,11 @@ func TestFlatHoldsAnywhere(t *testing.T) {
 			if got := f.EarliestFit(a, d, n); got != fit {
 				t.Fatalf("seed %d: EarliestFit(%d, %d, %d) = %d, want %d", seed, a, d, n, got, fit)
 			}
-			switch r.IntN(5) {
+			switch r.IntN(6) {
+			case 5: // at the answer, longer than the window searched, where it fits
+				if e := fit + d + 1 + int64(r.IntN(int(3*grid))); p.Fits(fit, e-fit, n) {
+					hold(fit, e, n, "a hold at the answer beyond its window")
+				}
 			case 0: // a hold elsewhere, then one at the (now stale) answer if it still fits
 				s := origin + grid*int64(r.IntN(50)) + int64(r.IntN(2))
 				e := s + grid*int64(1+r.IntN(10))

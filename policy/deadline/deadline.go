@@ -301,6 +301,8 @@ type Policy struct {
 	byKey      []*djob          // the waiting jobs in the heuristic's order (keyed)
 	qs         qopsState        // QoPS: the scratch of an insertion point
 	fm         fitMemo          // the fits of the current admission decision
+	ms         mrtScratch       // MRT: the per-job arrays of a decision
+	mb         msbScratch       // MSB: the per-job arrays of a decision
 	snap       *profile.Profile // MSB, MRT: the profile before a decision
 	base       *profile.Profile // MSB: the profile before x is placed at a position
 	fits       []int64

@@ -35,13 +35,11 @@ type memoEntry struct {
 	floor int64
 }
 
-// The numbers of fits remembered: by default, by QoPS, and at most; and
-// the least queue for which a decision keeps any.
+// The numbers of fits remembered: by default, by QoPS, and at most.
 const (
 	memoCap     = 32
 	memoCapQoPS = 256
 	memoMax     = memoCapQoPS
-	memoMinWait = 256
 	// QoPS keeps memoCapQoPS fits from memoBigWait waiting jobs on, and
 	// memoCap below: on KTH-SP2 at offered load 0.95 (queues of
 	// hundreds to a few thousand, points that fail after a few hundred
@@ -51,6 +49,11 @@ const (
 	// (BenchmarkAdmission), 64 cost 36–37 ms.
 	memoBigWait = 4096
 )
+
+// memoMinWait is the least queue for which a decision keeps any fits: a
+// variable only so that tests can turn the memo on for short queues (the
+// searches' results do not depend on it).
+var memoMinWait = 256
 
 // memoSize is the number of fits a decision of scheduler kind remembers
 // with n jobs waiting: none below memoMinWait, where the searches are

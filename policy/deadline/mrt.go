@@ -70,28 +70,28 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		s.fits = make([]int64, 2*n)
 	}
 	lb, wit := s.fits[:n], s.fits[n:2*n]
-	est := make([]int64, n)  // the estimates, beside the witnesses (the scan's hot loop)
-	late := make([]int64, n) // the latest starts
+	// the per-job arrays live in s.ms from one decision to the next (a
+	// decision allocates nothing once they have grown to the queue)
+	ms := &s.ms
+	nb := (n + mrtBlock - 1) / mrtBlock
+	ms.grow(n, nb)
+	est := ms.est[:n]   // the estimates, beside the witnesses (the scan's hot loop)
+	late := ms.late[:n] // the latest starts
+	used := ms.used[:n]
+	procs := ms.procs[:n]
 	for u, w := range tl {
 		est[u] = w.J.Estimate
 		late[u] = w.X.d - w.J.Estimate
+		procs[u] = w.J.Procs
+		used[u] = false
 	}
-	used := make([]bool, n)
 	// the scan of refresh by blocks of mrtBlock jobs: the summary of a
 	// block (over its unplaced jobs: the least witness, the latest end of
 	// a witness's window, the most processors), brought up to date when
 	// the scan reaches a dirty block, lets it skip a block none of whose
 	// jobs it would test — exactly the jobs it would have skipped one by
 	// one, so the same tests in the same order
-	nb := (n + mrtBlock - 1) / mrtBlock
-	procs := make([]int, n)
-	bWit := make([]int64, nb)
-	bEnd := make([]int64, nb)
-	bProcs := make([]int, nb)
-	dirty := make([]bool, nb)
-	for u, w := range tl {
-		procs[u] = w.J.Procs
-	}
+	bWit, bEnd, bProcs, dirty := ms.bWit[:nb], ms.bEnd[:nb], ms.bProcs[:nb], ms.dirty[:nb]
 	for k := range dirty {
 		dirty[k] = true
 	}
@@ -107,18 +107,17 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 		}
 		bWit[k], bEnd[k], bProcs[k] = mw, me, mp
 	}
-	stack := make([]int, 0, n) // indexes into tl of the placed jobs, in order
-	lo := 0                    // every job of tl[:lo] is placed
-	type undo struct {
-		u       int
-		lb, wit int64
-	}
+	stack := ms.stack[:0] // indexes into tl of the placed jobs, in order
+	lo := 0               // every job of tl[:lo] is placed
+	type undo = mrtUndo
 	// hist holds the changes to lb and wit, level by level (levels[k]:
 	// where the changes made while k+1 jobs are placed start; before
 	// levels[0], those with none placed, never undone); the entries from
 	// the start of a test are those of the extension being tested
-	var hist []undo
-	levels := make([]int, 0, n)
+	hist := ms.hist[:0]
+	levels := ms.levels[:0]
+	// the grown buffers go back to s.ms at the end of the decision
+	defer func() { ms.stack, ms.hist, ms.levels = stack[:0], hist[:0], levels[:0] }()
 	prof := s.run.Prof
 
 	// witness finds u a new witness, at its latest start or else at its
@@ -282,6 +281,39 @@ func (s *Policy) mrt(now int64, x *djob) bool {
 	s.book.SetWait(nw)
 	s.tl = tl[:0]
 	return true
+}
+
+// mrtUndo is a change to an unplaced job's bound and witness, logged so
+// that a discarded extension or a backtrack can undo it.
+type mrtUndo struct {
+	u       int
+	lb, wit int64
+}
+
+// mrtScratch is MRT's per-decision scratch, kept between decisions.
+type mrtScratch struct {
+	est, late     []int64
+	used          []bool
+	procs         []int
+	bWit, bEnd    []int64
+	bProcs        []int
+	dirty         []bool
+	stack, levels []int
+	hist          []mrtUndo
+}
+
+// grow makes room for n jobs in nb blocks.
+func (m *mrtScratch) grow(n, nb int) {
+	if cap(m.est) < n {
+		c := max(n, 2*cap(m.est))
+		m.est, m.late = make([]int64, c), make([]int64, c)
+		m.used, m.procs = make([]bool, c), make([]int, c)
+	}
+	if cap(m.dirty) < nb {
+		c := max(nb, 2*cap(m.dirty))
+		m.bWit, m.bEnd = make([]int64, c), make([]int64, c)
+		m.bProcs, m.dirty = make([]int, c), make([]bool, c)
+	}
 }
 
 // checkMRTFits records in s.fitErr the first unplaced job whose bound is

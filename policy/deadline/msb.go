@@ -66,7 +66,12 @@ func (s *Policy) msb(now int64, x *djob) bool {
 	// lb[i]: the largest possible profit of order[i:]. No job can start
 	// before its earliest fit among the running jobs alone (the profile
 	// now), which the extra holds of any candidate schedule only delay.
-	lb := make([]float64, N+1)
+	if cap(s.mb.lb) < N+1 {
+		c := max(N+1, 2*cap(s.mb.lb))
+		s.mb.lb, s.mb.bestTe, s.mb.cand = make([]float64, c), make([]int64, c), make([]int64, c)
+	}
+	lb := s.mb.lb[:N+1]
+	lb[N] = 0
 	for i := N - 1; i >= 0; i-- {
 		lb[i] = lb[i+1] + math.Min(0, s.msbCost(order[i], s.fit(now, order[i])-order[i].X.old))
 	}
@@ -84,12 +89,12 @@ func (s *Policy) msb(now int64, x *djob) bool {
 	}
 	best, bestMoved, bestPos := math.Inf(1), 0, -1
 	var bestX int64
-	bestTe := make([]int64, N)
+	bestTe := s.mb.bestTe[:N]
 	n, e := x.J.Procs, x.J.Estimate
 	held := 0
 	// the last evaluated schedule: x at refTx, order[refFrom:refReach]
 	// re-placed at cand[...]
-	cand := make([]int64, N)
+	cand := s.mb.cand[:N]
 	refTx, refReach := int64(-1), 0
 	lastTx := now // x's fit at the last position
 	for i := 0; i <= N; i++ {
@@ -209,6 +214,16 @@ func (s *Policy) msb(now int64, x *djob) bool {
 	s.book.SetWait(nw)
 	s.tl = order[:0]
 	return true
+}
+
+// msbScratch is MSB's per-decision arrays, kept between decisions (a
+// decision allocates nothing for them once they have grown to the queue).
+// Every entry a decision reads it wrote first: lb from the end, bestTe
+// when a schedule is kept (read only then), cand up to the reach of the
+// last evaluated position (read only below it).
+type msbScratch struct {
+	lb           []float64
+	bestTe, cand []int64
 }
 
 // msbCopyRatio is how many profile breakpoints a release is worth when

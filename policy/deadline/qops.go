@@ -85,14 +85,45 @@ func (s *Policy) qops(now int64, x *djob) bool {
 //     the failed job at its head: the same order as sorting them all.
 //   - A failed point is undone hold by hold (the placed jobs taken out, the
 //     released ones put back at their reservations), not by copying the
-//     profile.
+//     profile — except at point 0 when more jobs wait than run and the
+//     profile is small enough to copy (Policy.snapshot): every waiting job
+//     is released there at once, by rebuilding the profile from the
+//     running jobs' holds (Running.HoldsOnly, the fully released profile
+//     itself), and a failure copies the profile back. Point 0 releases
+//     the whole queue, one update per job, and puts it back when it fails
+//     (most decisions near saturation); this costs one update per running
+//     job and two copies of O(B) words.
 //
 // TestAdmissionEqualsReference checks decisions, reservations and counts
 // against the literal version (ref_test.go) on random sequences.
 func (s *Policy) qopsAt(now int64, x *djob, p int) bool {
 	q := &s.qs
 	q.reset(s, x, p)
+	// at point 0 with more jobs waiting than running, every job is
+	// released at once (the profile rebuilt from the running jobs' holds)
+	// and a failed point copies the profile back (whole)
+	whole := p == 0 && s.run.Len() < len(q.wait) && s.snapshot(len(q.wait))
+	if whole {
+		for _, w := range q.wait {
+			q.mark(w)
+		}
+		q.r = len(q.wait)
+		s.run.HoldsOnly(now)
+		s.fm.released(now)
+	}
 	ok := s.qopsTry(now, x, p)
+	if !ok && whole {
+		freed := profile.Infinity
+		for _, c := range q.placed {
+			freed = min(freed, c.Start)
+		}
+		s.run.Prof.CopyFrom(s.snap)
+		s.fm.released(freed)
+		for _, c := range q.rel {
+			c.Start = c.X.old
+		}
+		return false
+	}
 	if !ok {
 		// placed jobs back where they were; a job of W[p:] placed at its
 		// own reservation never left it (qopsFit)
@@ -216,6 +247,7 @@ type qopsState struct {
 	wait   []*djob
 	head   *djob   // the failed job, first in TL
 	extra  []*djob // jobs sent back by repairs (and x with Sorted), in the heuristic's order
+	alt    []*djob // the buffer the next merge of sendBack writes to
 	ex     int     // next index into extra
 	placed []*djob
 	rel    []*djob // released jobs of W[p:]
@@ -304,7 +336,7 @@ func (q *qopsState) sendBack(moved []*djob, c *djob) {
 	b := append(q.buf[:0], moved...)
 	slices.SortFunc(b, cmpKey)
 	rest := q.extra[q.ex:]
-	out := make([]*djob, 0, len(rest)+len(b))
+	out := q.alt[:0] // q.extra's twin, so that a merge allocates nothing once both have grown
 	i, j := 0, 0
 	for i < len(rest) || j < len(b) {
 		if j == len(b) || (i < len(rest) && cmpKey(rest[i], b[j]) < 0) {
@@ -316,6 +348,7 @@ func (q *qopsState) sendBack(moved []*djob, c *djob) {
 		}
 	}
 	q.buf = b[:0]
+	q.alt = q.extra[:0]
 	q.extra, q.ex = out, 0
 	q.head = c
 }
