@@ -31,11 +31,20 @@ import (
 //
 // The grid of compressScalar (fits in classes of sizes) is not kept for
 // vectors: the searches are the plain bounded ones (Multi.
-// EarliestFitMovingBefore).
+// EarliestFitMovingBefore). With one resource (ff-cons without a second
+// one) the memories of failures and fits are compressScalar's rings on the
+// one amount: the same entries as the lists, so the same bounds, without
+// a loop over the vector per entry.
 func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released int64, memo bool) {
 	v.resetMax(now)
 	b.failed = b.failed[:0]
 	b.found = b.found[:0]
+	// one resource: the memories are the scalar compression's rings, on
+	// the one amount (the same entries, so the same bounds, scanned
+	// without a loop over the vector per entry)
+	one := len(v.pms) == 1
+	b.sfailed.reset()
+	b.sfound.reset()
 	b.moved, b.movedAt = b.moved[:0], b.movedAt[:0]
 	b.lastListed, b.keptPred, b.maxListed = -1, nil, nil
 	unknown := b.unknownUpTo()
@@ -90,7 +99,12 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 		lim := edge.limit(q.limit, d, e.Start) // edge.go
 		from := after
 		if memo && from < lim {
-			from = max(from, foundBoundVector(b.found, q), failBoundVector(b.failed, q))
+			if one {
+				sq := query[int]{n: e.Need[0], d: d, after: after, limit: q.limit}
+				from = max(from, b.sfound.foundBound(sq), b.sfailed.failBound(sq))
+			} else {
+				from = max(from, foundBoundVector(b.found, q), failBoundVector(b.failed, q))
+			}
 			if from >= q.limit {
 				i = r // dominated: no search
 				continue
@@ -102,7 +116,7 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 		}
 		if t >= e.Start {
 			if memo {
-				b.remember(q)
+				rememberVector(b, q, one)
 				if q.after <= now && q.limit >= released && len(b.vcuts) < maxFailed {
 					b.vcuts = append(b.vcuts, q)
 					if !indexed {
@@ -115,7 +129,11 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 			continue
 		}
 		if memo {
-			b.found = appendBoundedVector(b.found, query[[]int]{n: e.Need, d: d, after: t})
+			if one {
+				b.sfound.put(query[int]{n: e.Need[0], d: d, after: t})
+			} else {
+				b.found = appendBoundedVector(b.found, query[[]int]{n: e.Need, d: d, after: t})
+			}
 		}
 		freed = min(freed, e.Start) // their old slots are released
 		released = max(released, e.Start+d)
@@ -126,7 +144,7 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 		k, last := moveRunVector(v.m, w[i:r], t)
 		if k < r-i && memo {
 			q.limit = e.Start // the rest of the run fits nowhere before s
-			b.remember(q)
+			rememberVector(b, q, one)
 		}
 		for _, x := range w[i : i+k] {
 			minMoved = min(minMoved, x.seq)
@@ -143,6 +161,16 @@ func compressVector[X any](b *Book[[]int, X], v *vector, now, freed, released in
 	if len(b.moved) > 0 {
 		b.mergeMoved()
 	}
+}
+
+// rememberVector records the failed search q of the vector compression:
+// in the ring on its one amount (one), else in the list.
+func rememberVector[X any](b *Book[[]int, X], q query[[]int], one bool) {
+	if one {
+		b.sfailed.put(query[int]{n: q.n[0], d: q.d, after: q.after, limit: q.limit})
+		return
+	}
+	b.remember(q)
 }
 
 // covered reports f ≤ q in every resource.
