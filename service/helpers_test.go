@@ -152,10 +152,11 @@ func strconvI(n int64) string { return fmt.Sprint(n) }
 
 func fmtSscan(s string, v *int) (int, error) { return fmt.Sscan(s, v) }
 
-// flushCommits waits until the committer has done everything queued so
-// far, a snapshot's save included (it saves one after answering the
-// writers of its records, before the next batch): a test may then read
-// the store.
+// flushCommits waits until the committer has committed every batch
+// queued so far: a test may then read their records from the store. A
+// snapshot is not necessarily saved by then: it is encoded off the lock
+// and saved in parts once ready, so a test of snapshots waits for the
+// store to show it (TestSnapshotByCost).
 func (s *Service) flushCommits() {
 	b := &batch{done: make(chan error, 1)}
 	s.qmu.Lock()

@@ -206,20 +206,38 @@ func TestSnapshotByCost(t *testing.T) {
 	env.cfg.SnapshotEvery, env.cfg.SnapshotInterval, env.cfg.SnapshotCost = 1<<30, 1<<40, time.Nanosecond
 	env.restart()
 	ctx := context.Background()
-	before, _, _ := env.svc.st.LatestSnapshot()
+	taken := func() int64 { // the record of the latest snapshot captured (saved later, off the lock)
+		env.svc.mu.Lock()
+		defer env.svc.mu.Unlock()
+		return env.svc.snapSeq
+	}
+	before := taken()
 	must[JobView](t)(env.admin.Submit(ctx, SubmitRequest{Procs: ip(2), Estimate: i64(10)}))
-	env.svc.flushCommits() // the snapshot is saved after the answer
-	snap, ok, err := env.svc.st.LatestSnapshot()
-	if err != nil || !ok || snap.Seq <= before.Seq {
-		t.Fatalf("no snapshot after a submission that cost more than SnapshotCost: %v %v (before: %d, now: %d)", ok, err, before.Seq, snap.Seq)
+	now := taken()
+	if now <= before {
+		t.Fatalf("no snapshot taken after a submission that cost more than SnapshotCost (record %d before and after)", before)
+	}
+	// The committer saves it once it is encoded and its records are
+	// committed: wait for that, with a deadline of our own.
+	env.svc.flushCommits()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		snap, ok, err := env.svc.st.LatestSnapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok && snap.Seq >= now {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the snapshot taken at record %d was not saved within 10 s (latest saved: %v %d)", now, ok, snap.Seq)
+		}
 	}
 	// and none by cost when it is off
 	env.cfg.SnapshotCost = -1
 	env.restart()
-	before, _, _ = env.svc.st.LatestSnapshot()
+	before = taken()
 	must[JobView](t)(env.admin.Submit(ctx, SubmitRequest{Procs: ip(2), Estimate: i64(10)}))
-	env.svc.flushCommits()
-	if snap, _, _ := env.svc.st.LatestSnapshot(); snap.Seq != before.Seq {
-		t.Fatalf("a snapshot by cost with SnapshotCost < 0")
+	if now := taken(); now != before {
+		t.Fatalf("a snapshot by cost with SnapshotCost < 0 (taken at record %d, the last one before at %d)", now, before)
 	}
 }
