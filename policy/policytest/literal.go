@@ -135,14 +135,7 @@ func (l *LiteralEASY) Tick(now int64, start func(*job.Request)) int64 {
 	// (those started in this pass included)
 	var ends []end
 	for j, s := range l.running {
-		e := s + l.dur(j)
-		switch {
-		case e > now:
-		case extend != nil:
-			e = extend(j, s, e)
-		default:
-			e = now + 1
-		}
+		e := estimatedEnd(j, s, s+l.dur(j), now, extend)
 		ends = append(ends, end{e, j})
 	}
 	slices.SortFunc(ends, func(a, b end) int { return int(a.t - b.t) })
@@ -247,14 +240,7 @@ func (l *LiteralDepth) Tick(now int64, start func(*job.Request)) int64 {
 	}
 	var holds []span
 	for j, s := range x.running {
-		e := s + x.dur(j)
-		switch {
-		case e > now:
-		case extend != nil:
-			e = extend(j, s, e)
-		default:
-			e = now + 1
-		}
+		e := estimatedEnd(j, s, s+x.dur(j), now, extend)
 		holds = append(holds, span{now, e, j.Procs})
 	}
 	freeAt := func(t int64) int {
@@ -365,4 +351,19 @@ func byDuration(q []*job.Request, dur func(*job.Request) int64) []*job.Request {
 		return cmp.Compare(a.ID, b.ID)
 	})
 	return q
+}
+
+// estimatedEnd is when a job running since start is expected to end, as
+// both literal policies plan it: its estimated end e while that is in
+// the future; once it has passed, the predictor's extension (extend) or
+// else one second from now.
+func estimatedEnd(j *job.Request, start, e, now int64, extend func(j *job.Request, start, end int64) int64) int64 {
+	switch {
+	case e > now:
+		return e
+	case extend != nil:
+		return extend(j, start, e)
+	default:
+		return now + 1
+	}
 }
