@@ -11,6 +11,7 @@ import (
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
 	_ "github.com/backfill-hpc/backfill/policy/all"
+	"github.com/backfill-hpc/backfill/policy/policytest"
 	"github.com/backfill-hpc/backfill/sim"
 )
 
@@ -357,4 +358,37 @@ func TestConsEqualsNaive(t *testing.T) {
 		}
 	}
 	t.Logf("%d starts checked", checked)
+}
+
+// TestConsDrivenEqualsNaive: conservative and ff-cons against naiveCons
+// (overrun rule limit) on policytest.DriveK's event streams, which also
+// cancel waiting jobs anywhere in the queue, run jobs past their
+// estimates, and compare every pass: starts and wake-ups.
+func TestConsDrivenEqualsNaive(t *testing.T) {
+	n, steps := 3, 60
+	if !longtest.Short() {
+		n, steps = 60, 200
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x6e64))
+		caps := []int{[]int{1, 4, 16, 64}[r.IntN(4)]}
+		for k := r.IntN(3); k > 0; k-- {
+			caps = append(caps, 1+r.IntN(32))
+		}
+		name := "ff-cons"
+		if len(caps) == 1 && seed%2 == 0 {
+			name = "conservative"
+		}
+		s, err := policy.NewK(name, caps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nv := &naiveCons{caps: caps, rule: policy.OverrunLimit, running: map[int]*naiveRun{}}
+		if err := policytest.DriveK(r, s, nv, caps, steps); err != nil {
+			t.Fatalf("seed %d %s caps %v: %v", seed, name, caps, err)
+		}
+		if nv.err != nil {
+			t.Fatalf("seed %d %s caps %v: %v", seed, name, caps, nv.err)
+		}
+	}
 }
