@@ -10,6 +10,7 @@ import (
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy"
+	"github.com/backfill-hpc/backfill/policy/policytest"
 	"github.com/backfill-hpc/backfill/sim"
 	"github.com/backfill-hpc/backfill/slurm"
 )
@@ -296,5 +297,47 @@ func TestCycleEqualsReference(t *testing.T) {
 	t.Logf("%d main passes, %d backfill cycles (%d skipped as repeats), %d starts checked", mains, cycles, repeats, starts)
 	if cycles == 0 || repeats == 0 {
 		t.Error("no backfill cycle, or none skipped as a repeat: the reference checked nothing of the fast paths")
+	}
+}
+
+// TestCycleEqualsReferenceDriven: refChecker on policytest.Drive's event
+// streams, which also cancel waiting jobs anywhere in the queue (the
+// head, jobs just submitted, jobs a past cycle held) and run jobs past
+// their estimates; the policy's twin without speed-ups (noDefer) is
+// Drive's second policy.
+func TestCycleEqualsReferenceDriven(t *testing.T) {
+	n := 3
+	if !longtest.Short() {
+		n = 100
+	}
+	cycles := 0
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x726564))
+		procs := []int{1, 4, 16, 64}[r.IntN(4)]
+		c := slurm.DefaultConf()
+		c.BfInterval = []int64{1, 2, 5, 30}[r.IntN(4)]
+		c.BfResolution = []int64{1, 5, 7, 10, 60}[r.IntN(5)]
+		if r.IntN(2) == 0 {
+			c.BfWindow = 60 * int64(1+r.IntN(3))
+		}
+		if r.IntN(3) == 0 {
+			c.BfMaxJobTest = []int{1, 2, 10}[r.IntN(3)]
+		}
+		a := New(procs, Options{Conf: c})
+		b := New(procs, Options{Conf: c})
+		b.noDefer = true
+		ck := &refChecker{s: a, procs: procs, noKill: true, running: map[int]*refRun{}}
+		if err := policytest.Drive(r, ck, b, procs, 200); err != nil {
+			t.Fatalf("seed %d (%d procs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d): %v",
+				seed, procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, err)
+		}
+		if ck.err != nil {
+			t.Fatalf("seed %d (%d procs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d): %v",
+				seed, procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, ck.err)
+		}
+		cycles += ck.cycles
+	}
+	if cycles == 0 {
+		t.Error("no backfill cycle checked")
 	}
 }
