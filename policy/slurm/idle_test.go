@@ -40,7 +40,7 @@ func TestIdleWaitIsNotTicked(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := res.Outcomes[1].Start; got != long+3 {
-		t.Errorf("job 1 starts at %d, want %d (the main pass batch_sched_delay after job 0's end)", got, long+3)
+		t.Errorf("job 1 starts at %d, want %d (job 0 starts at 3, batch_sched_delay after slurmctld starts, and job 1 at its end)", got, long+3)
 	}
 	if c.n > 100 {
 		t.Errorf("%d passes for two jobs", c.n)
