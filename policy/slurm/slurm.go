@@ -122,6 +122,8 @@ type Policy struct {
 	deferred    []hold
 	minDeferred int64
 	noDefer     bool // tests: no speed-up (every hold placed at once, every job tested, searches from now, the general main pass)
+	loud        bool // tests: every wake-up Tick would ask for, none skipped (quiet)
+	quiets      int  // tests: Ticks whose wake-up skipped some (quiet)
 	// the cycle's earliest fits by job shape (estimate, processors: a
 	// cache, an entry of an earlier cycle or overwritten is a miss), and
 	// the shapes found beyond bf_window (bounds for later searches)
@@ -760,7 +762,85 @@ func (s *Policy) Tick(now int64, start func(*job.Request)) int64 {
 	for _, e := range s.epi {
 		wake = min(wake, e.sec)
 	}
-	return max(wake, now+1)
+	wake = max(wake, now+1)
+	if w, ok := s.quiet(now); ok && w > wake {
+		s.quiets++
+		return w
+	}
+	return wake
+}
+
+// quiet is the wake-up of a Tick at now that leaves the policy idle: the
+// first of the wake-ups Tick would ask for, one after the other, that
+// may do something (ok), skipping those that would do nothing. Without
+// it the policy is woken for every periodic main pass (sched_interval)
+// and every priority calculation while jobs wait, nearly all of which
+// start nothing on a busy machine (SDSC-BLUE: 1.45 of 1.91 million
+// passes had no event).
+//
+// Why that is exact. It applies only without Phases, in one partition
+// without limits (mainPass's first loop), with no pending request for
+// the main scheduler, in an order that does not change between
+// calculations and a waiting list in that order, and when the first
+// waiting job does not fit the free processors now. Let P be the
+// earliest end of a running job's hold and C the next priority
+// calculation when calculations change priorities (every weight 0:
+// never). Until the next event (a submission or an end, which ticks, and
+// the wake-up asked for then replaces this one), over [now, min(P, C)):
+// the running jobs and their holds stay (a job overrunning its hold is
+// seen at P at the earliest), so the free processors stay; the waiting
+// list and its order stay (no calculation changes a priority); so a main
+// pass there starts nothing (the first job still does not fit), and
+// changes nothing but the timers that Tick sets again from the clock
+// (lastFull, lastSched: the catch-up of Tick's first lines gives the same
+// values); no request is pending for it to consume. A backfill cycle runs
+// only at bfDue with a change pending (changed), which is kept as a
+// wake-up; without a change pending, the cycles due retry and do
+// nothing. So every wake-up Tick would ask for before min(P, C) does
+// nothing, and the first at or after it is the one returned: an
+// overrunning job is then extended, and a calculation's change noted, in
+// the same second as without the skip. Tick's wake-ups, from a Tick at t
+// without a request or an epilog pending: the next periodic pass and
+// bfDue before bfDue (with or without a change pending), then (nothing
+// changed, cycles retrying) the next periodic pass or the next
+// calculation, whichever comes first.
+func (s *Policy) quiet(now int64) (int64, bool) {
+	if s.loud || s.ph != nil || s.req != noReq || s.parts != 1 || !s.plain || s.dynamic || s.stale ||
+		(s.ord.O == policy.Order(s.mf) && s.mf.Epoch() != s.epoch) || len(s.wait) == 0 {
+		return 0, false
+	}
+	if free := s.run.Prof.FreeAt(now); free > 0 && s.wait[0].Procs <= free {
+		return 0, false // the next main pass starts it
+	}
+	p, ok := s.run.FirstEnd()
+	if !ok {
+		return 0, false
+	}
+	calc := s.mf.NextCalc()
+	if !s.mf.Static() {
+		p = min(p, calc)
+	}
+	bd := s.bfDue()
+	if s.changed && bd <= now {
+		return 0, false // (a cycle would have run)
+	}
+	// the first periodic pass and the first calculation at or after p
+	per := s.c.SchedInterval
+	next := s.lastFull + per
+	if p > next {
+		next += (p - next + per - 1) / per * per
+	}
+	if s.changed || p <= bd {
+		// before bfDue, Tick wakes for the periodic passes and bfDue
+		return min(next, max(bd, now+1)), true
+	}
+	// from bfDue on (or now, past it), with no change pending, for the
+	// periodic passes and the calculations
+	cp := s.c.CalcPeriod
+	if p > calc {
+		calc += (p - calc + cp - 1) / cp * cp
+	}
+	return min(next, calc), true
 }
 
 // bfDue is the second of the next backfill cycle: bf_interval after the
