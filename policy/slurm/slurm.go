@@ -62,7 +62,11 @@ type Policy struct {
 	// waiting jobs, in the order's order when !stale
 	wait  []*job.Request
 	stale bool // wait must be re-sorted before the next pass
-	epoch int  // the multifactor epoch wait was sorted at
+	// minProcs is at most the processors of every waiting job (0:
+	// unknown): a job's submission lowers it, a backfill cycle that
+	// scanned every waiting job sets it
+	minProcs int
+	epoch    int // the multifactor epoch wait was sorted at
 	// changed: a job arrived, left or started, or priorities were
 	// recalculated, since the last backfill cycle (without a change a
 	// cycle would start nothing)
@@ -377,6 +381,7 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	}
 	s.count(j, false)
 	s.change(now)
+	s.minProcs = min(s.minProcs, j.Procs)
 	if !s.stale && !s.dynamic && (s.ord.O != policy.Order(s.mf) || s.mf.Epoch() == s.epoch) {
 		// the list is in order: insert at j's place
 		i, _ := slices.BinarySearchFunc(s.wait, j, func(a, b *job.Request) int {
@@ -1010,23 +1015,8 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 	// after the last of them (none: it starts nothing), and a reservation
 	// matters only if it starts before the longest later candidate would
 	// end
-	s.cand = slices.Grow(s.cand[:0], len(q))[:len(q)]
-	s.cands = s.cands[:0]
 	s.slack = -1 // the top candidate's: not known yet
-	last := -1
-	if s.plain {
-		// every job is tested: the first bf_max_job_test
-		n := min(len(q), s.c.BfMaxJobTest)
-		for i, j := range q[:n] {
-			s.cand[i] = j.Procs <= free
-			if s.cand[i] {
-				s.cands = append(s.cands, i)
-				last = i
-			}
-		}
-	} else {
-		s.candidates(now, q, free, bfFrac, &last)
-	}
+	last := s.candidates(now, q, free, bfFrac)
 	if s.noDefer {
 		last = len(q) - 1 // tests: no pruning
 	}
@@ -1270,9 +1260,37 @@ func (s *Policy) testable(j *job.Request, now int64, frac float64) bool {
 	return true
 }
 
-// candidates finds the cycle's candidates (backfill) in the general
-// case: limits, phases or bf_max_job_user may skip jobs.
-func (s *Policy) candidates(now int64, q []*job.Request, free int, bfFrac float64, last *int) {
+// candidates finds the backfill cycle's candidates among the waiting jobs
+// q in order (free processors now, the cycle at fraction bfFrac of its
+// second), marks them in s.cand and lists them in s.cands, and returns
+// the position of the last (−1: none). In a plain configuration every job
+// is tested, the first bf_max_job_test; otherwise limits, phases or
+// bf_max_job_user may skip jobs.
+func (s *Policy) candidates(now int64, q []*job.Request, free int, bfFrac float64) int {
+	s.cands = s.cands[:0]
+	if s.plain && !s.noDefer && s.minProcs > free {
+		// no waiting job fits the free processors: none is a candidate
+		// (s.cand is not read then)
+		return -1
+	}
+	s.cand = slices.Grow(s.cand[:0], len(q))[:len(q)]
+	last := -1
+	if s.plain {
+		n := min(len(q), s.c.BfMaxJobTest)
+		least := math.MaxInt
+		for i, j := range q[:n] {
+			least = min(least, j.Procs)
+			s.cand[i] = j.Procs <= free
+			if s.cand[i] {
+				s.cands = append(s.cands, i)
+				last = i
+			}
+		}
+		if n == len(q) {
+			s.minProcs = least
+		}
+		return last
+	}
 	tested := 0
 	for i, j := range q {
 		s.cand[i] = false
@@ -1286,9 +1304,10 @@ func (s *Policy) candidates(now int64, q []*job.Request, free int, bfFrac float6
 		if j.Procs <= free {
 			s.cand[i] = true
 			s.cands = append(s.cands, i)
-			*last = i
+			last = i
 		}
 	}
+	return last
 }
 
 // hidden reports whether j, submitted in this second, came after a pass
