@@ -23,8 +23,7 @@ import (
 // cycles, profile.Flat), which TestRepeatsExact* only compare with the
 // same function with the speed-ups switched off (noDefer).
 //
-// refChecker wraps a Policy in a plain configuration on one-CPU nodes
-// (no limits, phases or bf_max_job_user) and keeps its own account of
+// refChecker wraps a Policy without limits or phases on one-CPU nodes and keeps its own account of
 // the running and waiting jobs from the events it passes on. At each
 // Tick it reads from the policy only whether the main scheduler and the
 // backfill agent ran (their timing is not what is checked here), and
@@ -33,7 +32,8 @@ import (
 //   - main scheduler: the waiting jobs in priority order, each that fits
 //     the free CPUs starts, the first that does not stops the pass;
 //   - backfill cycle: the first bf_max_job_test waiting jobs in priority
-//     order; each is placed at its earliest start t ≥ now that fits the
+//     order, skipping those of a user who had bf_max_job_user jobs tested
+//     in the cycle (they do not count); each is placed at its earliest start t ≥ now that fits the
 //     running jobs (planned to end at their time limits; past it, without
 //     kills, at now+1) and every start and reservation made before it in
 //     the cycle; t = now starts it; t beyond now + bf_window makes no
@@ -171,7 +171,16 @@ func (c *refChecker) Tick(now int64, start func(*job.Request)) int64 {
 		c.cycles++
 		conf := s.c
 		window := now + conf.BfWindow
-		for _, j := range q[:min(len(q), conf.BfMaxJobTest)] {
+		tested, byUser := 0, map[int32]int{}
+		for _, j := range q {
+			if tested >= conf.BfMaxJobTest {
+				break
+			}
+			if conf.BfMaxJobUser > 0 && byUser[j.User] >= conf.BfMaxJobUser {
+				continue // its user has had bf_max_job_user jobs tested
+			}
+			byUser[j.User]++
+			tested++
 			t := refFit(c.procs, holds, now, j.Estimate, j.Procs)
 			switch {
 			case t == now:
@@ -247,7 +256,8 @@ func refWorkload(r *rand.Rand, window int64) ([]job.Job, int) {
 // on adversarial workloads, in kill and no-kill modes, at the edges of
 // the backfill parameters (bf_resolution of 1 s, of the workload's grid
 // or not dividing it; bf_window as short as the estimates; few jobs
-// tested; bf_interval of 1 s), in priority order and sjf.
+// tested; bf_interval of 1 s; bf_max_job_user, which takes the cycle's
+// general loop), in priority order and sjf.
 func TestCycleEqualsReference(t *testing.T) {
 	n := 12
 	if !longtest.Short() {
@@ -271,6 +281,9 @@ func TestCycleEqualsReference(t *testing.T) {
 		if r.IntN(3) == 0 {
 			c.SchedInterval = []int64{1, 7, 60}[r.IntN(3)]
 		}
+		if r.IntN(4) == 0 {
+			c.BfMaxJobUser = 1 + r.IntN(3) // the general loop (not plain)
+		}
 		js, procs := refWorkload(r, c.BfWindow)
 		sjf := r.IntN(3) == 0
 		lag := int64(r.IntN(2))
@@ -280,16 +293,16 @@ func TestCycleEqualsReference(t *testing.T) {
 				o.Order = policy.SJF
 			}
 			p := New(procs, o)
-			if !p.plain || p.node {
-				t.Fatalf("seed %d: not a plain configuration on one-CPU nodes", seed)
+			if p.plain != (c.BfMaxJobUser == 0) || p.node || p.limited || p.ph != nil {
+				t.Fatalf("seed %d: not the configuration meant (plain %v, single node %v, limits %v)", seed, p.plain, p.node, p.limited)
 			}
 			ck := &refChecker{s: p, procs: procs, sjf: sjf, noKill: noKill, running: map[int]*refRun{}}
 			if _, err := sim.Run(js, ck, sim.Options{Procs: procs, NoKill: noKill}); err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 			if ck.err != nil {
-				t.Fatalf("seed %d (%d jobs, %d CPUs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d sched_interval %d, sjf %v, end lag %d, noKill %v): %v",
-					seed, len(js), procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, c.SchedInterval, sjf, lag, noKill, ck.err)
+				t.Fatalf("seed %d (%d jobs, %d CPUs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d bf_max_job_user %d sched_interval %d, sjf %v, end lag %d, noKill %v): %v",
+					seed, len(js), procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, c.BfMaxJobUser, c.SchedInterval, sjf, lag, noKill, ck.err)
 			}
 			mains, cycles, starts, repeats = mains+ck.mains, cycles+ck.cycles, starts+ck.starts, repeats+p.repeats
 		}
