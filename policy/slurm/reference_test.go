@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -46,6 +47,7 @@ type refChecker struct {
 	s       *Policy
 	procs   int
 	sjf     bool
+	mf      *slurm.Conf // with age or size weights: the multifactor priority, else nil
 	noKill  bool
 	running map[int]*refRun
 	wait    []*job.Request
@@ -83,18 +85,49 @@ func (c *refChecker) Remove(now int64, j *job.Request) {
 	}
 }
 
-// queue is the waiting jobs in priority order: every multifactor priority
-// equal (Slurm's default weights, all 0), so arrival order (job ID); or
-// sjf (estimate, then arrival).
-func (c *refChecker) queue() []*job.Request {
+// queue is the waiting jobs at now in priority order: every multifactor
+// priority equal (Slurm's default weights, all 0), so arrival order (job
+// ID); sjf (estimate, then arrival); or, with age and size weights
+// (c.mf), the multifactor priority (refPriority), higher first, ties by
+// arrival.
+func (c *refChecker) queue(now int64) []*job.Request {
 	q := slices.Clone(c.wait)
 	slices.SortFunc(q, func(a, b *job.Request) int {
+		if c.mf != nil {
+			if pa, pb := refPriority(c.mf, c.procs, a, now), refPriority(c.mf, c.procs, b, now); pa != pb {
+				return cmp.Compare(pb, pa)
+			}
+		}
 		if c.sjf && a.Estimate != b.Estimate {
 			return int(a.Estimate - b.Estimate)
 		}
 		return a.ID - b.ID
 	})
 	return q
+}
+
+// refPriority is j's multifactor priority at now with age and job-size
+// weights only, on procs one-CPU nodes (docs/policies.md, "The
+// priority"): W_age·age + W_size·size, truncated, at least 1, where age =
+// min(1, (t − submit)/PriorityMaxAge) at the last calculation t ≤ now
+// (calculations every PriorityCalcPeriod from 0; a job submitted since
+// has age 0), and size = (P − n)/P with PriorityFavorSmall, else n/P.
+func refPriority(c *slurm.Conf, procs int, j *job.Request, now int64) uint32 {
+	var age, size float64
+	if c.WeightAge > 0 {
+		t := now / c.CalcPeriod * c.CalcPeriod
+		if d := t - j.Submit; d > 0 {
+			age = min(1, float64(d)/float64(c.MaxAge))
+		}
+	}
+	if c.WeightJobSize > 0 {
+		if c.FavorSmall {
+			size = float64(procs-j.Procs) / float64(procs)
+		} else {
+			size = float64(j.Procs) / float64(procs)
+		}
+	}
+	return uint32(max(1, age*float64(c.WeightAge)+size*float64(c.WeightJobSize)))
 }
 
 // refFree is the CPUs free at x beside holds.
@@ -156,7 +189,7 @@ func (c *refChecker) Tick(now int64, start func(*job.Request)) int64 {
 		holds = append(holds, refHold{now, r.end, r.j.Procs})
 		free -= r.j.Procs
 	}
-	q := c.queue()
+	q := c.queue(now)
 	var want []*job.Request
 	if mainRan {
 		c.mains++
@@ -195,7 +228,7 @@ func (c *refChecker) Tick(now int64, start func(*job.Request)) int64 {
 	}
 	if c.err == nil && !slices.Equal(got, want) {
 		c.err = fmt.Errorf("at %d (main pass %v, backfill cycle %v): started %v, the reference starts %v; waiting %v, running %v",
-			now, mainRan, cycleRan, ids(got), ids(want), ids(c.queue()), c.runningIDs())
+			now, mainRan, cycleRan, ids(got), ids(want), ids(c.queue(now)), c.runningIDs())
 	}
 	c.starts += len(got)
 	for _, j := range got {
@@ -257,7 +290,8 @@ func refWorkload(r *rand.Rand, window int64) ([]job.Job, int) {
 // the backfill parameters (bf_resolution of 1 s, of the workload's grid
 // or not dividing it; bf_window as short as the estimates; few jobs
 // tested; bf_interval of 1 s; bf_max_job_user, which takes the cycle's
-// general loop), in priority order and sjf.
+// general loop), in arrival order, in sjf order and with multifactor
+// priorities that change between cycles (age and size).
 func TestCycleEqualsReference(t *testing.T) {
 	n := 12
 	if !longtest.Short() {
@@ -286,6 +320,17 @@ func TestCycleEqualsReference(t *testing.T) {
 		}
 		js, procs := refWorkload(r, c.BfWindow)
 		sjf := r.IntN(3) == 0
+		var mf *slurm.Conf
+		if !sjf && r.IntN(2) == 0 {
+			// priorities that change between cycles: age over a short
+			// PriorityMaxAge, size, recalculated often
+			c.WeightAge = int64(r.IntN(1000))
+			c.WeightJobSize = int64(r.IntN(1000))
+			c.FavorSmall = r.IntN(2) == 0
+			c.MaxAge = []int64{10, 60, 600}[r.IntN(3)]
+			c.CalcPeriod = []int64{1, 5, 30}[r.IntN(3)]
+			mf = &c
+		}
 		lag := int64(r.IntN(2))
 		for _, noKill := range []bool{false, true} {
 			o := Options{Conf: c, EndLag: lag}
@@ -296,7 +341,7 @@ func TestCycleEqualsReference(t *testing.T) {
 			if p.plain != (c.BfMaxJobUser == 0) || p.node || p.limited || p.ph != nil {
 				t.Fatalf("seed %d: not the configuration meant (plain %v, single node %v, limits %v)", seed, p.plain, p.node, p.limited)
 			}
-			ck := &refChecker{s: p, procs: procs, sjf: sjf, noKill: noKill, running: map[int]*refRun{}}
+			ck := &refChecker{s: p, procs: procs, sjf: sjf, mf: mf, noKill: noKill, running: map[int]*refRun{}}
 			if _, err := sim.Run(js, ck, sim.Options{Procs: procs, NoKill: noKill}); err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
