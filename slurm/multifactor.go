@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -159,6 +160,20 @@ func (m *Multifactor) Less(_ int64, a, b *job.Request) bool {
 		return pa > pb
 	}
 	return a.ID < b.ID
+}
+
+// Compare is Less as a three-way comparison of two waiting jobs (−1: a
+// first), a total order (ties by job ID) for sorts and binary searches
+// without an interface call per comparison.
+func (m *Multifactor) Compare(a, b *job.Request) int {
+	pa, pb := m.jobs[a.ID].prio, m.jobs[b.ID].prio
+	switch {
+	case pa > pb:
+		return -1
+	case pa < pb:
+		return 1
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // Priority is waiting job j's current priority (0 when unknown).
