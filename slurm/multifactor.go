@@ -99,10 +99,12 @@ type Multifactor struct {
 	live  []*mfJob
 	dead  int
 	epoch int // calculations done
-	// the fair-share factor of each association at the current calculation
-	fsCache map[*Assoc]float64
-	ecount  int     // effective usages computed at ecount are current
-	powP    float64 // decay^PriorityCalcPeriod (0: not yet computed)
+	// the fair-share factors of the current calculation are those of the
+	// associations with Assoc.fsAt == fsGen (a new calculation forgets
+	// them all by incrementing it)
+	fsGen  int
+	ecount int     // effective usages computed at ecount are current
+	powP   float64 // decay^PriorityCalcPeriod (0: not yet computed)
 }
 
 type mfJob struct {
@@ -135,7 +137,7 @@ func NewMultifactor(c Conf, t *Tree, procs int, resolve Resolver, origin int64) 
 		resolve = DefaultResolver
 	}
 	m := &Multifactor{c: c, tree: t, resolve: resolve, defRes: def, cpus: procs, nodes: procs, cpusPerNode: 1,
-		origin: origin, fsCache: map[*Assoc]float64{}}
+		origin: origin, fsGen: 1}
 	if c.CPUs > 0 && c.Nodes > 0 {
 		m.nodes = c.Nodes
 		m.cpusPerNode = max(1, c.CPUs/c.Nodes)
@@ -435,7 +437,7 @@ func (m *Multifactor) calc(t int64) {
 		if d := t - m.lastCalc; d > 0 && m.decay != 1 && m.c.WeightFairshare > 0 {
 			m.tree.decay(m.pow(d))
 		}
-		clear(m.fsCache)
+		m.fsGen++
 		if m.c.FairTree {
 			for _, x := range m.live {
 				if !x.gone && x.start >= 0 {
@@ -624,11 +626,11 @@ func (m *Multifactor) set(t int64, x *mfJob) {
 		a := x.assoc
 		if c.FairTree {
 			f.Fairshare = a.fsFactor
-		} else if v, ok := m.fsCache[a]; ok {
-			f.Fairshare = v
+		} else if a.fsAt == m.fsGen {
+			f.Fairshare = a.fsVal
 		} else if a.sharesNorm > 0 {
 			f.Fairshare = math.Pow(2, -(m.efctv(a)/a.sharesNorm)/c.DampeningFactor)
-			m.fsCache[a] = f.Fairshare
+			a.fsAt, a.fsVal = m.fsGen, f.Fairshare
 		}
 	}
 	if c.WeightJobSize > 0 {
