@@ -409,6 +409,16 @@ func (m *Multifactor) Advance(now int64) {
 		}
 	}
 	for m.nextCalc <= now && (m.hold == 0 || m.nextCalc < m.hold) {
+		if m.Static() {
+			// a calculation only notes its instant: on to the last one
+			// due (one per period would cost a loop per
+			// PriorityCalcPeriod of simulated time)
+			last := now
+			if m.hold != 0 {
+				last = min(last, m.hold-1)
+			}
+			m.nextCalc += (last - m.nextCalc) / m.c.CalcPeriod * m.c.CalcPeriod
+		}
 		m.calc(m.nextCalc)
 		m.nextCalc += m.c.CalcPeriod
 	}
