@@ -268,6 +268,9 @@ func (c *refChecker) runningIDs() string {
 // with every job submitted at 0.
 func refWorkload(r *rand.Rand, window int64) ([]job.Job, int) {
 	js, procs := testgen.Adversarial(r, !longtest.Short())
+	for longtest.Short() && len(js) > 120 {
+		js, procs = testgen.Adversarial(r, false) // the quick run: no queue of hundreds
+	}
 	switch r.IntN(4) {
 	case 0:
 		for i := range js {
@@ -364,9 +367,9 @@ func TestCycleEqualsReference(t *testing.T) {
 // their estimates; the policy's twin without speed-ups (noDefer) is
 // Drive's second policy.
 func TestCycleEqualsReferenceDriven(t *testing.T) {
-	n := 3
+	n, steps := 4, 100
 	if !longtest.Short() {
-		n = 100
+		n, steps = 100, 200
 	}
 	cycles := 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
@@ -385,7 +388,7 @@ func TestCycleEqualsReferenceDriven(t *testing.T) {
 		b := New(procs, Options{Conf: c})
 		b.noDefer = true
 		ck := &refChecker{s: a, procs: procs, noKill: true, running: map[int]*refRun{}}
-		if err := policytest.Drive(r, ck, b, procs, 200); err != nil {
+		if err := policytest.Drive(r, ck, b, procs, steps); err != nil {
 			t.Fatalf("seed %d (%d procs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d): %v",
 				seed, procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, err)
 		}
