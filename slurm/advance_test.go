@@ -10,7 +10,8 @@ import (
 // PriorityCalcPeriod between two events: a job of an 18-digit estimate
 // (the most the SWF reader takes) made a run with the default
 // configuration step through 3·10¹⁵ calculation instants (found by the
-// audit of 2026-11-25, after the slurm policy stopped waking up idle).
+// audit of 2026-11-25, after the slurm policy stopped waking up idle;
+// fixed in 380fb77).
 // The calculation clock must still land where stepping puts it: the last
 // instant at or before now (before a Hold), and the next one after it.
 func TestStaticAdvanceJumps(t *testing.T) {
@@ -28,11 +29,7 @@ func TestStaticAdvanceJumps(t *testing.T) {
 			m.Hold(hold)
 		}
 		now += 1_000_000_000_000_000 + r.Int64N(1000)
-		m.steps = 0
-		m.Advance(now)
-		if m.steps > 1 {
-			t.Fatalf("period %d: %d calculation instants stepped through for nothing", c.CalcPeriod, m.steps)
-		}
+		m.Advance(now) // (stepping one period at a time never returns)
 		// where stepping one period at a time ends
 		lim := now
 		if hold != 0 {

@@ -26,7 +26,7 @@ func (c *ticks) Tick(now int64, start func(*job.Request)) int64 {
 // bf_interval/sched_interval (a pass per 30 s of simulated time: the run
 // never ended; fixed by the quiet wake-ups of b801884), and the
 // multifactor clock then stepped through every PriorityCalcPeriod in
-// between (10¹⁵ steps; fixed in Multifactor.Advance). Found by the audit
+// between (10¹⁵ steps; fixed in Multifactor.Advance, 380fb77). Found by the audit
 // of 2026-11-25.
 func TestIdleWaitIsNotTicked(t *testing.T) {
 	const long = 999_999_999_999_999_999
