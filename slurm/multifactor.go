@@ -92,7 +92,6 @@ type Multifactor struct {
 	nextCalc int64
 	hold     int64 // Advance runs no calculation at or after hold (0: none)
 	started  bool
-	steps    int // calculation instants Advance stepped through (tests)
 	// jobs: by ID (nil when gone), and the waiting and running ones in
 	// ID order (live; an ended job stays, marked gone, until dead is
 	// more than half of it: a start or an end moves nothing)
@@ -409,22 +408,6 @@ func (m *Multifactor) Advance(now int64) {
 			m.fairTree()
 		}
 	}
-	if m.Static() {
-		// nothing is recalculated (calc only moves the clock): go to the
-		// last calculation instant at or before now (before the hold) at
-		// once, not one period at a time (an 18-digit estimate made that
-		// 10¹⁵ steps)
-		lim := now
-		if m.hold != 0 {
-			lim = min(lim, m.hold-1)
-		}
-		if m.nextCalc <= lim {
-			p := m.c.CalcPeriod
-			m.lastCalc = m.nextCalc + (lim-m.nextCalc)/p*p
-			m.nextCalc = m.lastCalc + p
-		}
-		return
-	}
 	for m.nextCalc <= now && (m.hold == 0 || m.nextCalc < m.hold) {
 		if m.Static() {
 			// a calculation only notes its instant: on to the last one
@@ -438,7 +421,6 @@ func (m *Multifactor) Advance(now int64) {
 		}
 		m.calc(m.nextCalc)
 		m.nextCalc += m.c.CalcPeriod
-		m.steps++
 	}
 }
 
