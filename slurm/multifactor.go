@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -98,10 +99,12 @@ type Multifactor struct {
 	live  []*mfJob
 	dead  int
 	epoch int // calculations done
-	// the fair-share factor of each association at the current calculation
-	fsCache map[*Assoc]float64
-	ecount  int     // effective usages computed at ecount are current
-	powP    float64 // decay^PriorityCalcPeriod (0: not yet computed)
+	// the fair-share factors of the current calculation are those of the
+	// associations with Assoc.fsAt == fsGen (a new calculation forgets
+	// them all by incrementing it)
+	fsGen  int
+	ecount int     // effective usages computed at ecount are current
+	powP   float64 // decay^PriorityCalcPeriod (0: not yet computed)
 }
 
 type mfJob struct {
@@ -134,7 +137,7 @@ func NewMultifactor(c Conf, t *Tree, procs int, resolve Resolver, origin int64) 
 		resolve = DefaultResolver
 	}
 	m := &Multifactor{c: c, tree: t, resolve: resolve, defRes: def, cpus: procs, nodes: procs, cpusPerNode: 1,
-		origin: origin, fsCache: map[*Assoc]float64{}}
+		origin: origin, fsGen: 1}
 	if c.CPUs > 0 && c.Nodes > 0 {
 		m.nodes = c.Nodes
 		m.cpusPerNode = max(1, c.CPUs/c.Nodes)
@@ -159,6 +162,20 @@ func (m *Multifactor) Less(_ int64, a, b *job.Request) bool {
 		return pa > pb
 	}
 	return a.ID < b.ID
+}
+
+// Compare is Less as a three-way comparison of two waiting jobs (−1: a
+// first), a total order (ties by job ID) for sorts and binary searches
+// without an interface call per comparison.
+func (m *Multifactor) Compare(a, b *job.Request) int {
+	pa, pb := m.jobs[a.ID].prio, m.jobs[b.ID].prio
+	switch {
+	case pa > pb:
+		return -1
+	case pa < pb:
+		return 1
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // Priority is waiting job j's current priority (0 when unknown).
@@ -392,6 +409,16 @@ func (m *Multifactor) Advance(now int64) {
 		}
 	}
 	for m.nextCalc <= now && (m.hold == 0 || m.nextCalc < m.hold) {
+		if m.Static() {
+			// a calculation only notes its instant: on to the last one
+			// due (one per period would cost a loop per
+			// PriorityCalcPeriod of simulated time)
+			last := now
+			if m.hold != 0 {
+				last = min(last, m.hold-1)
+			}
+			m.nextCalc += (last - m.nextCalc) / m.c.CalcPeriod * m.c.CalcPeriod
+		}
 		m.calc(m.nextCalc)
 		m.nextCalc += m.c.CalcPeriod
 	}
@@ -420,7 +447,7 @@ func (m *Multifactor) calc(t int64) {
 		if d := t - m.lastCalc; d > 0 && m.decay != 1 && m.c.WeightFairshare > 0 {
 			m.tree.decay(m.pow(d))
 		}
-		clear(m.fsCache)
+		m.fsGen++
 		if m.c.FairTree {
 			for _, x := range m.live {
 				if !x.gone && x.start >= 0 {
@@ -609,11 +636,11 @@ func (m *Multifactor) set(t int64, x *mfJob) {
 		a := x.assoc
 		if c.FairTree {
 			f.Fairshare = a.fsFactor
-		} else if v, ok := m.fsCache[a]; ok {
-			f.Fairshare = v
+		} else if a.fsAt == m.fsGen {
+			f.Fairshare = a.fsVal
 		} else if a.sharesNorm > 0 {
 			f.Fairshare = math.Pow(2, -(m.efctv(a)/a.sharesNorm)/c.DampeningFactor)
-			m.fsCache[a] = f.Fairshare
+			a.fsAt, a.fsVal = m.fsGen, f.Fairshare
 		}
 	}
 	if c.WeightJobSize > 0 {

@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -23,8 +24,7 @@ import (
 // cycles, profile.Flat), which TestRepeatsExact* only compare with the
 // same function with the speed-ups switched off (noDefer).
 //
-// refChecker wraps a Policy in a plain configuration on one-CPU nodes
-// (no limits, phases or bf_max_job_user) and keeps its own account of
+// refChecker wraps a Policy without limits or phases on one-CPU nodes and keeps its own account of
 // the running and waiting jobs from the events it passes on. At each
 // Tick it reads from the policy only whether the main scheduler and the
 // backfill agent ran (their timing is not what is checked here), and
@@ -33,7 +33,8 @@ import (
 //   - main scheduler: the waiting jobs in priority order, each that fits
 //     the free CPUs starts, the first that does not stops the pass;
 //   - backfill cycle: the first bf_max_job_test waiting jobs in priority
-//     order; each is placed at its earliest start t ≥ now that fits the
+//     order, skipping those of a user who had bf_max_job_user jobs tested
+//     in the cycle (they do not count); each is placed at its earliest start t ≥ now that fits the
 //     running jobs (planned to end at their time limits; past it, without
 //     kills, at now+1) and every start and reservation made before it in
 //     the cycle; t = now starts it; t beyond now + bf_window makes no
@@ -46,6 +47,7 @@ type refChecker struct {
 	s       *Policy
 	procs   int
 	sjf     bool
+	mf      *slurm.Conf // with age or size weights: the multifactor priority, else nil
 	noKill  bool
 	running map[int]*refRun
 	wait    []*job.Request
@@ -83,18 +85,49 @@ func (c *refChecker) Remove(now int64, j *job.Request) {
 	}
 }
 
-// queue is the waiting jobs in priority order: every multifactor priority
-// equal (Slurm's default weights, all 0), so arrival order (job ID); or
-// sjf (estimate, then arrival).
-func (c *refChecker) queue() []*job.Request {
+// queue is the waiting jobs at now in priority order: every multifactor
+// priority equal (Slurm's default weights, all 0), so arrival order (job
+// ID); sjf (estimate, then arrival); or, with age and size weights
+// (c.mf), the multifactor priority (refPriority), higher first, ties by
+// arrival.
+func (c *refChecker) queue(now int64) []*job.Request {
 	q := slices.Clone(c.wait)
 	slices.SortFunc(q, func(a, b *job.Request) int {
+		if c.mf != nil {
+			if pa, pb := refPriority(c.mf, c.procs, a, now), refPriority(c.mf, c.procs, b, now); pa != pb {
+				return cmp.Compare(pb, pa)
+			}
+		}
 		if c.sjf && a.Estimate != b.Estimate {
 			return int(a.Estimate - b.Estimate)
 		}
 		return a.ID - b.ID
 	})
 	return q
+}
+
+// refPriority is j's multifactor priority at now with age and job-size
+// weights only, on procs one-CPU nodes (docs/policies.md, "The
+// priority"): W_age·age + W_size·size, truncated, at least 1, where age =
+// min(1, (t − submit)/PriorityMaxAge) at the last calculation t ≤ now
+// (calculations every PriorityCalcPeriod from 0; a job submitted since
+// has age 0), and size = (P − n)/P with PriorityFavorSmall, else n/P.
+func refPriority(c *slurm.Conf, procs int, j *job.Request, now int64) uint32 {
+	var age, size float64
+	if c.WeightAge > 0 {
+		t := now / c.CalcPeriod * c.CalcPeriod
+		if d := t - j.Submit; d > 0 {
+			age = min(1, float64(d)/float64(c.MaxAge))
+		}
+	}
+	if c.WeightJobSize > 0 {
+		if c.FavorSmall {
+			size = float64(procs-j.Procs) / float64(procs)
+		} else {
+			size = float64(j.Procs) / float64(procs)
+		}
+	}
+	return uint32(max(1, age*float64(c.WeightAge)+size*float64(c.WeightJobSize)))
 }
 
 // refFree is the CPUs free at x beside holds.
@@ -156,7 +189,7 @@ func (c *refChecker) Tick(now int64, start func(*job.Request)) int64 {
 		holds = append(holds, refHold{now, r.end, r.j.Procs})
 		free -= r.j.Procs
 	}
-	q := c.queue()
+	q := c.queue(now)
 	var want []*job.Request
 	if mainRan {
 		c.mains++
@@ -171,7 +204,16 @@ func (c *refChecker) Tick(now int64, start func(*job.Request)) int64 {
 		c.cycles++
 		conf := s.c
 		window := now + conf.BfWindow
-		for _, j := range q[:min(len(q), conf.BfMaxJobTest)] {
+		tested, byUser := 0, map[int32]int{}
+		for _, j := range q {
+			if tested >= conf.BfMaxJobTest {
+				break
+			}
+			if conf.BfMaxJobUser > 0 && byUser[j.User] >= conf.BfMaxJobUser {
+				continue // its user has had bf_max_job_user jobs tested
+			}
+			byUser[j.User]++
+			tested++
 			t := refFit(c.procs, holds, now, j.Estimate, j.Procs)
 			switch {
 			case t == now:
@@ -186,7 +228,7 @@ func (c *refChecker) Tick(now int64, start func(*job.Request)) int64 {
 	}
 	if c.err == nil && !slices.Equal(got, want) {
 		c.err = fmt.Errorf("at %d (main pass %v, backfill cycle %v): started %v, the reference starts %v; waiting %v, running %v",
-			now, mainRan, cycleRan, ids(got), ids(want), ids(c.queue()), c.runningIDs())
+			now, mainRan, cycleRan, ids(got), ids(want), ids(c.queue(now)), c.runningIDs())
 	}
 	c.starts += len(got)
 	for _, j := range got {
@@ -226,6 +268,9 @@ func (c *refChecker) runningIDs() string {
 // with every job submitted at 0.
 func refWorkload(r *rand.Rand, window int64) ([]job.Job, int) {
 	js, procs := testgen.Adversarial(r, !longtest.Short())
+	for longtest.Short() && len(js) > 120 {
+		js, procs = testgen.Adversarial(r, false) // the quick run: no queue of hundreds
+	}
 	switch r.IntN(4) {
 	case 0:
 		for i := range js {
@@ -247,11 +292,13 @@ func refWorkload(r *rand.Rand, window int64) ([]job.Job, int) {
 // on adversarial workloads, in kill and no-kill modes, at the edges of
 // the backfill parameters (bf_resolution of 1 s, of the workload's grid
 // or not dividing it; bf_window as short as the estimates; few jobs
-// tested; bf_interval of 1 s), in priority order and sjf.
+// tested; bf_interval of 1 s; bf_max_job_user, which takes the cycle's
+// general loop), in arrival order, in sjf order and with multifactor
+// priorities that change between cycles (age and size).
 func TestCycleEqualsReference(t *testing.T) {
 	n := 12
 	if !longtest.Short() {
-		n = 300
+		n = 40 // (300 pass: 23 min on the shared machine, 2026-11-25)
 	}
 	var mains, cycles, starts, repeats int
 	for seed := uint64(1); seed <= uint64(n); seed++ {
@@ -271,8 +318,22 @@ func TestCycleEqualsReference(t *testing.T) {
 		if r.IntN(3) == 0 {
 			c.SchedInterval = []int64{1, 7, 60}[r.IntN(3)]
 		}
+		if r.IntN(4) == 0 {
+			c.BfMaxJobUser = 1 + r.IntN(3) // the general loop (not plain)
+		}
 		js, procs := refWorkload(r, c.BfWindow)
 		sjf := r.IntN(3) == 0
+		var mf *slurm.Conf
+		if !sjf && r.IntN(2) == 0 {
+			// priorities that change between cycles: age over a short
+			// PriorityMaxAge, size, recalculated often
+			c.WeightAge = int64(r.IntN(1000))
+			c.WeightJobSize = int64(r.IntN(1000))
+			c.FavorSmall = r.IntN(2) == 0
+			c.MaxAge = []int64{10, 60, 600}[r.IntN(3)]
+			c.CalcPeriod = []int64{1, 5, 30}[r.IntN(3)]
+			mf = &c
+		}
 		lag := int64(r.IntN(2))
 		for _, noKill := range []bool{false, true} {
 			o := Options{Conf: c, EndLag: lag}
@@ -280,16 +341,16 @@ func TestCycleEqualsReference(t *testing.T) {
 				o.Order = policy.SJF
 			}
 			p := New(procs, o)
-			if !p.plain || p.node {
-				t.Fatalf("seed %d: not a plain configuration on one-CPU nodes", seed)
+			if p.plain != (c.BfMaxJobUser == 0) || p.node || p.limited || p.ph != nil {
+				t.Fatalf("seed %d: not the configuration meant (plain %v, single node %v, limits %v)", seed, p.plain, p.node, p.limited)
 			}
-			ck := &refChecker{s: p, procs: procs, sjf: sjf, noKill: noKill, running: map[int]*refRun{}}
+			ck := &refChecker{s: p, procs: procs, sjf: sjf, mf: mf, noKill: noKill, running: map[int]*refRun{}}
 			if _, err := sim.Run(js, ck, sim.Options{Procs: procs, NoKill: noKill}); err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 			if ck.err != nil {
-				t.Fatalf("seed %d (%d jobs, %d CPUs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d sched_interval %d, sjf %v, end lag %d, noKill %v): %v",
-					seed, len(js), procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, c.SchedInterval, sjf, lag, noKill, ck.err)
+				t.Fatalf("seed %d (%d jobs, %d CPUs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d bf_max_job_user %d sched_interval %d, sjf %v, end lag %d, noKill %v): %v",
+					seed, len(js), procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, c.BfMaxJobUser, c.SchedInterval, sjf, lag, noKill, ck.err)
 			}
 			mains, cycles, starts, repeats = mains+ck.mains, cycles+ck.cycles, starts+ck.starts, repeats+p.repeats
 		}
@@ -306,9 +367,9 @@ func TestCycleEqualsReference(t *testing.T) {
 // their estimates; the policy's twin without speed-ups (noDefer) is
 // Drive's second policy.
 func TestCycleEqualsReferenceDriven(t *testing.T) {
-	n := 3
+	n, steps := 4, 100
 	if !longtest.Short() {
-		n = 100
+		n, steps = 100, 200
 	}
 	cycles := 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
@@ -327,7 +388,7 @@ func TestCycleEqualsReferenceDriven(t *testing.T) {
 		b := New(procs, Options{Conf: c})
 		b.noDefer = true
 		ck := &refChecker{s: a, procs: procs, noKill: true, running: map[int]*refRun{}}
-		if err := policytest.Drive(r, ck, b, procs, 200); err != nil {
+		if err := policytest.Drive(r, ck, b, procs, steps); err != nil {
 			t.Fatalf("seed %d (%d procs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d): %v",
 				seed, procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, err)
 		}

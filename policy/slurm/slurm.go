@@ -404,15 +404,20 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	s.minProcs = min(s.minProcs, j.Procs)
 	if !s.stale && !s.dynamic && (s.ord.O != policy.Order(s.mf) || s.mf.Epoch() == s.epoch) {
 		// the list is in order: insert at j's place
-		i, _ := slices.BinarySearchFunc(s.wait, j, func(a, b *job.Request) int {
-			if s.ord.O.Less(now, a, b) {
-				return -1
-			}
-			if s.ord.O.Less(now, b, a) {
-				return 1
-			}
-			return a.ID - b.ID
-		})
+		var i int
+		if s.ord.O == policy.Order(s.mf) {
+			i, _ = slices.BinarySearchFunc(s.wait, j, s.mf.Compare)
+		} else {
+			i, _ = slices.BinarySearchFunc(s.wait, j, func(a, b *job.Request) int {
+				if s.ord.O.Less(now, a, b) {
+					return -1
+				}
+				if s.ord.O.Less(now, b, a) {
+					return 1
+				}
+				return a.ID - b.ID
+			})
+		}
 		s.wait = slices.Insert(s.wait, i, j)
 		return
 	}
@@ -912,7 +917,13 @@ func (s *Policy) sorted(now int64) []*job.Request {
 	}
 	if s.stale {
 		s.prev = append(s.prev[:0], s.wait...)
-		policy.SortWaiting(now, s.ord.O, s.wait)
+		if s.ord.O == policy.Order(s.mf) {
+			// (the same order: Compare is SortWaiting's comparison, a
+			// total order)
+			slices.SortFunc(s.wait, s.mf.Compare)
+		} else {
+			policy.SortWaiting(now, s.ord.O, s.wait)
+		}
 		s.stale = false
 		s.epoch = s.mf.Epoch()
 		if !slices.Equal(s.prev, s.wait) {
