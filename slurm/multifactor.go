@@ -98,7 +98,8 @@ type Multifactor struct {
 	jobs  []*mfJob
 	live  []*mfJob
 	dead  int
-	epoch int // calculations done
+	spare []*mfJob // records of ended jobs no longer in live, for reuse
+	epoch int      // calculations done
 	// the fair-share factors of the current calculation are those of the
 	// associations with Assoc.fsAt == fsGen (a new calculation forgets
 	// them all by incrementing it)
@@ -265,7 +266,15 @@ func (m *Multifactor) Job(j *job.Request) (*Assoc, *QOS) {
 // Submitted implements policy.OrderObserver: the job's initial priority.
 func (m *Multifactor) Submitted(now int64, j *job.Request) {
 	m.Advance(now)
-	x := &mfJob{start: -1, j: j, resolved: m.resolved(j), submit: j.Submit}
+	var x *mfJob
+	if n := len(m.spare); n > 0 {
+		x = m.spare[n-1]
+		m.spare[n-1] = nil
+		m.spare = m.spare[:n-1]
+		*x = mfJob{start: -1, j: j, resolved: m.resolved(j), submit: j.Submit}
+	} else {
+		x = &mfJob{start: -1, j: j, resolved: m.resolved(j), submit: j.Submit}
+	}
 	if len(m.tree.QOS) != m.qosSeen {
 		// a QOS was added (their priorities are set when the shares are
 		// read, before: the largest changes only with a new one)
@@ -343,6 +352,7 @@ func (m *Multifactor) push(x *mfJob) {
 	}
 	i, found := slices.BinarySearchFunc(m.live, x, byID)
 	if found {
+		m.spare = append(m.spare, m.live[i])
 		m.live[i] = x // (the job it replaces has ended)
 		m.dead--
 		return
@@ -351,14 +361,23 @@ func (m *Multifactor) push(x *mfJob) {
 }
 
 // gone marks x ended, and drops the ended jobs from live once they are
-// more than half of it.
+// more than half of it (their records kept for the next submissions: a
+// record is referred to only from jobs, cleared at the end, and live).
 func (m *Multifactor) gone(x *mfJob) {
 	x.gone = true
 	m.dead++
 	if m.dead > 32 && 2*m.dead > len(m.live) {
-		k := len(m.live)
-		m.live = slices.DeleteFunc(m.live, func(y *mfJob) bool { return y.gone })
-		clear(m.live[len(m.live):k])
+		w := 0
+		for _, y := range m.live {
+			if y.gone {
+				m.spare = append(m.spare, y)
+				continue
+			}
+			m.live[w] = y
+			w++
+		}
+		clear(m.live[w:])
+		m.live = m.live[:w]
 		m.dead = 0
 	}
 }
