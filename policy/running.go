@@ -190,6 +190,15 @@ func (r *tracker[A, P]) Overrunning(now int64) bool {
 	return r.run.Len() > 0 && r.run.At(0).Key <= now
 }
 
+// FirstEnd is the earliest end of a running job's hold (the first instant
+// at which Overrunning may hold), and false when no job runs.
+func (r *tracker[A, P]) FirstEnd() (int64, bool) {
+	if r.run.Len() == 0 {
+		return 0, false
+	}
+	return r.run.At(0).Key, true
+}
+
 // Stale reports whether some running job's hold ended before now: a job
 // still running past the end of its hold, not extended by a pass since.
 func (r *tracker[A, P]) Stale(now int64) bool {

@@ -283,12 +283,19 @@ func (p *Profile) find(t int64) (x int32, acc int) {
 }
 
 // propagate writes the summary and first breakpoint of block x, which
-// p.path leads to, into its ancestors.
+// p.path leads to, into its ancestors. It stops at the first ancestor
+// whose copy is already equal: every node above was computed from that
+// copy (a change inside a block that keeps its sum, extremes and first
+// breakpoint — most holds that begin and end in one block — costs no
+// summary of an inner node).
 func (p *Profile) propagate(x int32) {
 	s, f := p.bl[x].own, p.bl[x].key[0]
 	for k := len(p.path) - 1; k >= 0; k-- {
 		st := p.path[k]
 		in := &p.in[st.node]
+		if in.agg[st.idx] == s && in.first[st.idx] == f {
+			return
+		}
 		in.agg[st.idx], in.first[st.idx] = s, f
 		if k == 0 {
 			break

@@ -148,7 +148,7 @@ func jsonError(err error) error {
 		return err
 	}
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		if f, uerr := strconv.Unquote(f); uerr == nil {
+		if f, uerr := strconv.Unquote(f); uerr == nil && f != "" {
 			return &fieldError{f, "unknown field (names are case-sensitive; see /v1/openapi.json)"}
 		}
 	}

@@ -30,6 +30,11 @@ func checkJSON(body []byte, v any) error {
 	return scanKeys(body, jsonNames(v))
 }
 
+// errEmptyKey refuses an object with an empty key where no such field
+// exists (found by FuzzDecodeSubmit: {"":10} was a field error for the
+// field "").
+var errEmptyKey = errf(400, "malformed request: an empty key in a JSON object (expected a field name; see /v1/openapi.json)")
+
 // scanKeys walks valid JSON once (no tokens allocated): a key given twice
 // in one object, or a top-level key not in known (exact case), is a
 // *fieldError.
@@ -56,12 +61,18 @@ func scanKeys(b []byte, known map[string]bool) error {
 			top := &stack[n-1]
 			for _, k := range top.keys {
 				if k == key {
+					if key == "" {
+						return errEmptyKey // (a field error would name no field)
+					}
 					return &fieldError{key, "given twice (duplicate key)"}
 				}
 			}
 			top.keys = append(top.keys, key)
 			top.wantKey = false
 			if n == 1 && known != nil && !known[key] {
+				if key == "" {
+					return errEmptyKey
+				}
 				return &fieldError{key, "unknown field (names are case-sensitive; see /v1/openapi.json)"}
 			}
 			i = j

@@ -78,7 +78,8 @@ type Multifactor struct {
 	// with DefaultResolver, what a job's numbers resolve to (the
 	// associations are created at first sight, at the first miss)
 	defRes bool
-	byNums map[[4]int64]resolved
+	byUser [][]*resolved          // by user number (0 ≤ user < maxByUser)
+	byNums map[[4]int64]*resolved // the other user numbers
 	// the machine
 	cpus, nodes, cpusPerNode int
 	maxQOS, maxPart          int64
@@ -104,16 +105,13 @@ type Multifactor struct {
 }
 
 type mfJob struct {
-	j      *job.Request
-	in     Info
-	assoc  *Assoc
-	qos    *QOS
-	part   Partition
-	submit int64
-	start  int64
-	prio   uint32
-	f      Factors
-	gone   bool // ended (still in Multifactor.live)
+	j         *job.Request
+	*resolved // its association, QOS and partition (shared by jobs of the same numbers with DefaultResolver)
+	submit    int64
+	start     int64
+	prio      uint32
+	f         Factors
+	gone      bool // ended (still in Multifactor.live)
 }
 
 var (
@@ -250,8 +248,7 @@ func (m *Multifactor) Job(j *job.Request) (*Assoc, *QOS) {
 // Submitted implements policy.OrderObserver: the job's initial priority.
 func (m *Multifactor) Submitted(now int64, j *job.Request) {
 	m.Advance(now)
-	r := m.resolved(j)
-	x := &mfJob{start: -1, j: j, in: r.in, assoc: r.assoc, qos: r.qos, part: r.part, submit: j.Submit}
+	x := &mfJob{start: -1, j: j, resolved: m.resolved(j), submit: j.Submit}
 	if len(m.tree.QOS) != m.qosSeen {
 		// a QOS was added (their priorities are set when the shares are
 		// read, before: the largest changes only with a new one)
@@ -276,24 +273,46 @@ type resolved struct {
 	assoc *Assoc
 	qos   *QOS
 	part  Partition
+	nums  [4]int64 // with DefaultResolver: the job numbers resolved
 }
 
+// maxByUser bounds the user numbers whose resolutions Multifactor keeps
+// in a slice (larger ones, and negative ones, go to a map).
+const maxByUser = 1 << 16
+
 // resolved resolves j (with DefaultResolver, once per user, group, queue
-// and partition numbers).
-func (m *Multifactor) resolved(j *job.Request) resolved {
+// and partition numbers, the answer shared by their jobs).
+func (m *Multifactor) resolved(j *job.Request) *resolved {
 	k := [4]int64{int64(j.User), int64(j.Group), int64(j.Queue), int64(j.Partition)}
+	u := int(j.User)
+	small := u >= 0 && u < maxByUser
 	if m.defRes {
-		if r, ok := m.byNums[k]; ok {
+		if small {
+			if u < len(m.byUser) {
+				for _, r := range m.byUser[u] {
+					if r.nums == k {
+						return r
+					}
+				}
+			}
+		} else if r, ok := m.byNums[k]; ok {
 			return r
 		}
 	}
 	in := m.resolve(j)
-	r := resolved{in, m.tree.User(in.User, in.Account), m.tree.QOSNamed(in.QOS), m.partition(in.Partition)}
+	r := &resolved{in, m.tree.User(in.User, in.Account), m.tree.QOSNamed(in.QOS), m.partition(in.Partition), k}
 	if m.defRes {
-		if m.byNums == nil {
-			m.byNums = map[[4]int64]resolved{}
+		if small {
+			if u >= len(m.byUser) {
+				m.byUser = append(m.byUser, make([][]*resolved, u+1-len(m.byUser))...)
+			}
+			m.byUser[u] = append(m.byUser[u], r)
+		} else {
+			if m.byNums == nil {
+				m.byNums = map[[4]int64]*resolved{}
+			}
+			m.byNums[k] = r
 		}
-		m.byNums[k] = r
 	}
 	return r
 }

@@ -259,7 +259,7 @@ func (m *Multifactor) RestoreOrder(now int64, data []byte, lookup func(id int) *
 		}
 		last = w.ID
 		in := m.resolve(j)
-		x := &mfJob{j: j, in: in, assoc: t.User(in.User, in.Account), qos: t.QOSNamed(in.QOS), part: m.partition(in.Partition),
+		x := &mfJob{j: j, resolved: &resolved{in: in, assoc: t.User(in.User, in.Account), qos: t.QOSNamed(in.QOS), part: m.partition(in.Partition)},
 			submit: j.Submit, start: w.Start, prio: w.Prio, f: w.F}
 		if len(t.Assocs()) != len(all) {
 			return fmt.Errorf("multifactor: snapshot: job %d's association %s/%s was not saved", w.ID, in.User, in.Account)

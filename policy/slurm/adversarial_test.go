@@ -20,14 +20,14 @@ import (
 // priorities that change between cycles (age over a short
 // PriorityMaxAge, fair-share with decay, size, frequent recalculation);
 // an end lag of 0 or 1 s; in kill and no-kill modes. The cycle plans in a profile.Flat and skips repeated cycles;
-// the twin (noDefer) places every hold at once, tests every job and runs
-// every cycle.
+// the twin (noDefer, loud) places every hold at once, tests every job,
+// runs every cycle and is woken for every pass, idle or not (quiet).
 func TestRepeatsExactAdversarial(t *testing.T) {
 	n := 30
 	if !longtest.Short() {
 		n = 500
 	}
-	repeats := 0
+	repeats, quiets := 0, 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x736c7572))
 		js, procs := testgen.Adversarial(r, !longtest.Short())
@@ -59,6 +59,7 @@ func TestRepeatsExactAdversarial(t *testing.T) {
 			a := New(procs, Options{Conf: c, EndLag: lag})
 			b := New(procs, Options{Conf: c, EndLag: lag})
 			b.noDefer = true
+			b.loud = true
 			ra, err := sim.Run(js, a, sim.Options{Procs: procs, NoKill: noKill})
 			if err != nil {
 				t.Fatal(err)
@@ -75,10 +76,14 @@ func TestRepeatsExactAdversarial(t *testing.T) {
 				}
 			}
 			repeats += a.repeats
+			quiets += a.quiets
 		}
 	}
 	if repeats == 0 {
 		t.Error("no cycle was skipped as a repeat")
+	}
+	if quiets == 0 {
+		t.Error("no idle wake-up was skipped")
 	}
 }
 

@@ -155,6 +155,7 @@ func TestDeferredHoldsExact(t *testing.T) {
 		a := New(spec.Procs, Options{Conf: c})
 		b := New(spec.Procs, Options{Conf: c})
 		b.noDefer = true
+		b.loud = true
 		ra, err := sim.Run(js, a, sim.Options{Procs: spec.Procs})
 		if err != nil {
 			t.Fatal(err)
@@ -209,6 +210,7 @@ func TestRepeatsExact(t *testing.T) {
 		a := New(spec.Procs, Options{Conf: c})
 		b := New(spec.Procs, Options{Conf: c})
 		b.noDefer = true
+		b.loud = true
 		ra, err := sim.Run(js, a, sim.Options{Procs: spec.Procs})
 		if err != nil {
 			t.Fatal(err)

@@ -119,6 +119,7 @@ func (s *Policy) Restore(now int64, data []byte, lookup func(id int) *job.Reques
 		s.wait = append(s.wait, j)
 		s.count(j, false)
 	}
+	s.minProcs = 0 // (unknown: the next cycle's scan sets it)
 	for _, e := range sn.Ends {
 		if !seen[int(e[2])] || e[1] < 0 {
 			return fmt.Errorf("slurm: snapshot: the planned end of job %d is not a running job's", e[2])

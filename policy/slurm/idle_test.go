@@ -1,0 +1,48 @@
+package slurm
+
+import (
+	"testing"
+
+	"github.com/backfill-hpc/backfill/job"
+	"github.com/backfill-hpc/backfill/sim"
+)
+
+// ticks counts the passes a policy is asked for.
+type ticks struct {
+	*Policy
+	n int
+}
+
+func (c *ticks) Tick(now int64, start func(*job.Request)) int64 {
+	c.n++
+	return c.Policy.Tick(now, start)
+}
+
+// TestIdleWaitIsNotTicked: a job waits behind one that runs for 10¹² s
+// (an estimate a trace may hold: SWF fields have up to 18 digits, and
+// the reader takes them). With Slurm's default configuration every
+// priority is 1 and nothing changes while the first job runs, yet the
+// policy asks for a pass every bf_interval/sched_interval, so the run
+// costs a pass per 30 s of simulated time: 10¹² s is about 3·10¹⁰ passes
+// (hours), and an 18-digit estimate never ends. A wake-up only when a
+// pass may start something (an end, a submission, a priority
+// calculation that changes the order) would make it a handful.
+func TestIdleWaitIsNotTicked(t *testing.T) {
+	t.Skip("bug (audit, 2026-11-25): the slurm policy wakes every bf_interval/sched_interval while jobs wait on a machine where nothing can change; a run's cost grows with the simulated span (an estimate of 10¹² s takes hours, one of 10¹⁸ s never ends)")
+	const long = 1_000_000_000_000
+	js := []job.Job{
+		{Request: job.Request{ID: 0, SWFID: 1, Submit: 0, Procs: 1, Estimate: long, User: 1, Group: 1, Queue: -1, Partition: -1}, Runtime: long},
+		{Request: job.Request{ID: 1, SWFID: 2, Submit: 1, Procs: 4, Estimate: 5, User: 1, Group: 1, Queue: -1, Partition: -1}, Runtime: 5},
+	}
+	c := &ticks{Policy: New(4, Options{})}
+	res, err := sim.Run(js, c, sim.Options{Procs: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Outcomes[1].Start; got != long+3 {
+		t.Errorf("job 1 starts at %d, want %d (job 0 starts at 3, batch_sched_delay after slurmctld starts, and job 1 at its end)", got, long+3)
+	}
+	if c.n > 100 {
+		t.Errorf("%d passes for two jobs", c.n)
+	}
+}
