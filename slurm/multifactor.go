@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -97,11 +98,14 @@ type Multifactor struct {
 	jobs  []*mfJob
 	live  []*mfJob
 	dead  int
-	epoch int // calculations done
-	// the fair-share factor of each association at the current calculation
-	fsCache map[*Assoc]float64
-	ecount  int     // effective usages computed at ecount are current
-	powP    float64 // decay^PriorityCalcPeriod (0: not yet computed)
+	spare []*mfJob // records of ended jobs no longer in live, for reuse
+	epoch int      // calculations done
+	// the fair-share factors of the current calculation are those of the
+	// associations with Assoc.fsAt == fsGen (a new calculation forgets
+	// them all by incrementing it)
+	fsGen  int
+	ecount int     // effective usages computed at ecount are current
+	powP   float64 // decay^PriorityCalcPeriod (0: not yet computed)
 }
 
 type mfJob struct {
@@ -134,7 +138,7 @@ func NewMultifactor(c Conf, t *Tree, procs int, resolve Resolver, origin int64) 
 		resolve = DefaultResolver
 	}
 	m := &Multifactor{c: c, tree: t, resolve: resolve, defRes: def, cpus: procs, nodes: procs, cpusPerNode: 1,
-		origin: origin, fsCache: map[*Assoc]float64{}}
+		origin: origin, fsGen: 1}
 	if c.CPUs > 0 && c.Nodes > 0 {
 		m.nodes = c.Nodes
 		m.cpusPerNode = max(1, c.CPUs/c.Nodes)
@@ -159,6 +163,20 @@ func (m *Multifactor) Less(_ int64, a, b *job.Request) bool {
 		return pa > pb
 	}
 	return a.ID < b.ID
+}
+
+// Compare is Less as a three-way comparison of two waiting jobs (−1: a
+// first), a total order (ties by job ID) for sorts and binary searches
+// without an interface call per comparison.
+func (m *Multifactor) Compare(a, b *job.Request) int {
+	pa, pb := m.jobs[a.ID].prio, m.jobs[b.ID].prio
+	switch {
+	case pa > pb:
+		return -1
+	case pa < pb:
+		return 1
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // Priority is waiting job j's current priority (0 when unknown).
@@ -248,7 +266,15 @@ func (m *Multifactor) Job(j *job.Request) (*Assoc, *QOS) {
 // Submitted implements policy.OrderObserver: the job's initial priority.
 func (m *Multifactor) Submitted(now int64, j *job.Request) {
 	m.Advance(now)
-	x := &mfJob{start: -1, j: j, resolved: m.resolved(j), submit: j.Submit}
+	var x *mfJob
+	if n := len(m.spare); n > 0 {
+		x = m.spare[n-1]
+		m.spare[n-1] = nil
+		m.spare = m.spare[:n-1]
+		*x = mfJob{start: -1, j: j, resolved: m.resolved(j), submit: j.Submit}
+	} else {
+		x = &mfJob{start: -1, j: j, resolved: m.resolved(j), submit: j.Submit}
+	}
 	if len(m.tree.QOS) != m.qosSeen {
 		// a QOS was added (their priorities are set when the shares are
 		// read, before: the largest changes only with a new one)
@@ -326,6 +352,7 @@ func (m *Multifactor) push(x *mfJob) {
 	}
 	i, found := slices.BinarySearchFunc(m.live, x, byID)
 	if found {
+		m.spare = append(m.spare, m.live[i])
 		m.live[i] = x // (the job it replaces has ended)
 		m.dead--
 		return
@@ -334,14 +361,23 @@ func (m *Multifactor) push(x *mfJob) {
 }
 
 // gone marks x ended, and drops the ended jobs from live once they are
-// more than half of it.
+// more than half of it (their records kept for the next submissions: a
+// record is referred to only from jobs, cleared at the end, and live).
 func (m *Multifactor) gone(x *mfJob) {
 	x.gone = true
 	m.dead++
 	if m.dead > 32 && 2*m.dead > len(m.live) {
-		k := len(m.live)
-		m.live = slices.DeleteFunc(m.live, func(y *mfJob) bool { return y.gone })
-		clear(m.live[len(m.live):k])
+		w := 0
+		for _, y := range m.live {
+			if y.gone {
+				m.spare = append(m.spare, y)
+				continue
+			}
+			m.live[w] = y
+			w++
+		}
+		clear(m.live[w:])
+		m.live = m.live[:w]
 		m.dead = 0
 	}
 }
@@ -392,6 +428,16 @@ func (m *Multifactor) Advance(now int64) {
 		}
 	}
 	for m.nextCalc <= now && (m.hold == 0 || m.nextCalc < m.hold) {
+		if m.Static() {
+			// a calculation only notes its instant: on to the last one
+			// due (one per period would cost a loop per
+			// PriorityCalcPeriod of simulated time)
+			last := now
+			if m.hold != 0 {
+				last = min(last, m.hold-1)
+			}
+			m.nextCalc += (last - m.nextCalc) / m.c.CalcPeriod * m.c.CalcPeriod
+		}
 		m.calc(m.nextCalc)
 		m.nextCalc += m.c.CalcPeriod
 	}
@@ -420,7 +466,7 @@ func (m *Multifactor) calc(t int64) {
 		if d := t - m.lastCalc; d > 0 && m.decay != 1 && m.c.WeightFairshare > 0 {
 			m.tree.decay(m.pow(d))
 		}
-		clear(m.fsCache)
+		m.fsGen++
 		if m.c.FairTree {
 			for _, x := range m.live {
 				if !x.gone && x.start >= 0 {
@@ -609,11 +655,11 @@ func (m *Multifactor) set(t int64, x *mfJob) {
 		a := x.assoc
 		if c.FairTree {
 			f.Fairshare = a.fsFactor
-		} else if v, ok := m.fsCache[a]; ok {
-			f.Fairshare = v
+		} else if a.fsAt == m.fsGen {
+			f.Fairshare = a.fsVal
 		} else if a.sharesNorm > 0 {
 			f.Fairshare = math.Pow(2, -(m.efctv(a)/a.sharesNorm)/c.DampeningFactor)
-			m.fsCache[a] = f.Fairshare
+			a.fsAt, a.fsVal = m.fsGen, f.Fairshare
 		}
 	}
 	if c.WeightJobSize > 0 {

@@ -154,3 +154,33 @@ func TestMultifactorRegistered(t *testing.T) {
 		t.Error("a missing slurm.conf must be an error")
 	}
 }
+
+// TestAdvanceStatic: with every weight 0 a calculation changes nothing
+// but its instant, and Advance goes to the last one due at once (one
+// loop per PriorityCalcPeriod would take hours over 10¹⁵ s). The
+// calculations fall at origin + k·PriorityCalcPeriod (here 7 + k·300);
+// Hold stops them before the held second.
+func TestAdvanceStatic(t *testing.T) {
+	m := NewMultifactor(DefaultConf(), nil, 4, nil, 7)
+	m.Advance(0)
+	if got := m.NextCalc(); got != 7 {
+		t.Fatalf("next calculation %d after Advance(0), want 7", got)
+	}
+	const far = 1_000_000_000_000_003
+	m.Advance(far)
+	if got, want := m.NextCalc(), int64(7+((far-7)/300+1)*300); got != want {
+		t.Errorf("next calculation %d after Advance(%d), want %d", got, int64(far), want)
+	}
+	h := NewMultifactor(DefaultConf(), nil, 4, nil, 7)
+	h.Advance(0)
+	h.Hold(907)
+	h.Advance(5000)
+	if got := h.NextCalc(); got != 907 {
+		t.Errorf("held at 907: next calculation %d after Advance(5000), want 907", got)
+	}
+	h.Hold(0)
+	h.Advance(5000)
+	if got := h.NextCalc(); got != 5107 {
+		t.Errorf("released: next calculation %d after Advance(5000), want 5107", got)
+	}
+}

@@ -31,6 +31,10 @@ type Assoc struct {
 	usageEfctv  float64 // classic fair-share: effective usage
 	efctvAt     int     // the Multifactor.ecount usageEfctv was computed at
 	fsFactor    float64 // Fair Tree: the user's fair-share factor
+	// classic fair-share: the factor at the current calculation, valid
+	// when fsAt is Multifactor.fsGen
+	fsAt  int
+	fsVal float64
 	// running and submitted jobs, for the limits
 	running, submitted int
 	cpus               int64

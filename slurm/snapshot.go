@@ -94,20 +94,17 @@ func (m *Multifactor) SnapshotOrder() ([]byte, error) {
 	s := mfSnapshot{V: 2, Started: m.started, LastCalc: m.lastCalc, NextCalc: m.nextCalc, Epoch: m.epoch, ECount: m.ecount,
 		MaxQOS: m.maxQOS, Scale: m.tree.scale, Root: saveAssoc(m.tree.Root), Assocs: []assocState{}, FS: []fsEntry{}}
 	all := m.tree.Assocs()
-	index := make(map[*Assoc]int, len(all))
-	for i, a := range all {
-		index[a] = i
+	for _, a := range all {
 		s.Assocs = append(s.Assocs, saveAssoc(a))
 	}
-	index[m.tree.Root] = -1
-	for a, f := range m.fsCache {
-		i, ok := index[a]
-		if !ok {
-			return nil, fmt.Errorf("multifactor: snapshot: association %s/%s is not in the tree", a.Account, a.User)
-		}
-		s.FS = append(s.FS, fsEntry{i, f})
+	if m.tree.Root.fsAt == m.fsGen {
+		s.FS = append(s.FS, fsEntry{-1, m.tree.Root.fsVal})
 	}
-	slices.SortFunc(s.FS, func(a, b fsEntry) int { return a.Assoc - b.Assoc })
+	for i, a := range all {
+		if a.fsAt == m.fsGen {
+			s.FS = append(s.FS, fsEntry{i, a.fsVal})
+		}
+	}
 	// the waiting and running jobs in ID order
 	rows := make([]byte, 0, 64*(len(m.live)-m.dead)+2)
 	rows = append(rows, '[')
@@ -238,6 +235,7 @@ func (m *Multifactor) RestoreOrder(now int64, data []byte, lookup func(id int) *
 	for _, n := range s.QOS {
 		t.QOSNamed(n)
 	}
+	m.fsGen++ // (no factor of an earlier calculation is current)
 	for _, e := range s.FS {
 		if e.Assoc < -1 || e.Assoc >= len(all) || !finite(e.F) {
 			return fmt.Errorf("multifactor: snapshot: fair-share cache entry %d", e.Assoc)
@@ -246,7 +244,7 @@ func (m *Multifactor) RestoreOrder(now int64, data []byte, lookup func(id int) *
 		if e.Assoc >= 0 {
 			a = all[e.Assoc]
 		}
-		m.fsCache[a] = e.F
+		a.fsAt, a.fsVal = m.fsGen, e.F
 	}
 	last := -1
 	for _, w := range s.Jobs {

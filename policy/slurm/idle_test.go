@@ -18,18 +18,18 @@ func (c *ticks) Tick(now int64, start func(*job.Request)) int64 {
 	return c.Policy.Tick(now, start)
 }
 
-// TestIdleWaitIsNotTicked: a job waits behind one that runs for 10¹² s
-// (an estimate a trace may hold: SWF fields have up to 18 digits, and
-// the reader takes them). With Slurm's default configuration every
-// priority is 1 and nothing changes while the first job runs, yet the
-// policy asks for a pass every bf_interval/sched_interval, so the run
-// costs a pass per 30 s of simulated time: 10¹² s is about 3·10¹⁰ passes
-// (hours), and an 18-digit estimate never ends. A wake-up only when a
-// pass may start something (an end, a submission, a priority
-// calculation that changes the order) would make it a handful.
+// TestIdleWaitIsNotTicked: a job waits behind one that runs for
+// 999,999,999,999,999,999 s (an estimate a trace may hold: SWF fields have
+// up to 18 digits, and the reader takes them). With Slurm's default
+// configuration every priority is 1 and nothing changes while the first
+// job runs. The policy used to ask for a pass every
+// bf_interval/sched_interval (a pass per 30 s of simulated time: the run
+// never ended; fixed by the quiet wake-ups of b801884), and the
+// multifactor clock then stepped through every PriorityCalcPeriod in
+// between (10¹⁵ steps; fixed in Multifactor.Advance, 380fb77). Found by the audit
+// of 2026-11-25.
 func TestIdleWaitIsNotTicked(t *testing.T) {
-	t.Skip("bug (audit, 2026-11-25): the slurm policy wakes every bf_interval/sched_interval while jobs wait on a machine where nothing can change; a run's cost grows with the simulated span (an estimate of 10¹² s takes hours, one of 10¹⁸ s never ends)")
-	const long = 1_000_000_000_000
+	const long = 999_999_999_999_999_999
 	js := []job.Job{
 		{Request: job.Request{ID: 0, SWFID: 1, Submit: 0, Procs: 1, Estimate: long, User: 1, Group: 1, Queue: -1, Partition: -1}, Runtime: long},
 		{Request: job.Request{ID: 1, SWFID: 2, Submit: 1, Procs: 4, Estimate: 5, User: 1, Group: 1, Queue: -1, Partition: -1}, Runtime: 5},

@@ -134,12 +134,17 @@ type Policy struct {
 	fits  []fitEntry
 	cycle int // the cycle's number, for fits
 	far   []shape
+	// the run of the cycle's last hold (sameRun), and its holds not yet in
+	// plan (n == 0: none)
+	same sameRun
+	pend hold
 	// plain: no limit, phases or bf_max_job_user (every job is tested)
 	plain bool
 	// searches started at a bound, jobs found beyond the window without
-	// one, and cycles not run because they would repeat the last one
-	// (tests)
-	bounded, skipped, repeats int
+	// one, cycles not run because they would repeat the last one, jobs
+	// held as a run's followers without a search (follows), and cycles
+	// that went on from the last one (resumable) (tests)
+	bounded, skipped, repeats, followers, resumes int
 	// running jobs' planned ends and CPUs (single-node mode), for the
 	// select plugin's will-run estimate
 	ends   []runEnd
@@ -154,8 +159,10 @@ type Policy struct {
 
 // pastCycle is the last backfill cycle run (in a plain configuration, not
 // on a single node): enough of it to prove, at a later cycle, that the
-// later one would place the same holds and start nothing
-// (Policy.repeats).
+// later one would place the same holds for the same jobs and start none
+// of them, so that it may go on from the past cycle's plan
+// (Policy.resumable) or, testing no new candidate, not run at all
+// (Policy.repeat).
 type pastCycle struct {
 	ok    bool
 	gen   int            // Policy.gen after it (its own starts included)
@@ -165,6 +172,19 @@ type pastCycle struct {
 }
 
 type block struct{ start, end int64 }
+
+// sameRun is the last hold a backfill cycle placed after a search, [t,
+// e) for a job of shape sh, while the cycle's profile has changed since
+// only by holds of the same shape over the same interval (the jobs after
+// it in a run of identical jobs, which then need no search: Policy.follows).
+// avail is the fewest free processors over [t, e) beside every hold, when
+// known.
+type sameRun struct {
+	ok, known bool
+	sh        shape
+	t, e      int64
+	avail     int
+}
 
 // shape is a job's estimate and processors.
 type shape struct {
@@ -384,15 +404,20 @@ func (s *Policy) Insert(now int64, j *job.Request) {
 	s.minProcs = min(s.minProcs, j.Procs)
 	if !s.stale && !s.dynamic && (s.ord.O != policy.Order(s.mf) || s.mf.Epoch() == s.epoch) {
 		// the list is in order: insert at j's place
-		i, _ := slices.BinarySearchFunc(s.wait, j, func(a, b *job.Request) int {
-			if s.ord.O.Less(now, a, b) {
-				return -1
-			}
-			if s.ord.O.Less(now, b, a) {
-				return 1
-			}
-			return a.ID - b.ID
-		})
+		var i int
+		if s.ord.O == policy.Order(s.mf) {
+			i, _ = slices.BinarySearchFunc(s.wait, j, s.mf.Compare)
+		} else {
+			i, _ = slices.BinarySearchFunc(s.wait, j, func(a, b *job.Request) int {
+				if s.ord.O.Less(now, a, b) {
+					return -1
+				}
+				if s.ord.O.Less(now, b, a) {
+					return 1
+				}
+				return a.ID - b.ID
+			})
+		}
 		s.wait = slices.Insert(s.wait, i, j)
 		return
 	}
@@ -892,7 +917,13 @@ func (s *Policy) sorted(now int64) []*job.Request {
 	}
 	if s.stale {
 		s.prev = append(s.prev[:0], s.wait...)
-		policy.SortWaiting(now, s.ord.O, s.wait)
+		if s.ord.O == policy.Order(s.mf) {
+			// (the same order: Compare is SortWaiting's comparison, a
+			// total order)
+			slices.SortFunc(s.wait, s.mf.Compare)
+		} else {
+			policy.SortWaiting(now, s.ord.O, s.wait)
+		}
 		s.stale = false
 		s.epoch = s.mf.Epoch()
 		if !slices.Equal(s.prev, s.wait) {
@@ -1024,20 +1055,14 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 		s.past.ok = false
 		return
 	}
-	if s.repeat(now, q) {
+	from, resumed := s.resumable(now, q)
+	if resumed && s.repeat(q, from) {
 		s.repeats++
 		return
 	}
-	if !s.node {
-		// the cycle's holds go into a copy of the running jobs' profile,
-		// thrown away at its end
-		s.plan.Load(prof, now)
-	}
 	far := profile.Infinity // the earliest fit found beyond the window
-	stop := -1              // the last job tested
 	// whether a start took room from the end of a hold's window that the
 	// hold does not cover (pastCycle)
-	s.tails = s.tails[:0]
 	overTail := false
 	clear(s.tested)
 	tested = 0
@@ -1050,9 +1075,35 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 		}
 		s.longest[i] = long
 	}
-	s.cycle++
-	s.far = s.far[:0]
-	for i, j := range q[:last+1] {
+	if resumed {
+		// the last cycle's plan, tails, fits and fits beyond the window
+		// go on (resumable); its deferred holds are placed unless every
+		// candidate from here on ends before them
+		s.resumes++
+		far, tested = s.past.far, from
+		if len(s.deferred) > 0 && s.minDeferred < now+s.longest[from] {
+			s.settle()
+			for _, h := range s.deferred {
+				s.plan.AddFitted(h.start, h.end, h.n)
+			}
+			s.deferred = s.deferred[:0]
+			s.same.ok = false
+		}
+	} else {
+		if !s.node {
+			// the cycle's holds go into a copy of the running jobs'
+			// profile, thrown away when a cycle starts afresh
+			s.plan.Load(prof, now)
+		}
+		s.tails = s.tails[:0]
+		s.deferred = s.deferred[:0]
+		s.cycle++
+		s.far = s.far[:0]
+		s.same.ok, s.pend.n = false, 0
+	}
+	stop := from - 1 // the last job tested
+	for i := from; i <= last; i++ {
+		j := q[i]
 		if tested >= s.c.BfMaxJobTest {
 			break
 		}
@@ -1066,29 +1117,36 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 			s.skipped++
 			continue // its earliest fit is beyond the window too: no reservation
 		}
-		t := s.earliestAfter(now, s.bound(now, sh), j, windowEnd)
-		if len(s.deferred) > 0 && t+j.Estimate > s.minDeferred {
-			// the window reaches a deferred hold: place them all and ask
-			// again (before the earliest deferred start the profile is
-			// the same with or without them, so a window that ends
-			// there needs none)
-			for _, h := range s.deferred {
-				// it fits: nothing placed since it was found meets it (a
-				// window reaching the earliest deferred start places them
-				// first), and each deferred hold ends before the ones
-				// found before it start
-				s.plan.AddFitted(h.start, h.end, h.n)
-			}
-			s.deferred = s.deferred[:0]
+		follower := s.follows(sh)
+		t := s.same.t
+		if !follower {
+			s.settle()
 			t = s.earliestAfter(now, s.bound(now, sh), j, windowEnd)
-		}
-		if !s.node {
-			s.fits[sh.slot()] = fitEntry{sh, t, s.cycle}
+			if len(s.deferred) > 0 && t+j.Estimate > s.minDeferred {
+				// the window reaches a deferred hold: place them all and ask
+				// again (before the earliest deferred start the profile is
+				// the same with or without them, so a window that ends
+				// there needs none)
+				for _, h := range s.deferred {
+					// it fits: nothing placed since it was found meets it (a
+					// window reaching the earliest deferred start places them
+					// first), and each deferred hold ends before the ones
+					// found before it start
+					s.plan.AddFitted(h.start, h.end, h.n)
+				}
+				s.deferred = s.deferred[:0]
+				s.same.ok = false
+				t = s.earliestAfter(now, s.bound(now, sh), j, windowEnd)
+			}
+			if !s.node {
+				s.fits[sh.slot()] = fitEntry{sh, t, s.cycle}
+			}
 		}
 		if t == now {
 			launch(j)
 			if !s.node {
 				s.plan.AddFitted(now, now+j.Estimate, j.Procs)
+				s.same.ok = false
 			}
 			overTail = overTail || s.overTail(now+j.Estimate)
 			free -= j.Procs
@@ -1117,7 +1175,10 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 		}
 		e := max(t+1, end/res*res)
 		if e < end && !s.node {
-			s.tails = append(s.tails, hold{e, end, j.Procs})
+			if h := (hold{e, end, j.Procs}); len(s.tails) == 0 || s.tails[len(s.tails)-1] != h {
+				// (a run's followers would add the same one again)
+				s.tails = append(s.tails, h)
+			}
 		}
 		if t >= now+s.longest[i+1] && !s.noDefer {
 			// no later job that starts now can run into it: the hold is
@@ -1126,14 +1187,14 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 				s.minDeferred = t
 			}
 			s.deferred = append(s.deferred, hold{t, e, j.Procs})
+			s.same.ok = false
 			continue
 		}
-		s.plan.AddFitted(t, e, j.Procs) // it fits from t (e ≤ t + its estimate)
+		s.hold(follower, sh, t, e, j.Procs) // it fits from t (e ≤ t + its estimate)
 		if !s.prune(now, i, q, t, j.Procs) {
 			break
 		}
 	}
-	s.deferred = s.deferred[:0]
 	s.remember(q, stop, last, far, overTail)
 	s.drop(s.started)
 }
@@ -1174,6 +1235,7 @@ func (s *Policy) remember(q []*job.Request, stop, last int, far int64, overTail 
 // has fewer free processors than the job needs beside the cycle's starts
 // and holds (more than it was searched beside: the holds after it).
 func (s *Policy) overTail(end int64) bool {
+	s.settle()
 	for _, h := range s.tails {
 		if h.start < end && s.plan.MinFree(h.start, min(h.end, end)) < h.n {
 			return true
@@ -1182,9 +1244,11 @@ func (s *Policy) overTail(end int64) bool {
 	return false
 }
 
-// repeat reports whether the backfill cycle at now, with waiting list q
-// and candidates s.cands, would start nothing because it repeats the last
-// cycle run (s.past) hold for hold.
+// resumable reports whether the backfill cycle at now, with waiting
+// list q, may go on from the last cycle run (s.past) instead of starting
+// afresh, and from which position of q: the last cycle's plan (its holds,
+// starts and deferred holds) is the one this cycle would build for the
+// jobs up to that position, and it starts none of them.
 //
 // Why that is exact. Let t0 be the past cycle's instant, R0 the running
 // jobs' profile then and S the jobs it started (at t0). Nothing started,
@@ -1208,26 +1272,39 @@ func (s *Policy) overTail(end int64) bool {
 // or none when t_k is beyond bf_window: no fit found beyond it then, nor
 // a later one (a job skipped as beyond the window dominates one found
 // beyond it and fits no earlier, then and now), is within it now (far >
-// now + bf_window). It starts none of these jobs, and stops at the same
-// job or earlier: a cycle goes on past a job only while a candidate after
-// it (a job tested that fits the free processors now) fits now beside the
-// holds, and every candidate after the record's q is one of the record's
-// candidates, none of which did at the end of the past cycle, in the
-// same profile as now. A cycle that starts nothing leaves no state behind
-// (its holds go with it), so it need not be run.
-func (s *Policy) repeat(now int64, q []*job.Request) bool {
+// now + bf_window). So the cycle now, over the past cycle's jobs (q's
+// first len(s.past.q), the same jobs in the same order), starts none and
+// leaves the past cycle's final plan (the profile R0 + S and the same
+// holds): it may go on from there. Where this cycle would have stopped
+// before (no candidate left that fits now beside the holds), the jobs it
+// tests in addition start nothing either (the candidates left do not fit
+// beside more holds) and only lengthen the record. A cycle that starts
+// nothing leaves no state behind (its holds go with it), so a cycle that
+// would test no new candidate need not be run (repeat).
+func (s *Policy) resumable(now int64, q []*job.Request) (int, bool) {
 	r := &s.past
 	if !r.ok || r.gen != s.gen || len(q) < len(r.q) || r.far <= now+s.c.BfWindow {
-		return false
+		return 0, false
 	}
 	for i, j := range r.q {
 		if q[i] != j {
-			return false
+			return 0, false
 		}
 	}
+	return len(r.q), true
+}
+
+// repeat reports whether the backfill cycle at now, which may go on from
+// the past cycle at position from of q (resumable), would start nothing,
+// as it tests no new candidate: every candidate after the past cycle's
+// jobs was one of its candidates, none of which fitted now beside its
+// holds (a cycle goes on past a job only while a candidate after it fits
+// now beside the holds), in the same profile as now.
+func (s *Policy) repeat(q []*job.Request, from int) bool {
+	r := &s.past
 	k := 0
 	for _, i := range s.cands {
-		if i < len(r.q) {
+		if i < from {
 			continue
 		}
 		for k < len(r.cands) && r.cands[k] != q[i] {
@@ -1368,7 +1445,7 @@ func (s *Policy) prune(now int64, i int, q []*job.Request, t int64, n int) bool 
 			if s.node {
 				m = s.run.Prof.MinFree(now, now+d)
 			} else {
-				m = s.plan.MinFree(now, now+d)
+				m = s.freeOver(now, now+d)
 			}
 			s.minFree = append(s.minFree, minFree{d, m})
 			if m >= p {
@@ -1399,7 +1476,7 @@ func (s *Policy) bound(now int64, sh shape) int64 {
 	}
 	if e := s.fits[sh.slot()]; e.c == s.cycle && e.sh == sh {
 		s.bounded++
-		return e.t
+		return max(e.t, now) // (a resumed cycle's start at the past cycle's instant)
 	}
 	return now
 }
@@ -1416,6 +1493,84 @@ func (s *Policy) beyond(sh shape) bool {
 		}
 	}
 	return false
+}
+
+// Runs of identical jobs (not on a single node). A queue often holds
+// several jobs of one shape in a row (job arrays, a user's series); after
+// the first of them is held at its earliest fit t over [t, e), the next
+// one's earliest fit is t again when the hold left room for it: no
+// earlier start (the bound of the same shape), and at t it needs n free
+// processors over [t, e), where the holds of the run are, and over the
+// rest of its window, [e, t+d), which nothing took since the first one
+// fitted there. So while the cycle's profile changes only by the run's
+// holds, a job of the run is held at t without a search when the fewest
+// free processors over [t, e), kept as a count the run's holds lower, are
+// at least n; and the run's holds go into the plan as one (Policy.pend),
+// when something next reads or changes the plan (settle). A start, a
+// deferred hold (the profile then differs from the plan after the
+// deferred starts) or the deferred holds placed end the run; a hold
+// after a search starts a new one.
+
+// follows reports whether a job of shape sh is the next of the cycle's
+// current run of identical jobs and fits at the run's start t.
+func (s *Policy) follows(sh shape) bool {
+	r := &s.same
+	if !r.ok || r.sh != sh {
+		return false
+	}
+	if !r.known {
+		// the plan, and the run's holds not yet in it (all over [t, e))
+		r.avail = s.plan.MinFree(r.t, r.e) - s.pend.n
+		r.known = true
+	}
+	if r.avail < sh.n {
+		return false
+	}
+	s.followers++
+	return true
+}
+
+// hold places a hold of n processors over [t, e) found for a job of shape
+// sh: a follower of the current run (follows) adds it to the run's
+// pending holds, any other starts a new run.
+func (s *Policy) hold(follower bool, sh shape, t, e int64, n int) {
+	if s.noDefer {
+		s.plan.AddFitted(t, e, n)
+		return
+	}
+	if follower {
+		s.pend.n += n
+		s.same.avail -= n
+		return
+	}
+	s.settle()
+	s.pend = hold{t, e, n}
+	s.same = sameRun{ok: true, sh: sh, t: t, e: e}
+}
+
+// freeOver is the fewest free processors over [now, end) beside the
+// cycle's holds and starts (but the deferred ones): the plan's, with the
+// run's pending holds when they reach into it — without placing them
+// when the interval covers the run's [t, e), whose fewest are known
+// (outside it the plan is the profile; within it the profile has avail,
+// at most the plan's there), else placed first.
+func (s *Policy) freeOver(now, end int64) int {
+	if s.pend.n == 0 || s.pend.start >= end {
+		return s.plan.MinFree(now, end)
+	}
+	if r := &s.same; r.ok && r.known && end >= r.e {
+		return min(s.plan.MinFree(now, end), r.avail)
+	}
+	s.settle()
+	return s.plan.MinFree(now, end)
+}
+
+// settle puts the run's pending holds into the plan.
+func (s *Policy) settle() {
+	if s.pend.n > 0 {
+		s.plan.AddFitted(s.pend.start, s.pend.end, s.pend.n)
+		s.pend.n = 0
+	}
 }
 
 // earliestAfter is earliest with the search starting at after (≥ now), a

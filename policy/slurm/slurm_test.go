@@ -432,3 +432,94 @@ func TestDrop(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsExact: jobs of one shape in a row held without a search
+// (Policy.follows) and cycles that go on from the last one
+// (Policy.resumable) change no schedule. The workloads are random with
+// runs of identical jobs (job arrays: same size and estimate, submitted
+// together), long and short jobs, coarse bf_resolution and short windows;
+// the twin runs without any speed-up.
+func TestRunsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(20, 13))
+	n := 5000
+	if testing.Short() {
+		n = 1000
+	}
+	followers, resumes := 0, 0
+	for k := 0; k < n; k++ {
+		var js []job.Job
+		spec := testgen.Random(r)
+		if k%2 == 0 {
+			spec.Jobs = 30 + r.IntN(120)
+			spec.MaxRuntime = 60 + r.IntN(1500)
+			js = testgen.Jobs(r, spec)
+		} else {
+			// many events in one second, estimates of 1 s, whole-machine jobs
+			js, spec.Procs = testgen.Adversarial(r, false)
+		}
+		for i := 1; i < len(js); i++ {
+			if r.IntN(3) > 0 {
+				// the same shape as the job before, submitted with it
+				js[i].Submit, js[i].Procs, js[i].Estimate = js[i-1].Submit, js[i-1].Procs, js[i-1].Estimate
+				js[i].Runtime = min(js[i].Runtime, js[i].Estimate)
+			}
+		}
+		c := slurm.DefaultConf()
+		c.BfInterval = int64(1 + r.IntN(30))
+		c.BfResolution = []int64{1, 7, 60, 300}[r.IntN(4)]
+		if k%4 >= 2 {
+			c.BfWindow = int64(60 * (1 + r.IntN(30)))
+		}
+		if k%3 == 2 {
+			c.BfMaxJobTest = 1 + r.IntN(20)
+		}
+		a := New(spec.Procs, Options{Conf: c})
+		b := New(spec.Procs, Options{Conf: c})
+		b.noDefer = true
+		ra, err := sim.Run(js, a, sim.Options{Procs: spec.Procs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := sim.Run(js, b, sim.Options{Procs: spec.Procs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range ra.Outcomes {
+			if ra.Outcomes[i].Start != rb.Outcomes[i].Start {
+				t.Fatalf("workload %d (%+v, %+v): job %d starts at %d with the speed-ups, %d without", k, spec, c, i, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
+			}
+		}
+		followers += a.followers
+		resumes += a.resumes
+	}
+	if followers == 0 || resumes == 0 {
+		t.Errorf("%d jobs held as followers of a run, %d cycles resumed", followers, resumes)
+	}
+}
+
+// TestRunByHand: a run of identical jobs that a start interrupts. 20
+// one-CPU nodes, arrival order, bf_interval 30, bf_resolution 1. R (t=0,
+// 15 CPUs, limit 100) starts at 3 and is planned to end at 103; L, F1, F2
+// (6 CPUs, 50 s), C (4 CPUs, 200 s) and D (1 CPU, 180 s) come at 1 in the
+// order L, F1, C, F2, D. The main scheduler stops at L. The backfill cycle
+// at 30 (5 CPUs free): L is held over [103, 153), F1 of the same shape
+// beside it (8 CPUs left there), C fits now (5 free until 103, 8 then)
+// and starts; F2 no longer fits at 103 (4 CPUs left there beside C) and
+// is held over [153, 203); D fits now (1 CPU until 103, 4 then, 10 over
+// F2's hold) and starts at 30. A run that ignored C's start would put F2
+// at 103 (−2 CPUs free there) and keep D waiting. At R's end (103) L and
+// F1 start, and F2 at their end (153).
+func TestRunByHand(t *testing.T) {
+	js := jobsOf([][4]int64{{0, 15, 100, 100}, {1, 6, 50, 50}, {1, 6, 50, 50}, {1, 4, 200, 200}, {1, 6, 50, 50}, {1, 1, 180, 180}})
+	c := slurm.DefaultConf()
+	c.BfInterval, c.BfResolution = 30, 1
+	want := "3 103 103 30 153 30"
+	if got := starts(t, New(20, Options{Conf: c}), 20, js); got != want {
+		t.Errorf("starts %s, want %s", got, want)
+	}
+	b := New(20, Options{Conf: c})
+	b.noDefer = true
+	if got := starts(t, b, 20, js); got != want {
+		t.Errorf("without speed-ups: starts %s, want %s", got, want)
+	}
+}
