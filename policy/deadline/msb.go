@@ -45,7 +45,10 @@ import (
 // compression), and before that slot the profile now holds at least what
 // it held then — the jobs before it at their old slots, the new job in
 // addition, and the jobs after it, which start no earlier, out — so no
-// earlier start fits now either.
+// earlier start fits now either. And while none has moved, the jobs whose
+// old slots start after the last instant where x's window did not fit in
+// the profile before the decision all go back to their slots, without
+// being placed (msbQuiet, msbRest).
 func (s *Policy) msb(now int64, x *djob) bool {
 	if s.refAdmit != nil {
 		return s.refAdmit(now, x)
@@ -127,9 +130,24 @@ func (s *Policy) msb(now int64, x *djob) bool {
 		s.Stats.Points++
 		s.hold(x, tx)
 		price, moved, feasible := own, 0, true
+		// quiet: while no re-placed job has moved, every job from the
+		// first one whose old slot starts at or after quiet goes back to
+		// it (msbQuiet); the rest of the position is then known without
+		// placing anyone
+		quiet := profile.Infinity
+		if ast && snap {
+			quiet = s.msbQuiet(tx, x)
+		}
 		k := i
+		heldTo := N // the jobs of order[i:heldTo] hold their slots in the profile
 		for ; k < N; k++ {
 			w := order[k]
+			if moved == 0 && w.X.old >= quiet {
+				heldTo = k
+				s.msbRest(order, cand, k)
+				k = N
+				break
+			}
 			var t int64
 			if ast && moved == 0 {
 				// every job re-placed so far went back to its old slot:
@@ -163,17 +181,18 @@ func (s *Policy) msb(now int64, x *djob) bool {
 				bestTe[m] = order[m].Start
 			}
 		}
-		if useBase && (k-i+1)*msbCopyRatio >= s.run.Prof.Len() {
+		heldTo = min(heldTo, k)
+		if useBase && (heldTo-i+1)*msbCopyRatio >= s.run.Prof.Len() {
 			// the same profile as releasing each; the fit memo learns of
 			// the capacity freed from the earliest of those holds on
 			s.run.Prof.CopyFrom(s.base)
 			freed := tx
-			for m := i; m < k; m++ {
+			for m := i; m < heldTo; m++ {
 				freed = min(freed, order[m].Start)
 			}
 			s.fm.released(freed) // (the book's history: the holds of x and the re-placed jobs were changes)
 		} else {
-			for m := i; m < k; m++ {
+			for m := i; m < heldTo; m++ {
 				s.unhold(order[m], order[m].Start)
 			}
 			s.unhold(x, tx)
@@ -214,6 +233,48 @@ func (s *Policy) msb(now int64, x *djob) bool {
 	s.book.SetWait(nw)
 	s.tl = order[:0]
 	return true
+}
+
+// msbQuiet is, for x placed at tx at a position of MSB in AST order,
+// the least old slot from which on the re-placed jobs are sure to go back
+// to their old slots while none before them has moved: one past the last
+// instant of x's window [tx, tx+e) at which the profile before the
+// decision (s.snap: every waiting job at its reservation) has fewer than
+// x's processors free; math.MinInt64 when x fits there outright.
+//
+// Why. Let w be the next job to re-place (order[k]), every job re-placed
+// before it back at its old slot, and o = its old slot ≥ quiet. The
+// profile now holds the running jobs, order[:k] at their old slots and x,
+// and not order[k:]. Over w's window [o, o+e_w), that is at most the
+// profile before the decision without w, plus x over [o, tx+e) (only
+// there can x's window meet w's, and there the profile before the decision
+// has at least x's processors free besides w's). So w fits at o, and (the
+// argument of msb: before o the profile holds at least what it held before
+// the decision) at no earlier start: it goes back to o, nobody has moved,
+// and the next job, whose old slot is no earlier (AST), is in the same
+// case. The price of the position is then the price so far.
+func (s *Policy) msbQuiet(tx int64, x *djob) int64 {
+	L, ok := s.snap.LastBelow(tx, tx+x.Dur, x.Need)
+	if !ok {
+		return math.MinInt64
+	}
+	return L + 1
+}
+
+// msbRest finishes a position of msb whose jobs order[k:] all go back to
+// their old slots (msbQuiet) with nobody moved: it records them at those
+// slots without placing them. The position's price is then x's own term,
+// as at the next positions while x keeps its slot; the placements' pruning
+// (price + lb[m+1] above the best, after placing order[m]) would stop it at
+// the first m where the loop over positions (own + lb[i] above the best,
+// lb non-decreasing) stops at position m+1 before evaluating it, and a
+// price above the best is not kept either way: so the reach is N, with
+// the same decisions and the same positions evaluated.
+func (s *Policy) msbRest(order []*djob, cand []int64, k int) {
+	for m := k; m < len(order); m++ {
+		w := order[m]
+		w.Start, cand[m] = w.X.old, w.X.old
+	}
 }
 
 // msbScratch is MSB's per-decision arrays, kept between decisions (a
