@@ -1195,31 +1195,34 @@ func (s *Policy) backfill(now int64, launch func(*job.Request)) {
 			break
 		}
 	}
-	s.remember(q, stop, last, far, overTail)
+	s.remember(q, from, stop, last, far, overTail)
 	s.drop(s.started)
 }
 
 // remember keeps the record of the cycle (pastCycle), in a plain
 // configuration off a single node: it tested the jobs up to position stop
-// of q and started those at s.started, its candidates are s.cand up to
+// of q (going on from the past cycle at position from, resumable: 0 for
+// a cycle run afresh) and started those at s.started, its candidates are s.cand up to
 // last, far is the earliest fit it found beyond bf_window, and overTail
 // whether one of its starts ran past the end of a hold found before it
 // that was shorter than its job's window (which breaks the proof).
-func (s *Policy) remember(q []*job.Request, stop, last int, far int64, overTail bool) {
+func (s *Policy) remember(q []*job.Request, from, stop, last int, far int64, overTail bool) {
 	r := &s.past
 	r.ok = s.plain && !s.node && !s.noDefer && !overTail
 	if !r.ok {
 		return
 	}
 	r.gen, r.far = s.gen, far
-	r.q = r.q[:0]
+	// a resumed cycle (from > 0) started none of the past cycle's jobs,
+	// which are q's first from (resumable): they stay
+	r.q = r.q[:from]
 	k := 0
-	for i, j := range q[:stop+1] {
+	for i := from; i <= stop; i++ {
 		if k < len(s.started) && s.started[k] == i {
 			k++
 			continue
 		}
-		r.q = append(r.q, j)
+		r.q = append(r.q, q[i])
 	}
 	r.cands = r.cands[:0]
 	for i := stop + 1; i <= last; i++ {
