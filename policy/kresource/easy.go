@@ -70,6 +70,7 @@ type EASY struct {
 	cands  []cand
 	low    []int     // resources by increasing utilization (BL)
 	util   []float64 // utilization of each resource (BL)
+	shares []float64 // scratch of shares: U_i + R_i, sorted (BB, fullness)
 	taken  []bool    // resources matched so far (BL)
 }
 
@@ -93,7 +94,7 @@ func NewEASY(caps []int, cfg Config) (*EASY, error) {
 	}
 	k := len(caps)
 	e := &EASY{cfg: cfg, caps: slices.Clone(caps), k: k, win: min(max(cfg.Window, 0), k-1), run: run, ord: policy.NewOrdering(cfg.Prio),
-		free: make([]int, k), extra: make([]int, k), low: make([]int, k), util: make([]float64, k), taken: make([]bool, k)}
+		free: make([]int, k), extra: make([]int, k), low: make([]int, k), util: make([]float64, k), shares: make([]float64, k), taken: make([]bool, k)}
 	// The index tests the processors only. With K > 1 every job it returns
 	// must still be tested in the other resources, and on reproduce
 	// kresource's synthetic workloads (every resource scaled by the job's
@@ -486,12 +487,7 @@ func (e *EASY) score(need []int) float64 {
 	var b float64
 	switch e.cfg.Heuristic {
 	case BB:
-		mx, sum := 0.0, 0.0
-		for i, n := range need {
-			v := float64(e.caps[i]-e.free[i]+n) / float64(e.caps[i])
-			mx = max(mx, v)
-			sum += v
-		}
+		mx, sum := e.sumShares(need)
 		b = mx / (sum / float64(e.k))
 		if b < 1+1e-12 {
 			b = 1 // perfect balance, up to rounding
@@ -508,11 +504,25 @@ func (e *EASY) score(need []int) float64 {
 // fullness is 1 − mean_i(U_i + R_i): the mean availability left if the
 // job starts.
 func (e *EASY) fullness(need []int) float64 {
-	sum := 0.0
-	for i, n := range need {
-		sum += float64(e.caps[i]-e.free[i]+n) / float64(e.caps[i])
-	}
+	_, sum := e.sumShares(need)
 	return 1 - sum/float64(e.k)
+}
+
+// sumShares is the largest share U_i + R_i and their sum if the job
+// needing need starts, summed in increasing order, so that the result
+// does not depend on the order in which the machine lists its resources
+// (in index order, the same shares gave sums a rounding apart, which
+// ranked exactly tied candidates: TestScoreIgnoresResourceOrder).
+func (e *EASY) sumShares(need []int) (mx, sum float64) {
+	v := e.shares[:len(need)]
+	for i, n := range need {
+		v[i] = float64(e.caps[i]-e.free[i]+n) / float64(e.caps[i])
+	}
+	slices.Sort(v)
+	for _, x := range v {
+		sum += x
+	}
+	return v[len(v)-1], sum
 }
 
 // match is the number m ≤ w of leading positions where the job's

@@ -17,7 +17,6 @@ import (
 // two orders (machine [8 36 24 18]). Here the scores themselves are
 // compared, on random free vectors and requirements.
 func TestScoreIgnoresResourceOrder(t *testing.T) {
-	t.Skip("bug (audit, 2026-11-25): BB's score and the fullness sum the shares in resource order, so the order a machine lists its resources in decides exact ties between candidates; the fix (sum them sorted, branch audit-bbtie) changes the KTH-SP2-K4 golden and may move docs/reproductions.md's K-resource figures: the lead decides")
 	r := rand.New(rand.NewPCG(1, 0x62627363))
 	for i := 0; i < 20000; i++ {
 		k := 2 + r.IntN(4)
