@@ -386,16 +386,8 @@ func TestConsEqualsNaive(t *testing.T) {
 					if sjf {
 						spec += ":order=sjf"
 					}
-					rule := policy.OverrunLimit
-					if mode != "kill" {
-						spec += ":overrun=" + mode
-						switch mode {
-						case "double":
-							rule = policy.OverrunDouble
-						case "second":
-							rule = policy.OverrunSecond
-						}
-					}
+					suffix, rule := overrunMode(mode)
+					spec += suffix
 					s, err := policy.NewK(spec, caps)
 					if err != nil {
 						t.Fatal(err)
@@ -499,16 +491,8 @@ func TestConservativePredictionsEqualNaive(t *testing.T) {
 			if step {
 				spec += ":correct=step"
 			}
-			rule := policy.OverrunLimit
-			if mode != "kill" {
-				spec += ":overrun=" + mode
-				switch mode {
-				case "double":
-					rule = policy.OverrunDouble
-				case "second":
-					rule = policy.OverrunSecond
-				}
-			}
+			suffix, rule := overrunMode(mode)
+			spec += suffix
 			s, err := policy.New(spec, procs)
 			if err != nil {
 				t.Fatal(err)
@@ -602,4 +586,19 @@ func TestConsAheadEqualsNaive(t *testing.T) {
 	if made == 0 {
 		t.Error("no compression was made ahead: the test checked nothing of it")
 	}
+}
+
+// overrunMode is the policy-spec suffix and the overrun rule of a test
+// mode: "kill" (no suffix; the rule is unused, runs are killed at their
+// estimates), or "limit", "double", "second" under --no-kill.
+func overrunMode(mode string) (string, policy.OverrunRule) {
+	switch mode {
+	case "kill":
+		return "", policy.OverrunLimit
+	case "double":
+		return ":overrun=double", policy.OverrunDouble
+	case "second":
+		return ":overrun=second", policy.OverrunSecond
+	}
+	return ":overrun=" + mode, policy.OverrunLimit
 }

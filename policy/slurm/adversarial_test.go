@@ -31,18 +31,7 @@ func TestRepeatsExactAdversarial(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x736c7572))
 		js, procs := testgen.Adversarial(r, !longtest.Short())
-		c := slurm.DefaultConf()
-		c.BfInterval = []int64{1, 2, 5, 30}[r.IntN(4)]
-		c.BfResolution = []int64{1, 5, 7, 10, 60}[r.IntN(5)]
-		switch r.IntN(3) {
-		case 0:
-			c.BfWindow = 60 * int64(1+r.IntN(3))
-		case 1:
-			c.BfWindow = 60 * int64(1+r.IntN(30))
-		}
-		if r.IntN(3) == 0 {
-			c.BfMaxJobTest = []int{1, 2, 10}[r.IntN(3)]
-		}
+		c := randomBackfillConf(r)
 		if r.IntN(2) == 0 {
 			// priorities that change between cycles: age over a short
 			// PriorityMaxAge, fair-share, size, recalculated often
@@ -125,4 +114,24 @@ func TestRepeatsExactDriven(t *testing.T) {
 	if repeats == 0 {
 		t.Error("no cycle was skipped as a repeat")
 	}
+}
+
+// randomBackfillConf is Slurm's default configuration with the backfill
+// cycle's parameters drawn from r: bf_interval, bf_resolution, bf_window
+// (the default, a few minutes or up to half an hour) and, in one draw of
+// three, a small bf_max_job_test.
+func randomBackfillConf(r *rand.Rand) slurm.Conf {
+	c := slurm.DefaultConf()
+	c.BfInterval = []int64{1, 2, 5, 30}[r.IntN(4)]
+	c.BfResolution = []int64{1, 5, 7, 10, 60}[r.IntN(5)]
+	switch r.IntN(3) {
+	case 0:
+		c.BfWindow = 60 * int64(1+r.IntN(3))
+	case 1:
+		c.BfWindow = 60 * int64(1+r.IntN(30))
+	}
+	if r.IntN(3) == 0 {
+		c.BfMaxJobTest = []int{1, 2, 10}[r.IntN(3)]
+	}
+	return c
 }

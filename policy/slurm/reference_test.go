@@ -303,18 +303,7 @@ func TestCycleEqualsReference(t *testing.T) {
 	var mains, cycles, starts, repeats int
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x726566))
-		c := slurm.DefaultConf()
-		c.BfInterval = []int64{1, 2, 5, 30}[r.IntN(4)]
-		c.BfResolution = []int64{1, 5, 7, 10, 60}[r.IntN(5)]
-		switch r.IntN(3) {
-		case 0:
-			c.BfWindow = 60 * int64(1+r.IntN(3))
-		case 1:
-			c.BfWindow = 60 * int64(1+r.IntN(30))
-		}
-		if r.IntN(3) == 0 {
-			c.BfMaxJobTest = []int{1, 2, 10}[r.IntN(3)]
-		}
+		c := randomBackfillConf(r)
 		if r.IntN(3) == 0 {
 			c.SchedInterval = []int64{1, 7, 60}[r.IntN(3)]
 		}
