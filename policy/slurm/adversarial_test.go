@@ -90,15 +90,7 @@ func TestRepeatsExactDriven(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x7364))
 		procs := []int{1, 4, 16, 64}[r.IntN(4)]
-		c := slurm.DefaultConf()
-		c.BfInterval = []int64{1, 2, 5, 30}[r.IntN(4)]
-		c.BfResolution = []int64{1, 5, 7, 10, 60}[r.IntN(5)]
-		if r.IntN(2) == 0 {
-			c.BfWindow = 60 * int64(1+r.IntN(3))
-		}
-		if r.IntN(3) == 0 {
-			c.BfMaxJobTest = []int{1, 2, 10}[r.IntN(3)]
-		}
+		c := randomShortWindowConf(r)
 		if r.IntN(2) == 0 {
 			c.WeightAge, c.WeightJobSize, c.MaxAge, c.CalcPeriod = 1000, int64(r.IntN(1000)), 60, 5
 		}
@@ -129,6 +121,22 @@ func randomBackfillConf(r *rand.Rand) slurm.Conf {
 		c.BfWindow = 60 * int64(1+r.IntN(3))
 	case 1:
 		c.BfWindow = 60 * int64(1+r.IntN(30))
+	}
+	if r.IntN(3) == 0 {
+		c.BfMaxJobTest = []int{1, 2, 10}[r.IntN(3)]
+	}
+	return c
+}
+
+// randomShortWindowConf is randomBackfillConf's draw for the short
+// streams of policytest.Drive: bf_window is the default or a few minutes
+// (one draw in two), never the half hour.
+func randomShortWindowConf(r *rand.Rand) slurm.Conf {
+	c := slurm.DefaultConf()
+	c.BfInterval = []int64{1, 2, 5, 30}[r.IntN(4)]
+	c.BfResolution = []int64{1, 5, 7, 10, 60}[r.IntN(5)]
+	if r.IntN(2) == 0 {
+		c.BfWindow = 60 * int64(1+r.IntN(3))
 	}
 	if r.IntN(3) == 0 {
 		c.BfMaxJobTest = []int{1, 2, 10}[r.IntN(3)]

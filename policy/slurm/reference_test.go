@@ -364,15 +364,7 @@ func TestCycleEqualsReferenceDriven(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x726564))
 		procs := []int{1, 4, 16, 64}[r.IntN(4)]
-		c := slurm.DefaultConf()
-		c.BfInterval = []int64{1, 2, 5, 30}[r.IntN(4)]
-		c.BfResolution = []int64{1, 5, 7, 10, 60}[r.IntN(5)]
-		if r.IntN(2) == 0 {
-			c.BfWindow = 60 * int64(1+r.IntN(3))
-		}
-		if r.IntN(3) == 0 {
-			c.BfMaxJobTest = []int{1, 2, 10}[r.IntN(3)]
-		}
+		c := randomShortWindowConf(r)
 		a := New(procs, Options{Conf: c})
 		b := New(procs, Options{Conf: c})
 		b.noDefer = true
