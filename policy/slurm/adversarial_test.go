@@ -6,6 +6,7 @@ import (
 
 	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
+	"github.com/backfill-hpc/backfill/job"
 	"github.com/backfill-hpc/backfill/policy/policytest"
 	"github.com/backfill-hpc/backfill/sim"
 	"github.com/backfill-hpc/backfill/slurm"
@@ -49,20 +50,10 @@ func TestRepeatsExactAdversarial(t *testing.T) {
 			b := New(procs, Options{Conf: c, EndLag: lag})
 			b.noDefer = true
 			b.loud = true
-			ra, err := sim.Run(js, a, sim.Options{Procs: procs, NoKill: noKill})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rb, err := sim.Run(js, b, sim.Options{Procs: procs, NoKill: noKill})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range ra.Outcomes {
-				if ra.Outcomes[i].Start != rb.Outcomes[i].Start {
-					j := js[i]
-					t.Fatalf("seed %d (%d jobs, %d procs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d, weights age %d fairshare %d size %d favor small %v max age %d calc %d half-life %d, end lag %d, noKill %v): job %d (submit %d, %d procs, estimate %d, runtime %d) starts at %d with the speed-ups, %d without",
-						seed, len(js), procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, c.WeightAge, c.WeightFairshare, c.WeightJobSize, c.FavorSmall, c.MaxAge, c.CalcPeriod, c.DecayHalfLife, lag, noKill, i, j.Submit, j.Procs, j.Estimate, j.Runtime, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
-				}
+			if i, sa, sb := firstDifferentStart(t, js, a, b, sim.Options{Procs: procs, NoKill: noKill}); i >= 0 {
+				j := js[i]
+				t.Fatalf("seed %d (%d jobs, %d procs, bf_interval %d bf_resolution %d bf_window %d bf_max_job_test %d, weights age %d fairshare %d size %d favor small %v max age %d calc %d half-life %d, end lag %d, noKill %v): job %d (submit %d, %d procs, estimate %d, runtime %d) starts at %d with the speed-ups, %d without",
+					seed, len(js), procs, c.BfInterval, c.BfResolution, c.BfWindow, c.BfMaxJobTest, c.WeightAge, c.WeightFairshare, c.WeightJobSize, c.FavorSmall, c.MaxAge, c.CalcPeriod, c.DecayHalfLife, lag, noKill, i, j.Submit, j.Procs, j.Estimate, j.Runtime, sa, sb)
 			}
 			repeats += a.repeats
 			quiets += a.quiets
@@ -142,4 +133,26 @@ func randomShortWindowConf(r *rand.Rand) slurm.Conf {
 		c.BfMaxJobTest = []int{1, 2, 10}[r.IntN(3)]
 	}
 	return c
+}
+
+// firstDifferentStart runs js under a and under b (a policy and its twin)
+// with the same options and returns the first job whose start differs and
+// its two starts, or i = -1 when every start agrees; a run that fails
+// fails the test.
+func firstDifferentStart(t *testing.T, js []job.Job, a, b *Policy, opt sim.Options) (i int, sa, sb int64) {
+	t.Helper()
+	ra, err := sim.Run(js, a, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := sim.Run(js, b, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ra.Outcomes {
+		if ra.Outcomes[i].Start != rb.Outcomes[i].Start {
+			return i, ra.Outcomes[i].Start, rb.Outcomes[i].Start
+		}
+	}
+	return -1, 0, 0
 }

@@ -156,18 +156,8 @@ func TestDeferredHoldsExact(t *testing.T) {
 		b := New(spec.Procs, Options{Conf: c})
 		b.noDefer = true
 		b.loud = true
-		ra, err := sim.Run(js, a, sim.Options{Procs: spec.Procs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rb, err := sim.Run(js, b, sim.Options{Procs: spec.Procs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range ra.Outcomes {
-			if ra.Outcomes[i].Start != rb.Outcomes[i].Start {
-				t.Fatalf("workload %d (%+v): job %d starts at %d with deferred holds, %d without", k, spec, i, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
-			}
+		if i, sa, sb := firstDifferentStart(t, js, a, b, sim.Options{Procs: spec.Procs}); i >= 0 {
+			t.Fatalf("workload %d (%+v): job %d starts at %d with deferred holds, %d without", k, spec, i, sa, sb)
 		}
 		bounded += a.bounded
 		skipped += a.skipped
@@ -211,18 +201,8 @@ func TestRepeatsExact(t *testing.T) {
 		b := New(spec.Procs, Options{Conf: c})
 		b.noDefer = true
 		b.loud = true
-		ra, err := sim.Run(js, a, sim.Options{Procs: spec.Procs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rb, err := sim.Run(js, b, sim.Options{Procs: spec.Procs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range ra.Outcomes {
-			if ra.Outcomes[i].Start != rb.Outcomes[i].Start {
-				t.Fatalf("workload %d (%+v, %+v): job %d starts at %d with repeats skipped, %d without", k, spec, c, i, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
-			}
+		if i, sa, sb := firstDifferentStart(t, js, a, b, sim.Options{Procs: spec.Procs}); i >= 0 {
+			t.Fatalf("workload %d (%+v, %+v): job %d starts at %d with repeats skipped, %d without", k, spec, c, i, sa, sb)
 		}
 		repeats += a.repeats
 	}
@@ -476,18 +456,8 @@ func TestRunsExact(t *testing.T) {
 		a := New(spec.Procs, Options{Conf: c})
 		b := New(spec.Procs, Options{Conf: c})
 		b.noDefer = true
-		ra, err := sim.Run(js, a, sim.Options{Procs: spec.Procs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rb, err := sim.Run(js, b, sim.Options{Procs: spec.Procs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range ra.Outcomes {
-			if ra.Outcomes[i].Start != rb.Outcomes[i].Start {
-				t.Fatalf("workload %d (%+v, %+v): job %d starts at %d with the speed-ups, %d without", k, spec, c, i, ra.Outcomes[i].Start, rb.Outcomes[i].Start)
-			}
+		if i, sa, sb := firstDifferentStart(t, js, a, b, sim.Options{Procs: spec.Procs}); i >= 0 {
+			t.Fatalf("workload %d (%+v, %+v): job %d starts at %d with the speed-ups, %d without", k, spec, c, i, sa, sb)
 		}
 		followers += a.followers
 		resumes += a.resumes
