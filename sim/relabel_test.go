@@ -9,8 +9,6 @@ import (
 	"github.com/backfill-hpc/backfill/internal/longtest"
 	"github.com/backfill-hpc/backfill/internal/testgen"
 	"github.com/backfill-hpc/backfill/job"
-	"github.com/backfill-hpc/backfill/policy"
-	"github.com/backfill-hpc/backfill/sim"
 )
 
 // TestUserRelabel: user and group numbers are names. Every registered
@@ -59,15 +57,7 @@ func TestUserRelabel(t *testing.T) {
 		for _, spec := range specs {
 			for _, noKill := range []bool{false, true} {
 				run := func(js []job.Job) []job.Outcome {
-					s, err := policy.New(spec, procs)
-					if err != nil {
-						t.Fatal(err)
-					}
-					res, err := sim.Run(js, s, sim.Options{Procs: procs, NoKill: noKill})
-					if err != nil {
-						t.Fatalf("seed %d %s: %v", seed, spec, err)
-					}
-					return res.Outcomes
+					return simulate(t, spec, procs, js, noKill).Outcomes
 				}
 				a, b := run(jobs), run(renamed)
 				for i := range a {

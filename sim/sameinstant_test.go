@@ -200,15 +200,7 @@ func idPermutation(t *testing.T, n int, salt uint64, gen func(*rand.Rand) ([]job
 		for _, spec := range specs {
 			for _, noKill := range []bool{false, true} {
 				run := func(js []job.Job) []job.Outcome {
-					s, err := policy.New(spec, procs)
-					if err != nil {
-						t.Fatal(err)
-					}
-					res, err := sim.Run(js, s, sim.Options{Procs: procs, NoKill: noKill})
-					if err != nil {
-						t.Fatalf("seed %d %s: %v", seed, spec, err)
-					}
-					return res.Outcomes
+					return simulate(t, spec, procs, js, noKill).Outcomes
 				}
 				if spec == "multiqueue" {
 					// which partitions a job borrows processors from
